@@ -1,0 +1,279 @@
+//! The operator CLI: `serve`, `workspace`, `user`, `token` and `table` commands against either
+//! store backend. Commands that create something print its id (or the raw token) alone on
+//! stdout so scripts can capture it; everything else goes to stderr.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use shared::app::{TokenKeySource, token_key_source_from_env};
+use shared::auth::pat::TokenKey;
+use shared::identity::{self, NewToken, NewUser, UserKind};
+use shared::store::Store;
+use shared::store::dynamo::DynamoStore;
+use shared::store::sqlite::SqliteStore;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use uuid::Uuid;
+
+#[derive(Parser)]
+#[command(name = "workapi", about = "workapi local server and operator CLI")]
+pub struct Cli {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Args)]
+pub struct StoreArgs {
+    /// Store backend: `sqlite:<file>` (embedded, the default) or `dynamodb:<table>` (endpoint,
+    /// region and credentials from the AWS SDK's usual settings, e.g. AWS_ENDPOINT_URL).
+    #[arg(long, global = true, env = "LT_STORE")]
+    pub store: Option<String>,
+    /// Directory of the default embedded store and its token key.
+    #[arg(long, global = true, env = "LT_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Serve the whole API; an empty store gets a demo workspace and an admin token.
+    Serve {
+        #[arg(long, default_value = "127.0.0.1:3000", env = "LT_ADDR")]
+        addr: SocketAddr,
+    },
+    #[command(subcommand)]
+    Workspace(WorkspaceCommand),
+    #[command(subcommand)]
+    User(UserCommand),
+    #[command(subcommand)]
+    Token(TokenCommand),
+    #[command(subcommand)]
+    Table(TableCommand),
+}
+
+#[derive(Subcommand)]
+pub enum WorkspaceCommand {
+    /// Create a workspace; prints its id.
+    Create {
+        #[arg(long)]
+        name: String,
+        #[arg(long, default_value = "en")]
+        language: String,
+    },
+    /// List workspaces as JSON lines.
+    List,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Kind {
+    Employee,
+    OrganizationMember,
+}
+
+#[derive(Subcommand)]
+pub enum UserCommand {
+    /// Create a user with a base role (_root, _ceo, _team_leader, _staff, _guest); prints its id.
+    Create {
+        #[arg(long)]
+        workspace: Uuid,
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        name: String,
+        #[arg(long, default_value = "_staff")]
+        role: String,
+        #[arg(long, value_enum, default_value = "employee")]
+        kind: Kind,
+        #[arg(long, default_value = "en")]
+        language: String,
+    },
+    /// List a workspace's users as JSON lines.
+    List {
+        #[arg(long)]
+        workspace: Uuid,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum TokenCommand {
+    /// Create a personal access token; prints the raw token alone (shown once, stored hashed).
+    Create {
+        #[arg(long)]
+        workspace: Uuid,
+        #[arg(long)]
+        user: Uuid,
+        #[arg(long, default_value = "cli")]
+        name: String,
+        /// Comma-separated scopes.
+        #[arg(long, default_value = "api:read,api:write", value_delimiter = ',')]
+        scopes: Vec<String>,
+        /// Lifetime in days; omit for a token that does not expire.
+        #[arg(long)]
+        expires_in_days: Option<u32>,
+    },
+    /// List a user's tokens (metadata only) as JSON lines.
+    List {
+        #[arg(long)]
+        workspace: Uuid,
+        #[arg(long)]
+        user: Uuid,
+    },
+    /// Revoke a token by id.
+    Revoke {
+        #[arg(long)]
+        workspace: Uuid,
+        #[arg(long)]
+        user: Uuid,
+        #[arg(long)]
+        token_id: Uuid,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum TableCommand {
+    /// Create the DynamoDB table (keys, GSI1, TTL) when it does not exist.
+    Create,
+}
+
+/// The chosen backend, opened.
+pub enum Backend {
+    Sqlite { store: SqliteStore, data_dir: PathBuf },
+    Dynamo(DynamoStore),
+}
+
+/// `<repository>/.workapi`: data survives restarts, whatever directory cargo runs from.
+pub fn default_data_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.workapi")
+}
+
+impl StoreArgs {
+    pub async fn open(&self) -> CliResult<Backend> {
+        let data_dir = self.data_dir.clone().unwrap_or_else(default_data_dir);
+        match self.store.as_deref() {
+            None => {
+                let store = SqliteStore::open(&data_dir.join("local.db"))?;
+                Ok(Backend::Sqlite { store, data_dir })
+            }
+            Some(spec) => match spec.split_once(':') {
+                Some(("sqlite", path)) if !path.is_empty() => {
+                    let store = SqliteStore::open(std::path::Path::new(path))?;
+                    Ok(Backend::Sqlite { store, data_dir })
+                }
+                Some(("dynamodb", table)) if !table.is_empty() => {
+                    Ok(Backend::Dynamo(DynamoStore::from_env(table).await))
+                }
+                _ => Err(format!("--store must be sqlite:<file> or dynamodb:<table>, not {spec:?}").into()),
+            },
+        }
+    }
+}
+
+impl Backend {
+    pub fn store(&self) -> Arc<dyn Store> {
+        match self {
+            Backend::Sqlite { store, .. } => Arc::new(store.clone()),
+            Backend::Dynamo(store) => Arc::new(store.clone()),
+        }
+    }
+
+    /// The token key: from the environment when set (as on Lambda), else, for the embedded
+    /// store, a key file beside it created on first use.
+    pub async fn token_key(&self) -> CliResult<TokenKey> {
+        if std::env::var_os("LT_TOKEN_KEY").is_some() || std::env::var_os("LT_TOKEN_KEY_SECRET_ID").is_some() {
+            return match token_key_source_from_env()? {
+                TokenKeySource::Static(key) => Ok(key),
+                TokenKeySource::SecretsManager { secret_id, .. } => Ok(shared::app::fetch_token_key(&secret_id).await?),
+            };
+        }
+        match self {
+            Backend::Sqlite { data_dir, .. } => load_or_create_key(&data_dir.join("token.key")),
+            Backend::Dynamo(_) => {
+                Err("set LT_TOKEN_KEY_SECRET_ID (or LT_TOKEN_KEY) to the deployment's token key".into())
+            }
+        }
+    }
+}
+
+fn load_or_create_key(path: &std::path::Path) -> CliResult<TokenKey> {
+    if let Ok(text) = std::fs::read_to_string(path) {
+        return TokenKey::from_hex(&text)
+            .ok_or_else(|| format!("{} is not a 64-hex-character key", path.display()).into());
+    }
+    let key = TokenKey::generate();
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    write_private(path, &key.to_hex())?;
+    Ok(key)
+}
+
+#[cfg(unix)]
+fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
+    file.write_all(text.as_bytes())
+}
+
+#[cfg(not(unix))]
+fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    std::fs::write(path, text)
+}
+
+/// Every CLI error ends as one message on stderr.
+pub type CliResult<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+fn print_json_line(value: &impl serde::Serialize) {
+    println!("{}", serde_json::to_string(value).unwrap_or_default());
+}
+
+/// Runs a non-serving command.
+pub async fn run_operator(command: Command, backend: &Backend) -> CliResult<()> {
+    let store = backend.store();
+    let store = store.as_ref();
+    match command {
+        Command::Serve { .. } => unreachable!("serve is handled by main"),
+        Command::Workspace(WorkspaceCommand::Create { name, language }) => {
+            println!("{}", identity::create_workspace(store, &name, &language).await?.id);
+        }
+        Command::Workspace(WorkspaceCommand::List) => {
+            identity::list_workspaces(store).await?.iter().for_each(print_json_line);
+        }
+        Command::User(UserCommand::Create { workspace, email, name, role, kind, language }) => {
+            let kind = match kind {
+                Kind::Employee => UserKind::Employee,
+                Kind::OrganizationMember => UserKind::OrganizationMember,
+            };
+            let new = NewUser { email: &email, name: &name, role_id: &role, kind, language: &language };
+            println!("{}", identity::create_user(store, workspace, new).await?.id);
+        }
+        Command::User(UserCommand::List { workspace }) => {
+            identity::list_users(store, workspace).await?.iter().for_each(print_json_line);
+        }
+        Command::Token(TokenCommand::Create { workspace, user, name, scopes, expires_in_days }) => {
+            let key = backend.token_key().await?;
+            let expires_at = expires_in_days.map(|days| shared::clock::now_epoch() + i64::from(days) * 86_400);
+            let scopes = scopes.into_iter().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect();
+            let (raw, record) =
+                identity::create_token(store, &key, workspace, user, NewToken { name: &name, scopes, expires_at })
+                    .await?;
+            eprintln!("token {} created for user {user}; it is shown only once", record.id);
+            println!("{raw}");
+        }
+        Command::Token(TokenCommand::List { workspace, user }) => {
+            identity::list_tokens(store, workspace, user).await?.iter().for_each(|(_, t)| print_json_line(t));
+        }
+        Command::Token(TokenCommand::Revoke { workspace, user, token_id }) => {
+            identity::revoke_token(store, workspace, user, token_id).await?;
+            eprintln!("token {token_id} revoked");
+        }
+        Command::Table(TableCommand::Create) => match backend {
+            Backend::Dynamo(dynamo) => {
+                dynamo.create_table().await?;
+                eprintln!("table {} is ready", dynamo.table());
+            }
+            Backend::Sqlite { .. } => eprintln!("the embedded store creates its schema by itself; nothing to do"),
+        },
+    }
+    Ok(())
+}

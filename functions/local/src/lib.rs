@@ -1,0 +1,14 @@
+//! The all-in-one local server: every function's routes merged into one service, plus the
+//! operator commands (workspaces, users, tokens, tables). Not deployed.
+
+pub mod cli;
+pub mod demo;
+
+use axum::Router;
+use shared::AppState;
+
+/// Every function's routes behind the shared HTTP conventions: exactly what API Gateway
+/// serves, in one process.
+pub fn app(state: AppState) -> Router {
+    shared::http::service(tags::routes(), state)
+}

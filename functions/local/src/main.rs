@@ -1,0 +1,44 @@
+//! `cargo run -p local -- serve` serves the whole API on 127.0.0.1:3000 on the embedded store;
+//! the other subcommands are the operator CLI (`--help`).
+
+use clap::Parser;
+use local::cli::{Cli, CliResult, Command, run_operator};
+use shared::AppState;
+use shared::app::TokenKeySource;
+
+#[tokio::main]
+async fn main() {
+    shared::telemetry::init_local();
+    let cli = Cli::parse();
+    if let Err(e) = run(cli).await {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}
+
+async fn run(cli: Cli) -> CliResult<()> {
+    let backend = cli.store.open().await?;
+    let Command::Serve { addr } = cli.command else {
+        return run_operator(cli.command, &backend).await;
+    };
+    let store = backend.store();
+    let key = backend.token_key().await?;
+    if let Some(demo) = local::demo::ensure_demo(store.as_ref(), &key).await? {
+        eprintln!(
+            "Created the demo workspace {} with admin {} ({})",
+            demo.workspace_id,
+            local::demo::DEMO_EMAIL,
+            demo.user_id
+        );
+        eprintln!("Admin token (shown once; create more with `workapi token create`):\n\n    {}\n", demo.token);
+    }
+    let app = local::app(AppState::new(store, TokenKeySource::Static(key)));
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    eprintln!("workapi listening on http://{}", listener.local_addr()?);
+    axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+    Ok(())
+}

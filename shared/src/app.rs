@@ -1,0 +1,85 @@
+//! Per-container state shared by every handler: the store and the secrets, each set up once.
+
+use crate::auth::pat::TokenKey;
+use crate::store::Store;
+use crate::store::dynamo::DynamoStore;
+use std::sync::Arc;
+use tokio::sync::OnceCell;
+
+/// Where the token key comes from.
+pub enum TokenKeySource {
+    /// Known at start-up (local server, tests, `LT_TOKEN_KEY`).
+    Static(TokenKey),
+    /// A Secrets Manager secret whose value is the key in hex, fetched on first use and kept
+    /// for the container's life, so cold starts do not wait for it.
+    SecretsManager { secret_id: String, cached: OnceCell<TokenKey> },
+}
+
+#[derive(Clone)]
+pub struct AppState(Arc<Inner>);
+
+struct Inner {
+    store: Arc<dyn Store>,
+    token_key: TokenKeySource,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("environment variable {0} is not set")]
+    Missing(&'static str),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl AppState {
+    pub fn new(store: Arc<dyn Store>, token_key: TokenKeySource) -> Self {
+        AppState(Arc::new(Inner { store, token_key }))
+    }
+
+    /// The state of a deployed function: the DynamoDB table `TABLE_NAME`, and the token key
+    /// from `LT_TOKEN_KEY_SECRET_ID` (Secrets Manager) or, for development, `LT_TOKEN_KEY`.
+    pub async fn from_lambda_env() -> Result<Self, ConfigError> {
+        let table = std::env::var("TABLE_NAME").map_err(|_| ConfigError::Missing("TABLE_NAME"))?;
+        let store = DynamoStore::from_env(table).await;
+        Ok(AppState::new(Arc::new(store), token_key_source_from_env()?))
+    }
+
+    pub fn store(&self) -> &dyn Store {
+        self.0.store.as_ref()
+    }
+
+    pub fn store_arc(&self) -> Arc<dyn Store> {
+        self.0.store.clone()
+    }
+
+    /// The token key; the first call may fetch it from Secrets Manager.
+    pub async fn token_key(&self) -> Result<&TokenKey, crate::error::ApiError> {
+        match &self.0.token_key {
+            TokenKeySource::Static(key) => Ok(key),
+            TokenKeySource::SecretsManager { secret_id, cached } => {
+                cached.get_or_try_init(|| fetch_token_key(secret_id)).await.map_err(crate::error::ApiError::internal)
+            }
+        }
+    }
+}
+
+pub fn token_key_source_from_env() -> Result<TokenKeySource, ConfigError> {
+    if let Ok(secret_id) = std::env::var("LT_TOKEN_KEY_SECRET_ID") {
+        return Ok(TokenKeySource::SecretsManager { secret_id, cached: OnceCell::new() });
+    }
+    let hex = std::env::var("LT_TOKEN_KEY").map_err(|_| ConfigError::Missing("LT_TOKEN_KEY_SECRET_ID"))?;
+    let key = TokenKey::from_hex(&hex)
+        .ok_or_else(|| ConfigError::Invalid("LT_TOKEN_KEY must be 64 hex characters".into()))?;
+    Ok(TokenKeySource::Static(key))
+}
+
+/// Reads the token key from Secrets Manager. The error never contains the secret value.
+pub async fn fetch_token_key(secret_id: &str) -> Result<TokenKey, String> {
+    let config = aws_config::load_from_env().await;
+    let client = aws_sdk_secretsmanager::Client::new(&config);
+    let out = client.get_secret_value().secret_id(secret_id).send().await.map_err(|e| {
+        format!("reading secret {secret_id}: {}", aws_sdk_secretsmanager::error::DisplayErrorContext(&e))
+    })?;
+    let value = out.secret_string().ok_or_else(|| format!("secret {secret_id} has no string value"))?;
+    TokenKey::from_hex(value).ok_or_else(|| format!("secret {secret_id} is not 64 hex characters"))
+}

@@ -1,0 +1,133 @@
+//! Bearer authentication: who is calling, in which workspace, with which scopes and permissions.
+//!
+//! Order of checks: header shape → token format, checksum and keyed tag (no I/O) → credential
+//! record by hash (expiry, revocation) → user (active, role). The scope a request needs
+//! follows from its method: reads need `api:read`, everything else `api:write`.
+
+pub mod pat;
+
+use crate::app::AppState;
+use crate::clock;
+use crate::error::ApiError;
+use crate::identity::{self, SCOPE_READ, SCOPE_WRITE, TokenRecord, User, UserKind};
+use crate::permissions::PermissionSet;
+use crate::store::keys::{self, WsKeys};
+use crate::store::{Condition, Update, from_item};
+use axum::extract::FromRequestParts;
+use axum::http::{Method, request::Parts};
+use uuid::Uuid;
+
+/// Refresh `lastUsedAt` at most this often, so most requests stay read-only.
+const LAST_USED_GRANULARITY_SECS: i64 = 3600;
+
+/// The authenticated caller of a request.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub workspace_id: Uuid,
+    pub user: User,
+    pub token_id: Uuid,
+    pub scopes: Vec<String>,
+    pub permissions: PermissionSet,
+}
+
+impl Caller {
+    /// Keys inside the caller's workspace: the only way a handler can address tenant data.
+    pub fn keys(&self) -> WsKeys {
+        WsKeys::new(self.workspace_id)
+    }
+
+    pub fn require(&self, permission: &str) -> Result<(), ApiError> {
+        if self.permissions.allows(permission) {
+            Ok(())
+        } else {
+            Err(ApiError::forbidden(format!("Missing permission {permission}")))
+        }
+    }
+
+    /// At least one of the permissions.
+    pub fn require_any(&self, permissions: &[&str]) -> Result<(), ApiError> {
+        if permissions.iter().any(|p| self.permissions.allows(p)) {
+            Ok(())
+        } else {
+            Err(ApiError::forbidden(format!("Missing permission: one of {}", permissions.join(", "))))
+        }
+    }
+
+    pub fn require_employee(&self) -> Result<(), ApiError> {
+        match self.user.kind {
+            UserKind::Employee => Ok(()),
+            UserKind::OrganizationMember => Err(ApiError::forbidden("Only employees of the workspace may do this")),
+        }
+    }
+}
+
+fn invalid_token() -> ApiError {
+    ApiError::unauthorized("Invalid or missing authentication token")
+}
+
+/// Extracts the raw bearer token from the Authorization header.
+fn bearer(parts: &Parts) -> Result<&str, ApiError> {
+    let header = parts
+        .headers
+        .get(axum::http::header::AUTHORIZATION)
+        .ok_or_else(|| ApiError::unauthorized("Missing bearer token"))?;
+    let value = header.to_str().map_err(|_| invalid_token())?;
+    let (scheme, token) = value.split_once(' ').ok_or_else(invalid_token)?;
+    if !scheme.eq_ignore_ascii_case("bearer") || token.trim().is_empty() {
+        return Err(invalid_token());
+    }
+    Ok(token.trim())
+}
+
+pub fn required_scope(method: &Method) -> &'static str {
+    if matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) { SCOPE_READ } else { SCOPE_WRITE }
+}
+
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let token = bearer(parts)?;
+        pat::verify(state.token_key().await?, token).map_err(|_| invalid_token())?;
+
+        let store = state.store();
+        let credential_key = keys::credential(&pat::token_hash(token));
+        let record: TokenRecord = match store.get(&credential_key).await? {
+            Some(item) => from_item(item)?,
+            None => return Err(invalid_token()),
+        };
+        let now = clock::now_epoch();
+        if record.revoked_at.is_some() {
+            return Err(ApiError::unauthorized("Token has been revoked"));
+        }
+        if record.expires_at.is_some_and(|at| at <= now) {
+            return Err(ApiError::unauthorized("Token has expired"));
+        }
+        let user = identity::get_user(store, record.workspace_id, record.user_id)
+            .await?
+            .filter(|u| u.is_active)
+            .ok_or_else(invalid_token)?;
+
+        let scope = required_scope(&parts.method);
+        if !record.scopes.iter().any(|s| s == scope) {
+            return Err(ApiError::forbidden(format!("Token lacks scope {scope}")));
+        }
+
+        if record.last_used_at.is_none_or(|at| now - at >= LAST_USED_GRANULARITY_SECS) {
+            // Best effort: a failure here must not fail the request.
+            let touched =
+                store.update(&credential_key, Update::default().set("lastUsedAt", now), Condition::Exists).await;
+            if let Err(e) = touched {
+                tracing::warn!(error = %e, "could not record token use");
+            }
+        }
+
+        Ok(Caller {
+            workspace_id: record.workspace_id,
+            permissions: PermissionSet::for_role(&user.role_id),
+            user,
+            token_id: record.id,
+            scopes: record.scopes,
+        })
+    }
+}

@@ -1,0 +1,109 @@
+//! The one error type of the API and its body `{statusCode, message, errors?}` (spec §7).
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+use crate::store::StoreError;
+
+/// Field name → messages, as in the spec's validation error body.
+pub type FieldErrors = BTreeMap<String, Vec<String>>;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub message: String,
+    pub errors: Option<FieldErrors>,
+    /// Extra response headers (Retry-After, WWW-Authenticate, Allow…).
+    pub headers: Vec<(header::HeaderName, HeaderValue)>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorBody<'a> {
+    pub status_code: u16,
+    pub message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<&'a FieldErrors>,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        ApiError { status, message: message.into(), errors: None, headers: Vec::new() }
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, message)
+    }
+
+    /// A 400 naming the offending fields.
+    pub fn validation(errors: FieldErrors) -> Self {
+        ApiError { errors: Some(errors), ..Self::bad_request("Validation failed") }
+    }
+
+    /// A 400 for one field.
+    pub fn field(field: &str, message: impl Into<String>) -> Self {
+        Self::validation(BTreeMap::from([(field.to_owned(), vec![message.into()])]))
+    }
+
+    pub fn unauthorized(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, message)
+            .with_header(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"))
+    }
+
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::FORBIDDEN, message)
+    }
+
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::NOT_FOUND, message)
+    }
+
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::CONFLICT, message)
+    }
+
+    /// A 500 whose cause is logged, never sent.
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        tracing::error!(cause = %cause, "internal error");
+        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "Internal server error")
+    }
+
+    pub fn with_header(mut self, name: header::HeaderName, value: HeaderValue) -> Self {
+        self.headers.push((name, value));
+        self
+    }
+
+    pub fn body(&self) -> ErrorBody<'_> {
+        ErrorBody { status_code: self.status.as_u16(), message: &self.message, errors: self.errors.as_ref() }
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.status.as_u16(), self.message)
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut response = (self.status, axum::Json(self.body())).into_response();
+        for (name, value) in self.headers {
+            response.headers_mut().append(name, value);
+        }
+        response
+    }
+}
+
+impl From<StoreError> for ApiError {
+    /// Store errors that reach a handler unhandled are server faults; a handler that expects a
+    /// failed condition matches on it before converting.
+    fn from(e: StoreError) -> Self {
+        ApiError::internal(e)
+    }
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;

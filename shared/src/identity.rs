@@ -1,0 +1,263 @@
+//! Workspaces, users and personal access tokens: the records authentication reads, and the
+//! operations the operator CLI and the tests use to create them.
+
+use crate::auth::pat::{self, TokenKey};
+use crate::clock;
+use crate::permissions;
+use crate::store::keys::{self, WsKeys};
+use crate::store::{Condition, Store, StoreError, StoreResult, TxOp, Update, from_item, to_item};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+pub const ENTITY_WORKSPACE: &str = "Workspace";
+pub const ENTITY_USER: &str = "User";
+pub const ENTITY_EMAIL_GUARD: &str = "UserEmail";
+pub const ENTITY_TOKEN: &str = "PersonalAccessToken";
+
+pub const SCOPE_READ: &str = "api:read";
+pub const SCOPE_WRITE: &str = "api:write";
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Workspace {
+    pub id: Uuid,
+    pub name: String,
+    pub language: String,
+    pub created_at: String,
+}
+
+/// Employees work for the workspace; organization members belong to a customer organization.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub enum UserKind {
+    Employee,
+    OrganizationMember,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct User {
+    pub id: Uuid,
+    pub workspace_id: Uuid,
+    pub email: String,
+    pub name: String,
+    pub role_id: String,
+    pub kind: UserKind,
+    pub language: String,
+    pub is_active: bool,
+    pub created_at: String,
+}
+
+/// The stored record of a personal access token (never the token itself).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenRecord {
+    pub id: Uuid,
+    pub workspace_id: Uuid,
+    pub user_id: Uuid,
+    pub name: String,
+    pub scopes: Vec<String>,
+    pub created_at: String,
+    /// Epoch seconds; absent means no expiry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revoked_at: Option<String>,
+    /// Kept coarsely (at most one write per hour) so authentication stays one read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_used_at: Option<i64>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum IdentityError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("a user with e-mail {0} already exists in this workspace")]
+    DuplicateEmail(String),
+    #[error("not found: {0}")]
+    NotFound(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+pub async fn create_workspace(store: &dyn Store, name: &str, language: &str) -> Result<Workspace, IdentityError> {
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(IdentityError::Invalid("workspace name must not be empty".into()));
+    }
+    let workspace = Workspace {
+        id: Uuid::new_v4(),
+        name: name.to_owned(),
+        language: language.to_owned(),
+        created_at: clock::now_rfc3339(),
+    };
+    let keys = WsKeys::new(workspace.id);
+    let mut item = to_item(&workspace, ENTITY_WORKSPACE, &keys.workspace());
+    item.insert(crate::store::GSI1PK.into(), keys::WORKSPACES_GSI1PK.into());
+    item.insert(crate::store::GSI1SK.into(), format!("{}#{}", workspace.created_at, workspace.id).into());
+    store.put(item, Condition::NotExists).await?;
+    Ok(workspace)
+}
+
+pub async fn get_workspace(store: &dyn Store, id: Uuid) -> StoreResult<Option<Workspace>> {
+    store.get(&WsKeys::new(id).workspace()).await?.map(from_item).transpose()
+}
+
+pub async fn list_workspaces(store: &dyn Store) -> StoreResult<Vec<Workspace>> {
+    let mut all = Vec::new();
+    let mut after = None;
+    loop {
+        let page = store.query(crate::store::Query::gsi1(keys::WORKSPACES_GSI1PK).after(after)).await?;
+        for item in page.items {
+            all.push(from_item(item)?);
+        }
+        match page.next {
+            Some(next) => after = Some(next),
+            None => return Ok(all),
+        }
+    }
+}
+
+pub struct NewUser<'a> {
+    pub email: &'a str,
+    pub name: &'a str,
+    pub role_id: &'a str,
+    pub kind: UserKind,
+    pub language: &'a str,
+}
+
+/// Creates a user; the e-mail is unique per workspace (case-insensitive), enforced by a guard
+/// item written in the same transaction.
+pub async fn create_user(store: &dyn Store, workspace_id: Uuid, new: NewUser<'_>) -> Result<User, IdentityError> {
+    let email = new.email.trim();
+    if !email.contains('@') || email.len() > 254 {
+        return Err(IdentityError::Invalid(format!("{email:?} is not an e-mail address")));
+    }
+    if permissions::base_role(new.role_id).is_none() {
+        return Err(IdentityError::Invalid(format!("unknown base role {:?}", new.role_id)));
+    }
+    if get_workspace(store, workspace_id).await?.is_none() {
+        return Err(IdentityError::NotFound(format!("workspace {workspace_id}")));
+    }
+    let user = User {
+        id: Uuid::new_v4(),
+        workspace_id,
+        email: email.to_owned(),
+        name: new.name.trim().to_owned(),
+        role_id: new.role_id.to_owned(),
+        kind: new.kind,
+        language: new.language.to_owned(),
+        is_active: true,
+        created_at: clock::now_rfc3339(),
+    };
+    let keys = WsKeys::new(workspace_id);
+    let folded = email.to_lowercase();
+    let mut user_item = to_item(&user, ENTITY_USER, &keys.user(user.id));
+    user_item.insert(crate::store::GSI1PK.into(), keys::user_email_gsi1pk(&folded).into());
+    user_item.insert(crate::store::GSI1SK.into(), format!("WS#{workspace_id}#USER#{}", user.id).into());
+    let guard = to_item(&serde_json::json!({ "userId": user.id }), ENTITY_EMAIL_GUARD, &keys.user_email(&folded));
+    let result = store
+        .transact(vec![
+            TxOp::Put { item: guard, cond: Condition::NotExists },
+            TxOp::Put { item: user_item, cond: Condition::NotExists },
+        ])
+        .await;
+    match result {
+        Ok(()) => Ok(user),
+        Err(StoreError::TransactionCancelled { failed }) if failed.contains(&0) => {
+            Err(IdentityError::DuplicateEmail(email.to_owned()))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+pub async fn get_user(store: &dyn Store, workspace_id: Uuid, user_id: Uuid) -> StoreResult<Option<User>> {
+    store.get(&WsKeys::new(workspace_id).user(user_id)).await?.map(from_item).transpose()
+}
+
+pub async fn list_users(store: &dyn Store, workspace_id: Uuid) -> StoreResult<Vec<User>> {
+    let keys = WsKeys::new(workspace_id);
+    let page = store.query(crate::store::Query::table(keys.root_pk()).begins_with(WsKeys::USER_PREFIX)).await?;
+    page.items.into_iter().map(from_item).collect()
+}
+
+pub struct NewToken<'a> {
+    pub name: &'a str,
+    pub scopes: Vec<String>,
+    /// Epoch seconds; None for no expiry.
+    pub expires_at: Option<i64>,
+}
+
+/// Mints a personal access token for a user. Returns the raw token (show it once) and the
+/// stored record, which holds only its hash.
+pub async fn create_token(
+    store: &dyn Store,
+    key: &TokenKey,
+    workspace_id: Uuid,
+    user_id: Uuid,
+    new: NewToken<'_>,
+) -> Result<(String, TokenRecord), IdentityError> {
+    for scope in &new.scopes {
+        if scope != SCOPE_READ && scope != SCOPE_WRITE {
+            return Err(IdentityError::Invalid(format!("unknown scope {scope:?} (use {SCOPE_READ}, {SCOPE_WRITE})")));
+        }
+    }
+    if new.scopes.is_empty() {
+        return Err(IdentityError::Invalid("a token needs at least one scope".into()));
+    }
+    if get_user(store, workspace_id, user_id).await?.is_none() {
+        return Err(IdentityError::NotFound(format!("user {user_id} in workspace {workspace_id}")));
+    }
+    let raw = pat::mint(key);
+    let record = TokenRecord {
+        id: Uuid::new_v4(),
+        workspace_id,
+        user_id,
+        name: new.name.to_owned(),
+        scopes: new.scopes,
+        created_at: clock::now_rfc3339(),
+        expires_at: new.expires_at,
+        revoked_at: None,
+        last_used_at: None,
+    };
+    let keys = WsKeys::new(workspace_id);
+    let mut item = to_item(&record, ENTITY_TOKEN, &keys::credential(&pat::token_hash(&raw)));
+    item.insert(crate::store::GSI1PK.into(), keys.user_tokens_gsi1pk(user_id).into());
+    item.insert(crate::store::GSI1SK.into(), format!("PAT#{}#{}", record.created_at, record.id).into());
+    store.put(item, Condition::NotExists).await?;
+    Ok((raw, record))
+}
+
+/// Lists a user's tokens with their credential keys (for revocation).
+pub async fn list_tokens(
+    store: &dyn Store,
+    workspace_id: Uuid,
+    user_id: Uuid,
+) -> StoreResult<Vec<(crate::store::Key, TokenRecord)>> {
+    let keys = WsKeys::new(workspace_id);
+    let page = store.query(crate::store::Query::gsi1(keys.user_tokens_gsi1pk(user_id))).await?;
+    page.items
+        .into_iter()
+        .map(|item| {
+            let key =
+                crate::store::Key::of(&item).ok_or_else(|| StoreError::Backend("token item without key".into()))?;
+            Ok((key, from_item(item)?))
+        })
+        .collect()
+}
+
+/// Revokes a token by id. Revoked tokens fail authentication at once.
+pub async fn revoke_token(
+    store: &dyn Store,
+    workspace_id: Uuid,
+    user_id: Uuid,
+    token_id: Uuid,
+) -> Result<(), IdentityError> {
+    let (key, _) = list_tokens(store, workspace_id, user_id)
+        .await?
+        .into_iter()
+        .find(|(_, t)| t.id == token_id)
+        .ok_or_else(|| IdentityError::NotFound(format!("token {token_id}")))?;
+    store.update(&key, Update::default().set("revokedAt", clock::now_rfc3339()), Condition::Exists).await?;
+    Ok(())
+}

@@ -1,0 +1,490 @@
+//! DynamoDB backend (aws-sdk-dynamodb). The endpoint, region and credentials follow the SDK's
+//! own settings, so `AWS_ENDPOINT_URL=http://127.0.0.1:8000` points it at DynamoDB Local.
+//!
+//! Each [`Condition`] becomes a condition expression that means exactly what
+//! `condition_holds` means for the embedded backend, including "an expired item is absent".
+
+use super::*;
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, AttributeValue, BillingMode, ConditionCheck, Delete, GlobalSecondaryIndex, KeySchemaElement,
+    KeyType, Projection, ProjectionType, Put, ReturnValue, ScalarAttributeType, TimeToLiveSpecification,
+    TransactWriteItem, Update as DynamoUpdate,
+};
+use std::collections::HashMap;
+
+pub const GSI1: &str = "GSI1";
+
+#[derive(Clone)]
+pub struct DynamoStore {
+    client: Client,
+    table: String,
+}
+
+type AttrMap = HashMap<String, AttributeValue>;
+
+impl DynamoStore {
+    pub fn new(client: Client, table: impl Into<String>) -> Self {
+        DynamoStore { client, table: table.into() }
+    }
+
+    /// Builds a client from the SDK's standard configuration (env, profile, container role).
+    pub async fn from_env(table: impl Into<String>) -> Self {
+        let config = aws_config::load_from_env().await;
+        DynamoStore::new(Client::new(&config), table)
+    }
+
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    /// Creates the table with the schema `template.yaml` declares (for DynamoDB Local and the
+    /// operator CLI). An existing table is left as it is.
+    pub async fn create_table(&self) -> StoreResult<()> {
+        let attr = |name: &str| {
+            AttributeDefinition::builder()
+                .attribute_name(name)
+                .attribute_type(ScalarAttributeType::S)
+                .build()
+                .expect("name and type are set")
+        };
+        let key = |name: &str, kind: KeyType| {
+            KeySchemaElement::builder().attribute_name(name).key_type(kind).build().expect("name and type are set")
+        };
+        let gsi = GlobalSecondaryIndex::builder()
+            .index_name(GSI1)
+            .key_schema(key(GSI1PK, KeyType::Hash))
+            .key_schema(key(GSI1SK, KeyType::Range))
+            .projection(Projection::builder().projection_type(ProjectionType::All).build())
+            .build()
+            .expect("index fields are set");
+        let created = self
+            .client
+            .create_table()
+            .table_name(&self.table)
+            .billing_mode(BillingMode::PayPerRequest)
+            .attribute_definitions(attr(PK))
+            .attribute_definitions(attr(SK))
+            .attribute_definitions(attr(GSI1PK))
+            .attribute_definitions(attr(GSI1SK))
+            .key_schema(key(PK, KeyType::Hash))
+            .key_schema(key(SK, KeyType::Range))
+            .global_secondary_indexes(gsi)
+            .send()
+            .await;
+        match created {
+            Ok(_) => {}
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_resource_in_use_exception()) => return Ok(()),
+            Err(e) => return Err(sdk(e)),
+        }
+        self.client
+            .update_time_to_live()
+            .table_name(&self.table)
+            .time_to_live_specification(
+                TimeToLiveSpecification::builder().enabled(true).attribute_name(TTL).build().expect("fields are set"),
+            )
+            .send()
+            .await
+            .map_err(sdk)?;
+        Ok(())
+    }
+
+    fn key_map(key: &Key) -> AttrMap {
+        HashMap::from([
+            (PK.to_owned(), AttributeValue::S(key.pk.clone())),
+            (SK.to_owned(), AttributeValue::S(key.sk.clone())),
+        ])
+    }
+}
+
+fn sdk<E: std::error::Error + 'static, R: std::fmt::Debug>(e: SdkError<E, R>) -> StoreError {
+    StoreError::Backend(DisplayErrorContext(&e).to_string())
+}
+
+/// Collects placeholder names and values so an expression never carries unused ones
+/// (DynamoDB rejects those).
+#[derive(Default)]
+struct Expr {
+    names: HashMap<String, String>,
+    values: AttrMap,
+}
+
+impl Expr {
+    fn name(&mut self, attr: &str) -> String {
+        if let Some((placeholder, _)) = self.names.iter().find(|(_, a)| a.as_str() == attr) {
+            return placeholder.clone();
+        }
+        let placeholder = format!("#n{}", self.names.len());
+        self.names.insert(placeholder.clone(), attr.to_owned());
+        placeholder
+    }
+
+    fn value(&mut self, value: AttributeValue) -> String {
+        let placeholder = format!(":v{}", self.values.len());
+        self.values.insert(placeholder.clone(), value);
+        placeholder
+    }
+
+    fn now(&mut self) -> String {
+        self.value(AttributeValue::N(now_epoch().to_string()))
+    }
+
+    fn condition(&mut self, cond: &Condition) -> Option<String> {
+        let live = |e: &mut Expr| {
+            let (ttl, now) = (e.name(TTL), e.now());
+            format!("(attribute_not_exists({ttl}) OR {ttl} > {now})")
+        };
+        Some(match cond {
+            Condition::None => return None,
+            Condition::NotExists => {
+                let (pk, ttl, now) = (self.name(PK), self.name(TTL), self.now());
+                format!("attribute_not_exists({pk}) OR {ttl} <= {now}")
+            }
+            Condition::Exists => {
+                let pk = self.name(PK);
+                format!("attribute_exists({pk}) AND {}", live(self))
+            }
+            Condition::VersionEquals(v) => {
+                let (attr, v) = (self.name(VERSION), self.value(AttributeValue::N(v.to_string())));
+                format!("{attr} = {v} AND {}", live(self))
+            }
+            Condition::CounterBelow { attr, limit } => {
+                let (a, l) = (self.name(attr), self.value(AttributeValue::N(limit.to_string())));
+                let (ttl, now) = (self.name(TTL), self.now());
+                format!("attribute_not_exists({a}) OR {a} < {l} OR {ttl} <= {now}")
+            }
+        })
+    }
+
+    fn update(&mut self, update: &Update) -> String {
+        let mut expr = String::new();
+        let sets: Vec<String> = update
+            .set
+            .iter()
+            .map(|(attr, value)| format!("{} = {}", self.name(attr), self.value(to_attr(value))))
+            .collect();
+        if !sets.is_empty() {
+            expr = format!("SET {}", sets.join(", "));
+        }
+        let removes: Vec<String> = update.remove.iter().map(|attr| self.name(attr)).collect();
+        if !removes.is_empty() {
+            expr = format!("{expr} REMOVE {}", removes.join(", "));
+        }
+        expr.trim().to_owned()
+    }
+
+    fn names(&self) -> Option<HashMap<String, String>> {
+        (!self.names.is_empty()).then(|| self.names.clone())
+    }
+
+    fn values(&self) -> Option<AttrMap> {
+        (!self.values.is_empty()).then(|| self.values.clone())
+    }
+}
+
+pub(crate) fn to_attr(value: &Value) -> AttributeValue {
+    match value {
+        Value::Null => AttributeValue::Null(true),
+        Value::Bool(b) => AttributeValue::Bool(*b),
+        Value::Number(n) => AttributeValue::N(n.to_string()),
+        Value::String(s) => AttributeValue::S(s.clone()),
+        Value::Array(items) => AttributeValue::L(items.iter().map(to_attr).collect()),
+        Value::Object(map) => AttributeValue::M(map.iter().map(|(k, v)| (k.clone(), to_attr(v))).collect()),
+    }
+}
+
+pub(crate) fn from_attr(attr: &AttributeValue) -> Value {
+    match attr {
+        AttributeValue::S(s) => Value::String(s.clone()),
+        AttributeValue::N(n) => parse_number(n),
+        AttributeValue::Bool(b) => Value::Bool(*b),
+        AttributeValue::L(items) => Value::Array(items.iter().map(from_attr).collect()),
+        AttributeValue::M(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), from_attr(v))).collect()),
+        AttributeValue::Ss(items) => Value::Array(items.iter().cloned().map(Value::String).collect()),
+        AttributeValue::Ns(items) => Value::Array(items.iter().map(|n| parse_number(n)).collect()),
+        _ => Value::Null, // NULL, and binary types we never write
+    }
+}
+
+fn parse_number(n: &str) -> Value {
+    n.parse::<i64>()
+        .map(Value::from)
+        .or_else(|_| n.parse::<u64>().map(Value::from))
+        .or_else(|_| serde_json::from_str::<serde_json::Number>(n).map(Value::Number))
+        .unwrap_or(Value::Null)
+}
+
+fn to_map(item: &Item) -> AttrMap {
+    item.iter().map(|(k, v)| (k.clone(), to_attr(v))).collect()
+}
+
+fn from_map(map: &AttrMap) -> Item {
+    map.iter().map(|(k, v)| (k.clone(), from_attr(v))).collect()
+}
+
+#[async_trait]
+impl Store for DynamoStore {
+    async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(Self::key_map(key)))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(sdk)?;
+        Ok(out.item.as_ref().map(from_map).filter(|item| !is_expired(item, now_epoch())))
+    }
+
+    async fn put(&self, item: Item, cond: Condition) -> StoreResult<()> {
+        check_item_keys(&item)?;
+        let mut expr = Expr::default();
+        let condition = expr.condition(&cond);
+        let result = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(to_map(&item)))
+            .set_condition_expression(condition)
+            .set_expression_attribute_names(expr.names())
+            .set_expression_attribute_values(expr.values())
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_conditional_check_failed_exception()) => {
+                Err(StoreError::ConditionFailed)
+            }
+            Err(e) => Err(sdk(e)),
+        }
+    }
+
+    async fn update(&self, key: &Key, update: Update, cond: Condition) -> StoreResult<Item> {
+        check_update(&update)?;
+        if update.set.is_empty() && update.remove.is_empty() {
+            return Err(StoreError::Invalid("an update must change something".into()));
+        }
+        let mut expr = Expr::default();
+        let update_expression = expr.update(&update);
+        let condition = expr.condition(&cond);
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(Self::key_map(key)))
+            .update_expression(update_expression)
+            .set_condition_expression(condition)
+            .set_expression_attribute_names(expr.names())
+            .set_expression_attribute_values(expr.values())
+            .return_values(ReturnValue::AllNew)
+            .send()
+            .await;
+        match result {
+            Ok(out) => Ok(out.attributes.as_ref().map(from_map).unwrap_or_default()),
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_conditional_check_failed_exception()) => {
+                Err(StoreError::ConditionFailed)
+            }
+            Err(e) => Err(sdk(e)),
+        }
+    }
+
+    async fn delete(&self, key: &Key, cond: Condition) -> StoreResult<Option<Item>> {
+        let mut expr = Expr::default();
+        let condition = expr.condition(&cond);
+        let result = self
+            .client
+            .delete_item()
+            .table_name(&self.table)
+            .set_key(Some(Self::key_map(key)))
+            .set_condition_expression(condition)
+            .set_expression_attribute_names(expr.names())
+            .set_expression_attribute_values(expr.values())
+            .return_values(ReturnValue::AllOld)
+            .send()
+            .await;
+        match result {
+            Ok(out) => Ok(out.attributes.as_ref().map(from_map).filter(|item| !is_expired(item, now_epoch()))),
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_conditional_check_failed_exception()) => {
+                Err(StoreError::ConditionFailed)
+            }
+            Err(e) => Err(sdk(e)),
+        }
+    }
+
+    async fn query(&self, query: Query) -> StoreResult<Page> {
+        let mut expr = Expr::default();
+        let (pk_attr, sk_attr) = match query.index {
+            Index::Table => (PK, SK),
+            Index::Gsi1 => (GSI1PK, GSI1SK),
+        };
+        let pk = format!("{} = {}", expr.name(pk_attr), expr.value(AttributeValue::S(query.pk.clone())));
+        let key_condition = match &query.sk {
+            SortKey::Any => pk,
+            SortKey::Equals(v) => {
+                format!("{pk} AND {} = {}", expr.name(sk_attr), expr.value(AttributeValue::S(v.clone())))
+            }
+            SortKey::BeginsWith(p) => {
+                format!("{pk} AND begins_with({}, {})", expr.name(sk_attr), expr.value(AttributeValue::S(p.clone())))
+            }
+            SortKey::Between(lo, hi) => format!(
+                "{pk} AND {} BETWEEN {} AND {}",
+                expr.name(sk_attr),
+                expr.value(AttributeValue::S(lo.clone())),
+                expr.value(AttributeValue::S(hi.clone()))
+            ),
+        };
+        let (ttl, now) = (expr.name(TTL), expr.now());
+        let filter = format!("attribute_not_exists({ttl}) OR {ttl} > {now}");
+        let out = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .set_index_name((query.index == Index::Gsi1).then(|| GSI1.to_owned()))
+            // Index reads cannot be strongly consistent; table reads are.
+            .consistent_read(query.index == Index::Table)
+            .key_condition_expression(key_condition)
+            .filter_expression(filter)
+            .set_expression_attribute_names(expr.names())
+            .set_expression_attribute_values(expr.values())
+            .scan_index_forward(query.forward)
+            .set_limit(query.limit.map(|l| l.min(i32::MAX as u32) as i32))
+            .set_exclusive_start_key(query.after.as_ref().map(|Cursor(c)| to_map(c)))
+            .send()
+            .await
+            .map_err(sdk)?;
+        Ok(Page {
+            items: out.items().iter().map(from_map).collect(),
+            next: out.last_evaluated_key.as_ref().map(|k| Cursor(from_map(k))),
+        })
+    }
+
+    async fn transact(&self, ops: Vec<TxOp>) -> StoreResult<()> {
+        if ops.is_empty() || ops.len() > MAX_TX_OPS {
+            return Err(StoreError::Invalid(format!("a transaction takes 1 to {MAX_TX_OPS} operations")));
+        }
+        let mut items = Vec::with_capacity(ops.len());
+        for op in &ops {
+            let mut expr = Expr::default();
+            let invalid = |e: aws_sdk_dynamodb::error::BuildError| StoreError::Invalid(e.to_string());
+            let item = match op {
+                TxOp::Put { item, cond } => {
+                    check_item_keys(item)?;
+                    let condition = expr.condition(cond);
+                    TransactWriteItem::builder().put(
+                        Put::builder()
+                            .table_name(&self.table)
+                            .set_item(Some(to_map(item)))
+                            .set_condition_expression(condition)
+                            .set_expression_attribute_names(expr.names())
+                            .set_expression_attribute_values(expr.values())
+                            .build()
+                            .map_err(invalid)?,
+                    )
+                }
+                TxOp::Update { key, update, cond } => {
+                    check_update(update)?;
+                    let update_expression = expr.update(update);
+                    let condition = expr.condition(cond);
+                    TransactWriteItem::builder().update(
+                        DynamoUpdate::builder()
+                            .table_name(&self.table)
+                            .set_key(Some(Self::key_map(key)))
+                            .update_expression(update_expression)
+                            .set_condition_expression(condition)
+                            .set_expression_attribute_names(expr.names())
+                            .set_expression_attribute_values(expr.values())
+                            .build()
+                            .map_err(invalid)?,
+                    )
+                }
+                TxOp::Delete { key, cond } => {
+                    let condition = expr.condition(cond);
+                    TransactWriteItem::builder().delete(
+                        Delete::builder()
+                            .table_name(&self.table)
+                            .set_key(Some(Self::key_map(key)))
+                            .set_condition_expression(condition)
+                            .set_expression_attribute_names(expr.names())
+                            .set_expression_attribute_values(expr.values())
+                            .build()
+                            .map_err(invalid)?,
+                    )
+                }
+                TxOp::Check { key, cond } => {
+                    let condition =
+                        expr.condition(cond).ok_or_else(|| StoreError::Invalid("a check needs a condition".into()))?;
+                    TransactWriteItem::builder().condition_check(
+                        ConditionCheck::builder()
+                            .table_name(&self.table)
+                            .set_key(Some(Self::key_map(key)))
+                            .condition_expression(condition)
+                            .set_expression_attribute_names(expr.names())
+                            .set_expression_attribute_values(expr.values())
+                            .build()
+                            .map_err(invalid)?,
+                    )
+                }
+            };
+            items.push(item.build());
+        }
+        let result = self.client.transact_write_items().set_transact_items(Some(items)).send().await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(e) => match e.as_service_error() {
+                Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(
+                    cancelled,
+                )) => Err(StoreError::TransactionCancelled {
+                    failed: cancelled
+                        .cancellation_reasons()
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, r)| r.code() == Some("ConditionalCheckFailed"))
+                        .map(|(i, _)| i)
+                        .collect(),
+                }),
+                Some(s) if s.meta().code() == Some("TransactionConflictException") => {
+                    Err(StoreError::TransactionCancelled { failed: vec![] })
+                }
+                _ => Err(sdk(e)),
+            },
+        }
+    }
+
+    async fn increment(&self, key: &Key, attr: &str, by: i64, init: Item, cond: Condition) -> StoreResult<i64> {
+        let mut expr = Expr::default();
+        let (a, zero, step) =
+            (expr.name(attr), expr.value(AttributeValue::N("0".into())), expr.value(AttributeValue::N(by.to_string())));
+        let mut sets = vec![format!("{a} = if_not_exists({a}, {zero}) + {step}")];
+        for (name, value) in init.iter().filter(|(n, _)| n.as_str() != attr && n.as_str() != PK && n.as_str() != SK) {
+            let (n, v) = (expr.name(name), expr.value(to_attr(value)));
+            sets.push(format!("{n} = if_not_exists({n}, {v})"));
+        }
+        let condition = expr.condition(&cond);
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(Self::key_map(key)))
+            .update_expression(format!("SET {}", sets.join(", ")))
+            .set_condition_expression(condition)
+            .set_expression_attribute_names(expr.names())
+            .set_expression_attribute_values(expr.values())
+            .return_values(ReturnValue::UpdatedNew)
+            .send()
+            .await;
+        match result {
+            Ok(out) => out
+                .attributes
+                .as_ref()
+                .and_then(|m| m.get(attr))
+                .and_then(|v| from_attr(v).as_i64())
+                .ok_or_else(|| StoreError::Backend("counter missing from the update result".into())),
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_conditional_check_failed_exception()) => {
+                Err(StoreError::ConditionFailed)
+            }
+            Err(e) => Err(sdk(e)),
+        }
+    }
+}

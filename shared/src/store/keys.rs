@@ -1,0 +1,109 @@
+//! Every key the service writes is built here (the schema is documented in docs/data-model.md).
+//!
+//! Tenant keys are only reachable through [`WsKeys`], which is bound to one workspace: a handler
+//! gets it from the authenticated caller, so it cannot name another workspace's items.
+//! Identifier segments are typed (`Uuid`) or come from closed enums, so user input cannot
+//! inject a `#` into a key; free text appears only as the last segment of a uniqueness guard.
+
+use super::Key;
+use uuid::Uuid;
+
+/// Keys inside one workspace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WsKeys {
+    ws: Uuid,
+}
+
+impl WsKeys {
+    pub fn new(workspace_id: Uuid) -> Self {
+        WsKeys { ws: workspace_id }
+    }
+
+    pub fn workspace_id(&self) -> Uuid {
+        self.ws
+    }
+
+    /// Partition of the workspace's own small collections (users, roles, settings…).
+    pub fn root_pk(&self) -> String {
+        format!("WS#{}", self.ws)
+    }
+
+    pub fn workspace(&self) -> Key {
+        Key::new(self.root_pk(), "WORKSPACE")
+    }
+
+    pub fn user(&self, user_id: Uuid) -> Key {
+        Key::new(self.root_pk(), format!("USER#{user_id}"))
+    }
+
+    pub const USER_PREFIX: &'static str = "USER#";
+
+    /// Uniqueness guard of a user's e-mail (case-folded) inside the workspace.
+    pub fn user_email(&self, folded_email: &str) -> Key {
+        Key::new(self.root_pk(), format!("EMAIL#{folded_email}"))
+    }
+
+    /// Partition holding the tags of one type.
+    pub fn tags_pk(&self, tag_type: &str) -> String {
+        format!("WS#{}#TAGS#{tag_type}", self.ws)
+    }
+
+    pub const TAG_PREFIX: &'static str = "TAG#";
+
+    pub fn tag(&self, tag_type: &str, tag_id: Uuid) -> Key {
+        Key::new(self.tags_pk(tag_type), format!("{}{tag_id}", Self::TAG_PREFIX))
+    }
+
+    /// Uniqueness guard of a tag name; `folded_name` is the case-folded name.
+    pub fn tag_name(&self, tag_type: &str, folded_name: &str) -> Key {
+        Key::new(self.tags_pk(tag_type), format!("TAGNAME#{folded_name}"))
+    }
+
+    /// GSI1 partition listing one user's personal access tokens.
+    pub fn user_tokens_gsi1pk(&self, user_id: Uuid) -> String {
+        format!("WS#{}#USER#{user_id}#PATS", self.ws)
+    }
+}
+
+/// Credential lookup by hash. Not tenant-prefixed because the workspace is not known until
+/// the credential is found; the item names its workspace and holds no tenant data.
+pub fn credential(token_hash_hex: &str) -> Key {
+    Key::new(format!("CRED#{token_hash_hex}"), "CRED")
+}
+
+/// GSI1 partition that lists every workspace (operator CLI, demo seeding).
+pub const WORKSPACES_GSI1PK: &str = "WORKSPACES";
+
+/// GSI1 partition for login by e-mail (case-folded).
+pub fn user_email_gsi1pk(folded_email: &str) -> String {
+    format!("EMAIL#{folded_email}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tenant_keys_start_with_the_workspace() {
+        let ws = Uuid::new_v4();
+        let keys = WsKeys::new(ws);
+        let prefix = format!("WS#{ws}");
+        for key in [
+            keys.workspace(),
+            keys.user(Uuid::new_v4()),
+            keys.tag("task", Uuid::new_v4()),
+            keys.tag_name("task", "urgent"),
+        ] {
+            assert!(key.pk.starts_with(&prefix), "{key:?}");
+        }
+        assert!(keys.user_tokens_gsi1pk(Uuid::new_v4()).starts_with(&prefix));
+    }
+
+    #[test]
+    fn different_workspaces_never_share_a_partition() {
+        let a = WsKeys::new(Uuid::new_v4());
+        let b = WsKeys::new(Uuid::new_v4());
+        assert_ne!(a.tags_pk("task"), b.tags_pk("task"));
+        assert_ne!(a.root_pk(), b.root_pk());
+    }
+}

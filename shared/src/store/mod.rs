@@ -1,0 +1,279 @@
+//! The item-level store (DESIGN §2): one trait, two backends with the same semantics.
+//!
+//! Items are JSON objects carrying the generic key attributes `PK`, `SK` (and optionally
+//! `GSI1PK`/`GSI1SK`, `ttl`, and always `entity`). Keys are built only by [`keys`], so every
+//! tenant key starts with the workspace id.
+//!
+//! Semantics both backends guarantee:
+//! - an item whose `ttl` (epoch seconds) lies in the past is invisible: `get` and `query` skip
+//!   it and `Condition::NotExists` treats it as absent, even before the TTL sweeper removed it;
+//! - conditions are typed ([`Condition`]) and evaluated atomically with the write;
+//! - `transact` writes all or nothing;
+//! - `query` returns items in sort-key byte order, paginated by an opaque [`Cursor`].
+
+pub mod dynamo;
+pub mod keys;
+pub mod sqlite;
+
+use async_trait::async_trait;
+use serde_json::{Map, Value};
+
+/// A stored item: a JSON object with the key attributes inside it.
+pub type Item = Map<String, Value>;
+
+pub const PK: &str = "PK";
+pub const SK: &str = "SK";
+pub const GSI1PK: &str = "GSI1PK";
+pub const GSI1SK: &str = "GSI1SK";
+pub const TTL: &str = "ttl";
+pub const ENTITY: &str = "entity";
+/// Attribute used by [`Condition::VersionEquals`] for optimistic concurrency.
+pub const VERSION: &str = "version";
+
+/// The primary key of an item.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub pk: String,
+    pub sk: String,
+}
+
+impl Key {
+    pub fn new(pk: impl Into<String>, sk: impl Into<String>) -> Self {
+        Key { pk: pk.into(), sk: sk.into() }
+    }
+
+    /// Reads the key attributes out of an item.
+    pub fn of(item: &Item) -> Option<Key> {
+        Some(Key::new(item.get(PK)?.as_str()?, item.get(SK)?.as_str()?))
+    }
+}
+
+/// A condition evaluated atomically with a write.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Condition {
+    /// No condition.
+    None,
+    /// The item does not exist (or has expired).
+    NotExists,
+    /// The item exists (and has not expired).
+    Exists,
+    /// The item exists and its numeric `version` attribute equals the value.
+    VersionEquals(i64),
+    /// The item is absent, or the numeric attribute is absent or below the limit.
+    /// Used by rate-limit counters: increment only while under the limit.
+    CounterBelow { attr: String, limit: i64 },
+}
+
+/// A partial update: attributes to set and attributes to remove.
+/// Like DynamoDB's UpdateItem it creates the item when absent, unless the condition forbids it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Update {
+    pub set: Item,
+    pub remove: Vec<String>,
+}
+
+impl Update {
+    pub fn set(mut self, attr: &str, value: impl Into<Value>) -> Self {
+        self.set.insert(attr.to_owned(), value.into());
+        self
+    }
+    pub fn remove(mut self, attr: &str) -> Self {
+        self.remove.push(attr.to_owned());
+        self
+    }
+}
+
+/// Which key pair a query reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Index {
+    Table,
+    Gsi1,
+}
+
+/// Sort-key condition of a query.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SortKey {
+    Any,
+    Equals(String),
+    BeginsWith(String),
+    /// Inclusive on both ends, like DynamoDB's BETWEEN.
+    Between(String, String),
+}
+
+/// Opaque position after the last item of a page: the key attributes of that item.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cursor(pub Item);
+
+#[derive(Debug, Clone)]
+pub struct Query {
+    pub index: Index,
+    pub pk: String,
+    pub sk: SortKey,
+    pub forward: bool,
+    pub limit: Option<u32>,
+    pub after: Option<Cursor>,
+}
+
+impl Query {
+    pub fn table(pk: impl Into<String>) -> Self {
+        Query { index: Index::Table, pk: pk.into(), sk: SortKey::Any, forward: true, limit: None, after: None }
+    }
+    pub fn gsi1(pk: impl Into<String>) -> Self {
+        Query { index: Index::Gsi1, ..Query::table(pk) }
+    }
+    pub fn sk(mut self, sk: SortKey) -> Self {
+        self.sk = sk;
+        self
+    }
+    pub fn begins_with(self, prefix: impl Into<String>) -> Self {
+        self.sk(SortKey::BeginsWith(prefix.into()))
+    }
+    pub fn backward(mut self) -> Self {
+        self.forward = false;
+        self
+    }
+    pub fn limit(mut self, limit: u32) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+    pub fn after(mut self, cursor: Option<Cursor>) -> Self {
+        self.after = cursor;
+        self
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Page {
+    pub items: Vec<Item>,
+    /// Present when more items may follow.
+    pub next: Option<Cursor>,
+}
+
+/// One write inside a transaction.
+#[derive(Debug, Clone)]
+pub enum TxOp {
+    Put { item: Item, cond: Condition },
+    Update { key: Key, update: Update, cond: Condition },
+    Delete { key: Key, cond: Condition },
+    Check { key: Key, cond: Condition },
+}
+
+/// At most this many operations per transaction (DynamoDB's limit).
+pub const MAX_TX_OPS: usize = 100;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The write's condition did not hold; nothing was written.
+    #[error("condition failed")]
+    ConditionFailed,
+    /// A transaction was cancelled; nothing was written. `failed` lists the indexes of the
+    /// operations whose condition did not hold (empty when cancelled for another reason,
+    /// such as a concurrent transaction on the same items).
+    #[error("transaction cancelled")]
+    TransactionCancelled { failed: Vec<usize> },
+    /// The request was malformed (missing key attributes, too many operations, …): a bug.
+    #[error("invalid store request: {0}")]
+    Invalid(String),
+    /// The backend failed (network, throttling, disk). The message may hold internals and
+    /// must never reach a response body.
+    #[error("store backend error: {0}")]
+    Backend(String),
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    async fn get(&self, key: &Key) -> StoreResult<Option<Item>>;
+    /// Writes a whole item (its key attributes inside it).
+    async fn put(&self, item: Item, cond: Condition) -> StoreResult<()>;
+    /// Applies a partial update and returns the item as it is afterwards.
+    async fn update(&self, key: &Key, update: Update, cond: Condition) -> StoreResult<Item>;
+    /// Deletes and returns the old item, if there was one.
+    async fn delete(&self, key: &Key, cond: Condition) -> StoreResult<Option<Item>>;
+    async fn query(&self, query: Query) -> StoreResult<Page>;
+    /// All writes succeed or none does.
+    async fn transact(&self, ops: Vec<TxOp>) -> StoreResult<()>;
+    /// Atomically adds `by` to a numeric attribute (absent counts as 0), creating the item with
+    /// `init` attributes when absent, and returns the new value.
+    async fn increment(&self, key: &Key, attr: &str, by: i64, init: Item, cond: Condition) -> StoreResult<i64>;
+}
+
+/// Current time in epoch seconds, for TTL visibility (a security clock: never the business clock).
+pub(crate) fn now_epoch() -> i64 {
+    time::OffsetDateTime::now_utc().unix_timestamp()
+}
+
+/// True when the item carries a `ttl` in the past.
+pub(crate) fn is_expired(item: &Item, now: i64) -> bool {
+    item.get(TTL).and_then(Value::as_i64).is_some_and(|ttl| ttl <= now)
+}
+
+pub(crate) fn check_item_keys(item: &Item) -> StoreResult<Key> {
+    for attr in [PK, SK] {
+        match item.get(attr) {
+            Some(Value::String(s)) if !s.is_empty() => {}
+            _ => return Err(StoreError::Invalid(format!("item lacks string attribute {attr}"))),
+        }
+    }
+    if item.get(ENTITY).and_then(Value::as_str).is_none() {
+        return Err(StoreError::Invalid("item lacks its entity attribute".into()));
+    }
+    Ok(Key::of(item).expect("checked above"))
+}
+
+/// Evaluates a condition against the current item (None when absent or expired).
+/// The embedded backend uses this directly; the DynamoDB backend translates the same enum
+/// into a condition expression with identical meaning.
+pub(crate) fn condition_holds(cond: &Condition, current: Option<&Item>) -> bool {
+    match cond {
+        Condition::None => true,
+        Condition::NotExists => current.is_none(),
+        Condition::Exists => current.is_some(),
+        Condition::VersionEquals(v) => current.and_then(|i| i.get(VERSION)).and_then(Value::as_i64) == Some(*v),
+        Condition::CounterBelow { attr, limit } => match current.and_then(|i| i.get(attr)) {
+            None => true,
+            Some(n) => n.as_i64().is_some_and(|n| n < *limit),
+        },
+    }
+}
+
+/// Applies an update to a (possibly absent) item, keeping the key attributes.
+pub(crate) fn apply_update(current: Option<Item>, key: &Key, update: &Update) -> Item {
+    let mut item = current.unwrap_or_default();
+    item.insert(PK.into(), Value::String(key.pk.clone()));
+    item.insert(SK.into(), Value::String(key.sk.clone()));
+    for attr in &update.remove {
+        item.remove(attr);
+    }
+    for (attr, value) in &update.set {
+        item.insert(attr.clone(), value.clone());
+    }
+    item
+}
+
+pub(crate) fn check_update(update: &Update) -> StoreResult<()> {
+    for attr in update.set.keys().chain(update.remove.iter()) {
+        if attr == PK || attr == SK {
+            return Err(StoreError::Invalid(format!("an update cannot change {attr}")));
+        }
+    }
+    Ok(())
+}
+
+/// Builds an item from a serialisable entity plus its key attributes.
+pub fn to_item<T: serde::Serialize>(entity: &T, entity_type: &str, key: &Key) -> Item {
+    let mut item = match serde_json::to_value(entity) {
+        Ok(Value::Object(map)) => map,
+        _ => Item::new(),
+    };
+    item.insert(PK.into(), Value::String(key.pk.clone()));
+    item.insert(SK.into(), Value::String(key.sk.clone()));
+    item.insert(ENTITY.into(), Value::String(entity_type.to_owned()));
+    item
+}
+
+/// Reads an entity back from an item, ignoring key and bookkeeping attributes.
+pub fn from_item<T: serde::de::DeserializeOwned>(item: Item) -> StoreResult<T> {
+    serde_json::from_value(Value::Object(item)).map_err(|e| StoreError::Backend(format!("corrupt item: {e}")))
+}

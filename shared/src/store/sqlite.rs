@@ -1,0 +1,325 @@
+//! Embedded backend: SQLite (bundled), one row per item, the item body kept as JSON.
+//!
+//! Every operation runs in one `BEGIN IMMEDIATE` transaction on a single connection, so the
+//! read-check-write of a condition is atomic here and also against another process (the
+//! operator CLI) writing the same file. Text columns compare with SQLite's BINARY collation,
+//! i.e. UTF-8 byte order, which is DynamoDB's order for string keys.
+
+use super::*;
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params_from_iter, types::Value as SqlValue};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS items (
+    pk     TEXT NOT NULL,
+    sk     TEXT NOT NULL,
+    gsi1pk TEXT,
+    gsi1sk TEXT,
+    ttl    INTEGER,
+    body   TEXT NOT NULL,
+    PRIMARY KEY (pk, sk)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS items_gsi1 ON items (gsi1pk, gsi1sk, pk, sk) WHERE gsi1pk IS NOT NULL;
+";
+
+#[derive(Clone)]
+pub struct SqliteStore {
+    conn: Arc<Mutex<Connection>>,
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) a database file.
+    pub fn open(path: &Path) -> StoreResult<Self> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::Backend(e.to_string()))?;
+        }
+        let conn = Connection::open(path).map_err(backend)?;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(backend)?;
+        Self::init(conn)
+    }
+
+    /// A private in-memory database (tests, throwaway servers).
+    pub fn in_memory() -> StoreResult<Self> {
+        Self::init(Connection::open_in_memory().map_err(backend)?)
+    }
+
+    fn init(conn: Connection) -> StoreResult<Self> {
+        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(backend)?;
+        conn.pragma_update(None, "synchronous", "NORMAL").map_err(backend)?;
+        conn.execute_batch(SCHEMA).map_err(backend)?;
+        Ok(SqliteStore { conn: Arc::new(Mutex::new(conn)) })
+    }
+
+    /// Runs `f` inside one immediate transaction on a blocking thread. The closure returns
+    /// `Ok(Err(e))` to roll back with a domain error (a failed condition).
+    async fn with_tx<T, F>(&self, f: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<StoreResult<T>> + Send + 'static,
+    {
+        let conn = self.conn.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut conn = conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(backend)?;
+            match f(&tx).map_err(backend)? {
+                Ok(value) => {
+                    tx.commit().map_err(backend)?;
+                    Ok(value)
+                }
+                Err(e) => Err(e), // dropping `tx` rolls back
+            }
+        })
+        .await
+        .map_err(|e| StoreError::Backend(format!("sqlite worker failed: {e}")))?
+    }
+}
+
+fn backend(e: rusqlite::Error) -> StoreError {
+    StoreError::Backend(e.to_string())
+}
+
+/// Reads the live (not expired) item under a key.
+fn read(tx: &rusqlite::Transaction<'_>, key: &Key, now: i64) -> rusqlite::Result<Option<Item>> {
+    let body: Option<String> = tx
+        .query_row(
+            "SELECT body FROM items WHERE pk = ?1 AND sk = ?2 AND (ttl IS NULL OR ttl > ?3)",
+            rusqlite::params![key.pk, key.sk, now],
+            |row| row.get(0),
+        )
+        .optional()?;
+    Ok(body.map(|b| parse_body(&b)))
+}
+
+fn parse_body(body: &str) -> Item {
+    // Bodies are only ever written by `write` from an Item, so they parse.
+    serde_json::from_str(body).unwrap_or_default()
+}
+
+fn write(tx: &rusqlite::Transaction<'_>, item: &Item) -> rusqlite::Result<()> {
+    let str_attr = |name: &str| item.get(name).and_then(Value::as_str).map(str::to_owned);
+    // Like a DynamoDB GSI, the item is indexed only when both index keys are strings.
+    let (gsi1pk, gsi1sk) = match (str_attr(GSI1PK), str_attr(GSI1SK)) {
+        (Some(p), Some(s)) => (Some(p), Some(s)),
+        _ => (None, None),
+    };
+    tx.execute(
+        "INSERT OR REPLACE INTO items (pk, sk, gsi1pk, gsi1sk, ttl, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        rusqlite::params![
+            str_attr(PK),
+            str_attr(SK),
+            gsi1pk,
+            gsi1sk,
+            item.get(TTL).and_then(Value::as_i64),
+            serde_json::to_string(item).expect("a JSON map serialises"),
+        ],
+    )?;
+    Ok(())
+}
+
+fn remove(tx: &rusqlite::Transaction<'_>, key: &Key) -> rusqlite::Result<()> {
+    tx.execute("DELETE FROM items WHERE pk = ?1 AND sk = ?2", rusqlite::params![key.pk, key.sk])?;
+    Ok(())
+}
+
+fn check_distinct(keys: impl Iterator<Item = Key>) -> StoreResult<()> {
+    let mut seen = std::collections::HashSet::new();
+    for key in keys {
+        if !seen.insert(key) {
+            return Err(StoreError::Invalid("a transaction names one item twice".into()));
+        }
+    }
+    Ok(())
+}
+
+fn op_key(op: &TxOp) -> StoreResult<Key> {
+    match op {
+        TxOp::Put { item, .. } => check_item_keys(item),
+        TxOp::Update { key, update, .. } => check_update(update).map(|_| key.clone()),
+        TxOp::Delete { key, .. } | TxOp::Check { key, .. } => Ok(key.clone()),
+    }
+}
+
+fn op_cond(op: &TxOp) -> &Condition {
+    match op {
+        TxOp::Put { cond, .. } | TxOp::Update { cond, .. } | TxOp::Delete { cond, .. } | TxOp::Check { cond, .. } => {
+            cond
+        }
+    }
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
+        let key = key.clone();
+        self.with_tx(move |tx| Ok(Ok(read(tx, &key, now_epoch())?))).await
+    }
+
+    async fn put(&self, item: Item, cond: Condition) -> StoreResult<()> {
+        let key = check_item_keys(&item)?;
+        self.with_tx(move |tx| {
+            let current = read(tx, &key, now_epoch())?;
+            if !condition_holds(&cond, current.as_ref()) {
+                return Ok(Err(StoreError::ConditionFailed));
+            }
+            write(tx, &item)?;
+            Ok(Ok(()))
+        })
+        .await
+    }
+
+    async fn update(&self, key: &Key, update: Update, cond: Condition) -> StoreResult<Item> {
+        check_update(&update)?;
+        let key = key.clone();
+        self.with_tx(move |tx| {
+            let current = read(tx, &key, now_epoch())?;
+            if !condition_holds(&cond, current.as_ref()) {
+                return Ok(Err(StoreError::ConditionFailed));
+            }
+            let item = apply_update(current, &key, &update);
+            write(tx, &item)?;
+            Ok(Ok(item))
+        })
+        .await
+    }
+
+    async fn delete(&self, key: &Key, cond: Condition) -> StoreResult<Option<Item>> {
+        let key = key.clone();
+        self.with_tx(move |tx| {
+            let current = read(tx, &key, now_epoch())?;
+            if !condition_holds(&cond, current.as_ref()) {
+                return Ok(Err(StoreError::ConditionFailed));
+            }
+            remove(tx, &key)?;
+            Ok(Ok(current))
+        })
+        .await
+    }
+
+    async fn query(&self, query: Query) -> StoreResult<Page> {
+        self.with_tx(move |tx| Ok(Ok(run_query(tx, &query, now_epoch())?))).await
+    }
+
+    async fn transact(&self, ops: Vec<TxOp>) -> StoreResult<()> {
+        if ops.is_empty() || ops.len() > MAX_TX_OPS {
+            return Err(StoreError::Invalid(format!("a transaction takes 1 to {MAX_TX_OPS} operations")));
+        }
+        let keys = ops.iter().map(op_key).collect::<StoreResult<Vec<_>>>()?;
+        check_distinct(keys.iter().cloned())?;
+        self.with_tx(move |tx| {
+            let now = now_epoch();
+            let mut currents = Vec::with_capacity(ops.len());
+            let mut failed = Vec::new();
+            for (i, (op, key)) in ops.iter().zip(&keys).enumerate() {
+                let current = read(tx, key, now)?;
+                if !condition_holds(op_cond(op), current.as_ref()) {
+                    failed.push(i);
+                }
+                currents.push(current);
+            }
+            if !failed.is_empty() {
+                return Ok(Err(StoreError::TransactionCancelled { failed }));
+            }
+            for ((op, key), current) in ops.iter().zip(&keys).zip(currents) {
+                match op {
+                    TxOp::Put { item, .. } => write(tx, item)?,
+                    TxOp::Update { update, .. } => write(tx, &apply_update(current, key, update))?,
+                    TxOp::Delete { .. } => remove(tx, key)?,
+                    TxOp::Check { .. } => {}
+                }
+            }
+            Ok(Ok(()))
+        })
+        .await
+    }
+
+    async fn increment(&self, key: &Key, attr: &str, by: i64, init: Item, cond: Condition) -> StoreResult<i64> {
+        let key = key.clone();
+        let attr = attr.to_owned();
+        self.with_tx(move |tx| {
+            let current = read(tx, &key, now_epoch())?;
+            if !condition_holds(&cond, current.as_ref()) {
+                return Ok(Err(StoreError::ConditionFailed));
+            }
+            let mut item = current.unwrap_or_else(|| {
+                let mut fresh = init.clone();
+                fresh.insert(PK.into(), Value::String(key.pk.clone()));
+                fresh.insert(SK.into(), Value::String(key.sk.clone()));
+                fresh
+            });
+            for (name, value) in &init {
+                item.entry(name.clone()).or_insert_with(|| value.clone());
+            }
+            let value = item.get(&attr).and_then(Value::as_i64).unwrap_or(0) + by;
+            item.insert(attr.clone(), Value::from(value));
+            write(tx, &item)?;
+            Ok(Ok(value))
+        })
+        .await
+    }
+}
+
+fn run_query(tx: &rusqlite::Transaction<'_>, q: &Query, now: i64) -> rusqlite::Result<Page> {
+    let (pk_col, sk_col, order_cols) = match q.index {
+        Index::Table => ("pk", "sk", "sk"),
+        Index::Gsi1 => ("gsi1pk", "gsi1sk", "gsi1sk, pk, sk"),
+    };
+    let mut sql = format!("SELECT body FROM items WHERE {pk_col} = ?1 AND (ttl IS NULL OR ttl > ?2)");
+    let mut args: Vec<SqlValue> = vec![q.pk.clone().into(), now.into()];
+    let arg = |args: &mut Vec<SqlValue>, v: String| {
+        args.push(v.into());
+        format!("?{}", args.len())
+    };
+    match &q.sk {
+        SortKey::Any => {}
+        SortKey::Equals(v) => sql += &format!(" AND {sk_col} = {}", arg(&mut args, v.clone())),
+        SortKey::BeginsWith(p) => {
+            let a = arg(&mut args, p.clone());
+            sql += &format!(" AND {sk_col} >= {a} AND substr({sk_col}, 1, length({a})) = {a}");
+        }
+        SortKey::Between(lo, hi) => {
+            let (a, b) = (arg(&mut args, lo.clone()), arg(&mut args, hi.clone()));
+            sql += &format!(" AND {sk_col} BETWEEN {a} AND {b}");
+        }
+    }
+    let cmp = if q.forward { ">" } else { "<" };
+    if let Some(Cursor(after)) = &q.after {
+        let get = |name: &str| after.get(name).and_then(Value::as_str).unwrap_or_default().to_owned();
+        match q.index {
+            Index::Table => sql += &format!(" AND sk {cmp} {}", arg(&mut args, get(SK))),
+            Index::Gsi1 => {
+                let (a, b, c) = (arg(&mut args, get(GSI1SK)), arg(&mut args, get(PK)), arg(&mut args, get(SK)));
+                sql += &format!(" AND (gsi1sk, pk, sk) {cmp} ({a}, {b}, {c})");
+            }
+        }
+    }
+    let dir = if q.forward { "ASC" } else { "DESC" };
+    let order = order_cols.split(", ").map(|c| format!("{c} {dir}")).collect::<Vec<_>>().join(", ");
+    sql += &format!(" ORDER BY {order}");
+    if let Some(limit) = q.limit {
+        // One extra row tells whether another page exists.
+        sql += &format!(" LIMIT {}", u64::from(limit) + 1);
+    }
+    let mut stmt = tx.prepare(&sql)?;
+    let mut items = stmt
+        .query_map(params_from_iter(args.iter()), |row| row.get::<_, String>(0))?
+        .map(|body| body.map(|b| parse_body(&b)))
+        .collect::<rusqlite::Result<Vec<Item>>>()?;
+    let mut next = None;
+    if let Some(limit) = q.limit
+        && items.len() > limit as usize
+    {
+        items.truncate(limit as usize);
+        next = items.last().map(|last| Cursor(cursor_of(last, q.index)));
+    }
+    Ok(Page { items, next })
+}
+
+/// The key attributes that position a cursor, as DynamoDB's LastEvaluatedKey holds them.
+pub(crate) fn cursor_of(item: &Item, index: Index) -> Item {
+    let mut names = vec![PK, SK];
+    if index == Index::Gsi1 {
+        names.extend([GSI1PK, GSI1SK]);
+    }
+    names.into_iter().filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone()))).collect()
+}
