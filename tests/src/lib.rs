@@ -1,1 +1,172 @@
-//! Black-box API tests live in tests/.
+//! Test harness for the black-box suites in `tests/`: the store backends under test, and the
+//! merged API served over real HTTP on a random port.
+//!
+//! Backends: the embedded store always; DynamoDB when `LT_DYNAMODB_ENDPOINT` names a running
+//! DynamoDB Local (the README test command starts one). Without it the DynamoDB runs are
+//! skipped with a loud message, unless `LT_REQUIRE_SERVICES=1`, which turns the absence into
+//! a failure so CI can never pass by skipping.
+
+use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
+use serde_json::Value;
+use shared::AppState;
+use shared::app::TokenKeySource;
+use shared::auth::pat::TokenKey;
+use shared::identity::{self, NewToken, NewUser, User, UserKind};
+use shared::store::Store;
+use shared::store::dynamo::DynamoStore;
+use shared::store::sqlite::SqliteStore;
+use std::sync::{Arc, OnceLock};
+use uuid::Uuid;
+
+pub struct Backend {
+    pub name: &'static str,
+    pub store: Arc<dyn Store>,
+}
+
+fn services_required() -> bool {
+    std::env::var("LT_REQUIRE_SERVICES").is_ok_and(|v| v == "1")
+}
+
+/// One table per test process; each test uses fresh ids, so tests never see each other's data.
+fn table_name() -> &'static str {
+    static NAME: OnceLock<String> = OnceLock::new();
+    NAME.get_or_init(|| format!("workapi-test-{}", Uuid::new_v4().simple()))
+}
+
+/// A DynamoDB store on DynamoDB Local, with static fake credentials so the SDK never probes
+/// for real ones.
+pub async fn dynamo_store(endpoint: &str) -> DynamoStore {
+    let config = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .endpoint_url(endpoint)
+        .region(Region::new("us-east-1"))
+        .credentials_provider(Credentials::new("test", "test", None, None, "workapi-tests"))
+        .build();
+    let store = DynamoStore::new(aws_sdk_dynamodb::Client::from_conf(config), table_name());
+    store.create_table().await.expect("create the test table on DynamoDB Local");
+    store
+}
+
+/// The backends every suite runs against.
+pub async fn backends() -> Vec<Backend> {
+    let mut all = vec![Backend { name: "embedded", store: Arc::new(SqliteStore::in_memory().expect("open SQLite")) }];
+    match std::env::var("LT_DYNAMODB_ENDPOINT") {
+        Ok(endpoint) => all.push(Backend { name: "dynamodb", store: Arc::new(dynamo_store(&endpoint).await) }),
+        Err(_) if services_required() => {
+            panic!("LT_REQUIRE_SERVICES=1 but LT_DYNAMODB_ENDPOINT is not set: DynamoDB Local is required")
+        }
+        Err(_) => loud_skip("the DynamoDB backend run (LT_DYNAMODB_ENDPOINT not set)"),
+    }
+    all
+}
+
+/// Reports a skipped part on the real stderr, past the test harness's output capture, so a
+/// passing run still shows what it did not cover.
+pub fn loud_skip(what: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "\n*** SKIPPED: {what}. Run the README test command to include it. ***");
+}
+
+/// The whole API served over HTTP on 127.0.0.1 with one workspace ready.
+pub struct TestApi {
+    pub backend: &'static str,
+    pub base: String,
+    pub http: reqwest::Client,
+    pub store: Arc<dyn Store>,
+    pub key: TokenKey,
+    pub workspace_id: Uuid,
+}
+
+impl TestApi {
+    pub async fn start(backend: &Backend) -> TestApi {
+        let key = TokenKey::generate();
+        let state = AppState::new(backend.store.clone(), TokenKeySource::Static(key.clone()));
+        let app = local::app(state);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a test port");
+        let addr = listener.local_addr().expect("local address");
+        tokio::spawn(async move {
+            axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>()).await.ok();
+        });
+        let workspace =
+            identity::create_workspace(backend.store.as_ref(), "Test workspace", "en").await.expect("workspace");
+        TestApi {
+            backend: backend.name,
+            base: format!("http://{addr}"),
+            http: reqwest::Client::new(),
+            store: backend.store.clone(),
+            key,
+            workspace_id: workspace.id,
+        }
+    }
+
+    /// A new user of the test workspace with a read-write token.
+    pub async fn user(&self, role: &str, kind: UserKind) -> (User, String) {
+        self.user_in(self.workspace_id, role, kind, &["api:read", "api:write"]).await
+    }
+
+    pub async fn user_in(&self, workspace: Uuid, role: &str, kind: UserKind, scopes: &[&str]) -> (User, String) {
+        let email = format!("{}@test.example", Uuid::new_v4().simple());
+        let new = NewUser { email: &email, name: "Test User", role_id: role, kind, language: "en" };
+        let user = identity::create_user(self.store.as_ref(), workspace, new).await.expect("user");
+        let scopes = scopes.iter().map(|s| (*s).to_owned()).collect();
+        let (token, _) = identity::create_token(
+            self.store.as_ref(),
+            &self.key,
+            workspace,
+            user.id,
+            NewToken { name: "test", scopes, expires_at: None },
+        )
+        .await
+        .expect("token");
+        (user, token)
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Sends a request and returns status, headers and the JSON body (Null when empty).
+    pub async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> (u16, reqwest::header::HeaderMap, Value) {
+        let mut request = self.http.request(method, self.url(path));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.expect("request reaches the server");
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let bytes = response.bytes().await.expect("body");
+        let body = if bytes.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&bytes)
+                .unwrap_or_else(|_| panic!("[{}] non-JSON body: {}", self.backend, String::from_utf8_lossy(&bytes)))
+        };
+        (status, headers, body)
+    }
+
+    pub async fn post(&self, path: &str, token: &str, body: Value) -> (u16, Value) {
+        let (status, _, body) = self.call(reqwest::Method::POST, path, Some(token), Some(body)).await;
+        (status, body)
+    }
+
+    pub async fn get(&self, path: &str, token: &str) -> (u16, Value) {
+        let (status, _, body) = self.call(reqwest::Method::GET, path, Some(token), None).await;
+        (status, body)
+    }
+}
+
+/// Asserts the spec's error body: `{statusCode, message, errors?}` with the given status.
+pub fn assert_error_body(backend: &str, status: u16, body: &Value, expected: u16) {
+    assert_eq!(status, expected, "[{backend}] status, body {body}");
+    assert_eq!(body["statusCode"], expected, "[{backend}] statusCode in {body}");
+    assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()), "[{backend}] message in {body}");
+}
