@@ -12,9 +12,10 @@ use shared::AppState;
 use shared::app::TokenKeySource;
 use shared::auth::pat::TokenKey;
 use shared::identity::{self, NewToken, NewUser, User, UserKind};
-use shared::store::Store;
 use shared::store::dynamo::DynamoStore;
 use shared::store::sqlite::SqliteStore;
+use shared::store::{Condition, Item, Key, Page, Query, Store, StoreResult, TxOp, Update};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use uuid::Uuid;
 
@@ -70,6 +71,8 @@ pub fn loud_skip(what: &str) {
 /// The whole API served over HTTP on 127.0.0.1 with one workspace ready.
 pub struct TestApi {
     pub backend: &'static str,
+    /// Store calls made by the server (not by the harness).
+    pub store_calls: Arc<AtomicUsize>,
     pub base: String,
     pub http: reqwest::Client,
     pub store: Arc<dyn Store>,
@@ -80,7 +83,9 @@ pub struct TestApi {
 impl TestApi {
     pub async fn start(backend: &Backend) -> TestApi {
         let key = TokenKey::generate();
-        let state = AppState::new(backend.store.clone(), TokenKeySource::Static(key.clone()));
+        let store_calls = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::new(CountingStore { inner: backend.store.clone(), calls: store_calls.clone() });
+        let state = AppState::new(counted, TokenKeySource::Static(key.clone()));
         let app = local::app(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a test port");
         let addr = listener.local_addr().expect("local address");
@@ -91,6 +96,7 @@ impl TestApi {
             identity::create_workspace(backend.store.as_ref(), "Test workspace", "en").await.expect("workspace");
         TestApi {
             backend: backend.name,
+            store_calls,
             base: format!("http://{addr}"),
             http: reqwest::Client::new(),
             store: backend.store.clone(),
@@ -169,4 +175,48 @@ pub fn assert_error_body(backend: &str, status: u16, body: &Value, expected: u16
     assert_eq!(status, expected, "[{backend}] status, body {body}");
     assert_eq!(body["statusCode"], expected, "[{backend}] statusCode in {body}");
     assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()), "[{backend}] message in {body}");
+}
+
+/// Counts every store call the server makes, to prove which requests never reach the store.
+struct CountingStore {
+    inner: Arc<dyn Store>,
+    calls: Arc<AtomicUsize>,
+}
+
+impl CountingStore {
+    fn count(&self) {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[async_trait::async_trait]
+impl Store for CountingStore {
+    async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
+        self.count();
+        self.inner.get(key).await
+    }
+    async fn put(&self, item: Item, cond: Condition) -> StoreResult<()> {
+        self.count();
+        self.inner.put(item, cond).await
+    }
+    async fn update(&self, key: &Key, update: Update, cond: Condition) -> StoreResult<Item> {
+        self.count();
+        self.inner.update(key, update, cond).await
+    }
+    async fn delete(&self, key: &Key, cond: Condition) -> StoreResult<Option<Item>> {
+        self.count();
+        self.inner.delete(key, cond).await
+    }
+    async fn query(&self, query: Query) -> StoreResult<Page> {
+        self.count();
+        self.inner.query(query).await
+    }
+    async fn transact(&self, ops: Vec<TxOp>) -> StoreResult<()> {
+        self.count();
+        self.inner.transact(ops).await
+    }
+    async fn increment(&self, key: &Key, attr: &str, by: i64, init: Item, cond: Condition) -> StoreResult<i64> {
+        self.count();
+        self.inner.increment(key, attr, by, init, cond).await
+    }
 }
