@@ -1,0 +1,98 @@
+//! Every API Gateway event under `events/<function>/` goes through lambda_http's own adapter
+//! (event JSON → request → router → API Gateway response JSON), exactly as on Lambda.
+//!
+//! Events carry `${TOKEN}` and `${TAG_ID}` placeholders (for `cargo lambda invoke`, replace
+//! them by hand or with `envsubst`); this test fills them with a real token and tag.
+
+use lambda_http::lambda_runtime::{Context, LambdaEvent};
+use lambda_http::request::LambdaRequest;
+use lambda_http::tower::{Service, ServiceExt};
+use serde_json::{Value, json};
+use shared::AppState;
+use shared::app::TokenKeySource;
+use shared::auth::pat::TokenKey;
+use shared::identity::{self, NewToken, NewUser, UserKind};
+use shared::store::sqlite::SqliteStore;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+fn events_dir(function: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events").join(function)
+}
+
+fn load_events(function: &str) -> BTreeMap<String, String> {
+    std::fs::read_dir(events_dir(function))
+        .expect("events directory")
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .map(|path| (path.file_stem().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&path).unwrap()))
+        .collect()
+}
+
+/// Runs one event through the adapter `lambda_http::run` uses and returns the API Gateway
+/// proxy response as JSON.
+async fn invoke(router: axum::Router, event: &str) -> Value {
+    let request: LambdaRequest = serde_json::from_str(event).expect("event is an API Gateway proxy event");
+    let mut adapter = lambda_http::Adapter::from(router);
+    let response = adapter.ready().await.unwrap().call(LambdaEvent::new(request, Context::default())).await.unwrap();
+    serde_json::to_value(response).unwrap()
+}
+
+fn body(response: &Value) -> Value {
+    serde_json::from_str(response["body"].as_str().expect("a text body")).expect("a JSON body")
+}
+
+#[test]
+fn tags_events_run_through_the_lambda_adapter() {
+    // As template.yaml sets it: REST API events carry the stage, our routes do not.
+    // SAFETY: set before any thread of this test process reads the environment here.
+    unsafe { std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true") };
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let store = Arc::new(SqliteStore::in_memory().unwrap());
+        let key = TokenKey::generate();
+        let ws = identity::create_workspace(store.as_ref(), "Lambda", "en").await.unwrap();
+        let new_user =
+            NewUser { email: "l@x.example", name: "L", role_id: "_root", kind: UserKind::Employee, language: "en" };
+        let user = identity::create_user(store.as_ref(), ws.id, new_user).await.unwrap();
+        let scopes = vec!["api:read".into(), "api:write".into()];
+        let (token, _) = identity::create_token(
+            store.as_ref(),
+            &key,
+            ws.id,
+            user.id,
+            NewToken { name: "l", scopes, expires_at: None },
+        )
+        .await
+        .unwrap();
+        let router = tags::router(AppState::new(store, TokenKeySource::Static(key)));
+
+        let events = load_events("tags");
+        assert_eq!(events.keys().collect::<Vec<_>>(), ["color", "create", "delete", "list"], "one event per route");
+        let fill = |name: &str, tag_id: &str| events[name].replace("${TOKEN}", &token).replace("${TAG_ID}", tag_id);
+
+        let created = invoke(router.clone(), &fill("create", "")).await;
+        assert_eq!(created["statusCode"], 200, "{created}");
+        assert_eq!(created["multiValueHeaders"]["content-type"], json!(["application/json"]), "{created}");
+        let tag = body(&created);
+        assert_eq!(tag["name"], "Created through Lambda");
+        assert_eq!(tag["isDeleted"], false, "responseShape=full from the query string: {tag}");
+        let tag_id = tag["id"].as_str().unwrap().to_owned();
+
+        let listed = invoke(router.clone(), &fill("list", "")).await;
+        assert_eq!(listed["statusCode"], 200, "{listed}");
+        assert_eq!(body(&listed).as_array().unwrap().len(), 1);
+
+        let coloured = invoke(router.clone(), &fill("color", &tag_id)).await;
+        assert_eq!(coloured["statusCode"], 200, "{coloured}");
+        assert_eq!(body(&coloured), json!({"id": tag_id, "name": "Created through Lambda"}));
+
+        let deleted = invoke(router.clone(), &fill("delete", &tag_id)).await;
+        assert_eq!((deleted["statusCode"].clone(), body(&deleted)), (json!(200), json!({"success": true})));
+
+        // The unfilled event (placeholder token) is refused with the error body, not a crash.
+        let unauthorised = invoke(router.clone(), &events["list"]).await;
+        assert_eq!(unauthorised["statusCode"], 401);
+        assert_eq!(body(&unauthorised)["statusCode"], 401);
+    });
+}
