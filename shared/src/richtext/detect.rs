@@ -106,8 +106,28 @@ pub fn detect(input: &str, profile: Profile) -> Format {
     }
 }
 
+/// Whether raw HTML that Markdown passed through starts with a known tag or a comment; other
+/// "tags" such as `<u8>` in `Vec<u8>` are text.
+pub fn starts_with_known_tag(s: &str) -> bool {
+    s.starts_with("<!--") || (s.starts_with('<') && has_known_tag(s) && known_tag_at(s, 0))
+}
+
+fn known_tag_at(s: &str, at: usize) -> bool {
+    let b = s.as_bytes();
+    let mut j = at + 1;
+    if b.get(j) == Some(&b'/') {
+        j += 1;
+    }
+    let start = j;
+    while j < b.len() && b[j].is_ascii_alphanumeric() {
+        j += 1;
+    }
+    let delimited = matches!(b.get(j), Some(b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r'));
+    delimited && KNOWN_TAGS.contains(&s[start..j].to_ascii_lowercase().as_str())
+}
+
 /// `<tag` or `</tag` followed by whitespace, `>` or `/`, for a known tag (ASCII case-insensitive).
-fn has_known_tag(s: &str) -> bool {
+pub fn has_known_tag(s: &str) -> bool {
     let b = s.as_bytes();
     let mut i = 0;
     while let Some(off) = b[i..].iter().position(|&c| c == b'<') {

@@ -6,6 +6,7 @@
 use pulldown_cmark::{BlockQuoteKind, CodeBlockKind, Event, Options, Parser, Tag, TagEnd, TextMergeStream};
 
 use super::Profile;
+use super::detect::{has_known_tag, starts_with_known_tag};
 use super::model::is_shortcode;
 use super::render::{escape_attr, escape_text};
 
@@ -133,7 +134,10 @@ pub fn to_html(input: &str, profile: Profile) -> String {
                 out.push_str(&escape_text(&t));
                 out.push_str("</code>");
             }
-            Event::Html(h) | Event::InlineHtml(h) => out.push_str(&h),
+            // Raw HTML passes to the HTML parser only when it is a known tag: `Vec<u8>` is text.
+            Event::InlineHtml(h) if starts_with_known_tag(&h) => out.push_str(&h),
+            Event::Html(h) if has_known_tag(&h) || h.trim_start().starts_with("<!--") => out.push_str(&h),
+            Event::Html(h) | Event::InlineHtml(h) => out.push_str(&escape_text(&h)),
             Event::SoftBreak => out.push('\n'),
             Event::HardBreak => out.push_str("<br>"),
             Event::Rule => out.push_str("<hr>"),

@@ -88,6 +88,8 @@ pub fn to_idoc_json(value: &serde_json::Value, profile: Profile) -> Result<Doc, 
     match value {
         serde_json::Value::String(s) => to_idoc(s, profile),
         serde_json::Value::Object(_) if profile == Profile::Agent => {
+            // Depth first: serialising a hostile, deeply nested value to measure it would recurse.
+            validate::check_json_depth(value)?;
             let len = value.to_string().len();
             if len > MAX_INPUT_BYTES {
                 return Err(RichTextError::TooLarge { len, max: MAX_INPUT_BYTES });

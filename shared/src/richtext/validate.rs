@@ -18,10 +18,7 @@ fn err<T>(path: &str, message: impl Into<String>) -> Res<T> {
 
 /// IDoc JSON (an object) to a checked, normalised [`Doc`].
 pub fn from_json(value: &Value, profile: Profile) -> Result<Doc, RichTextError> {
-    // Measured without recursion first, so hostile nesting cannot exhaust the stack below.
-    if json_depth(value) > 2 * MAX_DEPTH + 2 {
-        return Err(RichTextError::TooDeep { max: MAX_DEPTH });
-    }
+    check_json_depth(value)?;
     let to_err = |(path, message)| RichTextError::InvalidIdoc { path, message };
     let obj = value.as_object().ok_or_else(|| to_err(("$".into(), "must be an object".into())))?;
     keys(obj, "", &["type", "content"]).map_err(to_err)?;
@@ -35,6 +32,12 @@ pub fn from_json(value: &Value, profile: Profile) -> Result<Doc, RichTextError> 
     }
     check(&doc, profile).map_err(to_err)?;
     Ok(doc)
+}
+
+/// Measured without recursion, so hostile nesting cannot exhaust the stack in later steps.
+pub fn check_json_depth(value: &Value) -> Result<(), RichTextError> {
+    // Each IDoc level is two JSON levels (the node object and its content array).
+    if json_depth(value) > 2 * MAX_DEPTH + 2 { Err(RichTextError::TooDeep { max: MAX_DEPTH }) } else { Ok(()) }
 }
 
 fn json_depth(v: &Value) -> usize {
