@@ -3,6 +3,7 @@
 use crate::auth::pat::TokenKey;
 use crate::store::Store;
 use crate::store::dynamo::DynamoStore;
+use crate::store::sqlite::SqliteStore;
 use std::sync::Arc;
 use tokio::sync::OnceCell;
 
@@ -36,12 +37,17 @@ impl AppState {
         AppState(Arc::new(Inner { store, token_key }))
     }
 
-    /// The state of a deployed function: the DynamoDB table `TABLE_NAME`, and the token key
-    /// from `LT_TOKEN_KEY_SECRET_ID` (Secrets Manager) or, for development, `LT_TOKEN_KEY`.
+    /// The state of a function binary: the store named by `LT_STORE` (see [`open_store`];
+    /// deployed functions leave it unset and use the DynamoDB table `TABLE_NAME`), and the
+    /// token key from `LT_TOKEN_KEY_SECRET_ID` (Secrets Manager) or `LT_TOKEN_KEY`.
     pub async fn from_lambda_env() -> Result<Self, ConfigError> {
-        let table = std::env::var("TABLE_NAME").map_err(|_| ConfigError::Missing("TABLE_NAME"))?;
-        let store = DynamoStore::from_env(table).await;
-        Ok(AppState::new(Arc::new(store), token_key_source_from_env()?))
+        let spec = match std::env::var("LT_STORE") {
+            Ok(spec) => spec,
+            Err(_) => {
+                format!("dynamodb:{}", std::env::var("TABLE_NAME").map_err(|_| ConfigError::Missing("TABLE_NAME"))?)
+            }
+        };
+        Ok(AppState::new(open_store(&spec).await?, token_key_source_from_env()?))
     }
 
     pub fn store(&self) -> &dyn Store {
@@ -60,6 +66,20 @@ impl AppState {
                 cached.get_or_try_init(|| fetch_token_key(secret_id)).await.map_err(crate::error::ApiError::internal)
             }
         }
+    }
+}
+
+/// Opens a store from its spec: `sqlite:<file>` (embedded, created if missing) or
+/// `dynamodb:<table>` (endpoint, region and credentials from the AWS SDK's usual settings).
+pub async fn open_store(spec: &str) -> Result<Arc<dyn Store>, ConfigError> {
+    match spec.split_once(':') {
+        Some(("sqlite", path)) if !path.is_empty() => {
+            let store =
+                SqliteStore::open(std::path::Path::new(path)).map_err(|e| ConfigError::Invalid(e.to_string()))?;
+            Ok(Arc::new(store))
+        }
+        Some(("dynamodb", table)) if !table.is_empty() => Ok(Arc::new(DynamoStore::from_env(table).await)),
+        _ => Err(ConfigError::Invalid(format!("a store is sqlite:<file> or dynamodb:<table>, not {spec:?}"))),
     }
 }
 

@@ -3,12 +3,11 @@
 //! stdout so scripts can capture it; everything else goes to stderr.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use shared::app::{TokenKeySource, token_key_source_from_env};
+use shared::app::{TokenKeySource, open_store, token_key_source_from_env};
 use shared::auth::pat::TokenKey;
 use shared::identity::{self, NewToken, NewUser, UserKind};
 use shared::store::Store;
 use shared::store::dynamo::DynamoStore;
-use shared::store::sqlite::SqliteStore;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -135,10 +134,11 @@ pub enum TableCommand {
     Create,
 }
 
-/// The chosen backend, opened.
-pub enum Backend {
-    Sqlite { store: SqliteStore, data_dir: PathBuf },
-    Dynamo(DynamoStore),
+/// The chosen store, opened, and where the embedded store's token key lives.
+pub struct Backend {
+    store: Arc<dyn Store>,
+    spec: String,
+    data_dir: PathBuf,
 }
 
 /// `<repository>/.workapi`: data survives restarts, whatever directory cargo runs from.
@@ -149,35 +149,25 @@ pub fn default_data_dir() -> PathBuf {
 impl StoreArgs {
     pub async fn open(&self) -> CliResult<Backend> {
         let data_dir = self.data_dir.clone().unwrap_or_else(default_data_dir);
-        match self.store.as_deref() {
-            None => {
-                let store = SqliteStore::open(&data_dir.join("local.db"))?;
-                Ok(Backend::Sqlite { store, data_dir })
-            }
-            Some(spec) => match spec.split_once(':') {
-                Some(("sqlite", path)) if !path.is_empty() => {
-                    let store = SqliteStore::open(std::path::Path::new(path))?;
-                    Ok(Backend::Sqlite { store, data_dir })
-                }
-                Some(("dynamodb", table)) if !table.is_empty() => {
-                    Ok(Backend::Dynamo(DynamoStore::from_env(table).await))
-                }
-                _ => Err(format!("--store must be sqlite:<file> or dynamodb:<table>, not {spec:?}").into()),
-            },
-        }
+        let spec = match &self.store {
+            Some(spec) => spec.clone(),
+            None => format!("sqlite:{}", data_dir.join("local.db").display()),
+        };
+        Ok(Backend { store: open_store(&spec).await?, spec, data_dir })
     }
 }
 
 impl Backend {
     pub fn store(&self) -> Arc<dyn Store> {
-        match self {
-            Backend::Sqlite { store, .. } => Arc::new(store.clone()),
-            Backend::Dynamo(store) => Arc::new(store.clone()),
-        }
+        self.store.clone()
+    }
+
+    fn dynamo_table(&self) -> Option<&str> {
+        self.spec.strip_prefix("dynamodb:")
     }
 
     /// The token key: from the environment when set (as on Lambda), else, for the embedded
-    /// store, a key file beside it created on first use.
+    /// store, a key file in the data directory created on first use.
     pub async fn token_key(&self) -> CliResult<TokenKey> {
         if std::env::var_os("LT_TOKEN_KEY").is_some() || std::env::var_os("LT_TOKEN_KEY_SECRET_ID").is_some() {
             return match token_key_source_from_env()? {
@@ -185,11 +175,9 @@ impl Backend {
                 TokenKeySource::SecretsManager { secret_id, .. } => Ok(shared::app::fetch_token_key(&secret_id).await?),
             };
         }
-        match self {
-            Backend::Sqlite { data_dir, .. } => load_or_create_key(&data_dir.join("token.key")),
-            Backend::Dynamo(_) => {
-                Err("set LT_TOKEN_KEY_SECRET_ID (or LT_TOKEN_KEY) to the deployment's token key".into())
-            }
+        match self.dynamo_table() {
+            None => load_or_create_key(&self.data_dir.join("token.key")),
+            Some(_) => Err("set LT_TOKEN_KEY_SECRET_ID (or LT_TOKEN_KEY) to the deployment's token key".into()),
         }
     }
 }
@@ -267,12 +255,12 @@ pub async fn run_operator(command: Command, backend: &Backend) -> CliResult<()> 
             identity::revoke_token(store, workspace, user, token_id).await?;
             eprintln!("token {token_id} revoked");
         }
-        Command::Table(TableCommand::Create) => match backend {
-            Backend::Dynamo(dynamo) => {
-                dynamo.create_table().await?;
-                eprintln!("table {} is ready", dynamo.table());
+        Command::Table(TableCommand::Create) => match backend.dynamo_table() {
+            Some(table) => {
+                DynamoStore::from_env(table).await.create_table().await?;
+                eprintln!("table {table} is ready");
             }
-            Backend::Sqlite { .. } => eprintln!("the embedded store creates its schema by itself; nothing to do"),
+            None => eprintln!("the embedded store creates its schema by itself; nothing to do"),
         },
     }
     Ok(())

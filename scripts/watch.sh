@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs the Lambda functions under `cargo lambda watch` (hot reload) on http://127.0.0.1:9000,
+# with the real paths (router in the root Cargo.toml), on the local server's embedded store
+# and token key, so tokens printed by `cargo run -p local -- serve` work here too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v cargo-lambda >/dev/null || { echo "install cargo-lambda: pip install cargo-lambda==1.9.2" >&2; exit 1; }
+data_dir="${LT_DATA_DIR:-$PWD/.workapi}"
+if [ ! -f "$data_dir/token.key" ]; then
+  echo "no $data_dir/token.key yet: run 'cargo run -p local -- serve' once to create the store and a token" >&2
+  exit 1
+fi
+export LT_STORE="sqlite:$data_dir/local.db"
+LT_TOKEN_KEY="$(cat "$data_dir/token.key")"
+export LT_TOKEN_KEY
+export AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH=true
+exec cargo lambda watch -A 127.0.0.1 -P "${LT_WATCH_PORT:-9000}" "$@"
