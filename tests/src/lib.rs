@@ -83,9 +83,14 @@ pub struct TestApi {
 impl TestApi {
     pub async fn start(backend: &Backend) -> TestApi {
         let key = TokenKey::generate();
+        Self::start_with(backend, TokenKeySource::Static(key.clone()), key).await
+    }
+
+    /// Serves with the given token-key source; `key` is what the harness mints tokens with.
+    pub async fn start_with(backend: &Backend, source: TokenKeySource, key: TokenKey) -> TestApi {
         let store_calls = Arc::new(AtomicUsize::new(0));
         let counted = Arc::new(CountingStore { inner: backend.store.clone(), calls: store_calls.clone() });
-        let state = AppState::new(counted, TokenKeySource::Static(key.clone()));
+        let state = AppState::new(counted, source);
         let app = local::app(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a test port");
         let addr = listener.local_addr().expect("local address");
