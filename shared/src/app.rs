@@ -1,6 +1,7 @@
 //! Per-container state shared by every handler: the store and the secrets, each set up once.
 
 use crate::auth::pat::TokenKey;
+use crate::ratelimit::RateLimits;
 use crate::store::Store;
 use crate::store::dynamo::DynamoStore;
 use crate::store::sqlite::SqliteStore;
@@ -22,6 +23,7 @@ pub struct AppState(Arc<Inner>);
 struct Inner {
     store: Arc<dyn Store>,
     token_key: TokenKeySource,
+    limits: RateLimits,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -33,8 +35,17 @@ pub enum ConfigError {
 }
 
 impl AppState {
+    /// Rate limits come from the environment (the spec's values unless overridden).
     pub fn new(store: Arc<dyn Store>, token_key: TokenKeySource) -> Self {
-        AppState(Arc::new(Inner { store, token_key }))
+        Self::with_rate_limits(store, token_key, RateLimits::from_env())
+    }
+
+    pub fn with_rate_limits(store: Arc<dyn Store>, token_key: TokenKeySource, limits: RateLimits) -> Self {
+        AppState(Arc::new(Inner { store, token_key, limits }))
+    }
+
+    pub fn rate_limits(&self) -> &RateLimits {
+        &self.0.limits
     }
 
     /// The state of a function binary: the store named by `LT_STORE` (see [`open_store`];

@@ -2,11 +2,13 @@
 //! into the service that runs on Lambda, under `cargo lambda watch` and in the local server.
 
 use crate::app::AppState;
+use crate::clock;
 use crate::error::ApiError;
+use crate::ratelimit::{self, Bucket, Reported};
 use axum::Router;
-use axum::body::Body;
-use axum::extract::{FromRequest, Request};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::extract::{FromRequest, Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
 use tower_http::catch_panic::CatchPanicLayer;
@@ -20,6 +22,7 @@ pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 pub fn service(routes: Router<AppState>, state: AppState) -> Router {
     routes
         .fallback(|| async { ApiError::not_found("No such route") })
+        .layer(axum::middleware::from_fn_with_state(state.clone(), limit_by_ip))
         .layer(axum::middleware::map_response(normalize_error))
         .layer(CatchPanicLayer::custom(|_panic: Box<dyn std::any::Any + Send>| {
             // The payload may describe internals: log it, never send it.
@@ -27,6 +30,29 @@ pub fn service(routes: Router<AppState>, state: AppState) -> Router {
         }))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)
+}
+
+/// Charges every request to its client IP before anything else runs, and writes the
+/// `X-RateLimit-*` headers of the tightest limit the request was charged to (the token limit is
+/// charged by authentication, through the same [`Reported`] slot).
+async fn limit_by_ip(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let (mut parts, body) = request.into_parts();
+    let reported = Reported::default();
+    parts.extensions.insert(reported.clone());
+    let ip = ratelimit::client_ip(&parts).unwrap_or_else(|| "unknown".into());
+    let admitted = ratelimit::hit(state.store(), state.rate_limits(), Bucket::Ip(&ip), clock::now_epoch()).await;
+    let mut response = match admitted {
+        Ok(quota) => {
+            reported.record(quota);
+            next.run(Request::from_parts(parts, body)).await
+        }
+        Err(quota) => {
+            reported.record(quota);
+            ratelimit::too_many_requests(quota).into_response()
+        }
+    };
+    reported.write_headers(response.headers_mut());
+    response
 }
 
 /// Framework-made errors (405 from the router, 413 from the body limit, a 404 of an
@@ -92,12 +118,4 @@ impl<S: Send + Sync> FromRequest<S> for JsonObject {
             Err(e) => Err(ApiError::bad_request(format!("Invalid JSON body: {e}"))),
         }
     }
-}
-
-/// Builds a JSON response with a status.
-pub fn json(status: StatusCode, value: Value) -> Response {
-    let mut response = Response::new(Body::from(serde_json::to_vec(&value).unwrap_or_default()));
-    *response.status_mut() = status;
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    response
 }

@@ -9,6 +9,7 @@ pub mod http;
 pub mod identity;
 pub mod permissions;
 pub mod projection;
+pub mod ratelimit;
 pub mod richtext;
 pub mod store;
 pub mod telemetry;

@@ -12,6 +12,7 @@ use shared::AppState;
 use shared::app::TokenKeySource;
 use shared::auth::pat::TokenKey;
 use shared::identity::{self, NewToken, NewUser, User, UserKind};
+use shared::ratelimit::RateLimits;
 use shared::store::dynamo::DynamoStore;
 use shared::store::sqlite::SqliteStore;
 use shared::store::{Condition, Item, Key, Page, Query, Store, StoreResult, TxOp, Update};
@@ -81,16 +82,20 @@ pub struct TestApi {
 }
 
 impl TestApi {
+    /// Limits high enough that no functional test meets them (the rate-limit suite sets its own).
+    pub const GENEROUS: RateLimits = RateLimits { per_token: 1_000_000, per_ip: 1_000_000, window_secs: 60 };
+
     pub async fn start(backend: &Backend) -> TestApi {
         let key = TokenKey::generate();
-        Self::start_with(backend, TokenKeySource::Static(key.clone()), key).await
+        Self::start_with(backend, TokenKeySource::Static(key.clone()), key, Self::GENEROUS).await
     }
 
-    /// Serves with the given token-key source; `key` is what the harness mints tokens with.
-    pub async fn start_with(backend: &Backend, source: TokenKeySource, key: TokenKey) -> TestApi {
+    /// Serves with the given token-key source and limits; `key` is what the harness mints
+    /// tokens with.
+    pub async fn start_with(backend: &Backend, source: TokenKeySource, key: TokenKey, limits: RateLimits) -> TestApi {
         let store_calls = Arc::new(AtomicUsize::new(0));
         let counted = Arc::new(CountingStore { inner: backend.store.clone(), calls: store_calls.clone() });
-        let state = AppState::new(counted, source);
+        let state = AppState::with_rate_limits(counted, source, limits);
         let app = local::app(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a test port");
         let addr = listener.local_addr().expect("local address");

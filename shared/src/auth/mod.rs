@@ -11,6 +11,7 @@ use crate::clock;
 use crate::error::ApiError;
 use crate::identity::{self, SCOPE_READ, SCOPE_WRITE, TokenRecord, User, UserKind};
 use crate::permissions::PermissionSet;
+use crate::ratelimit::{self, Bucket, Reported};
 use crate::store::keys::{self, WsKeys};
 use crate::store::{Condition, Update, from_item};
 use axum::extract::FromRequestParts;
@@ -111,6 +112,19 @@ impl FromRequestParts<AppState> for Caller {
         let scope = required_scope(&parts.method);
         if !record.scopes.iter().any(|s| s == scope) {
             return Err(ApiError::forbidden(format!("Token lacks scope {scope}")));
+        }
+
+        // Charged to the token (an imposter's requests too), after authentication so that
+        // unauthenticated noise cannot exhaust a real token's quota.
+        let token_bucket = record.id.to_string();
+        let quota = ratelimit::hit(store, state.rate_limits(), Bucket::Token(&token_bucket), now).await;
+        let reported = parts.extensions.get::<Reported>().cloned().unwrap_or_default();
+        match quota {
+            Ok(quota) => reported.record(quota),
+            Err(quota) => {
+                reported.record(quota);
+                return Err(ratelimit::too_many_requests(quota));
+            }
         }
 
         if record.last_used_at.is_none_or(|at| now - at >= LAST_USED_GRANULARITY_SECS) {

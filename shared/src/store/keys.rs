@@ -71,6 +71,11 @@ pub fn credential(token_hash_hex: &str) -> Key {
     Key::new(format!("CRED#{token_hash_hex}"), "CRED")
 }
 
+/// The counter of one rate-limit bucket (`ip:<addr>` or `token:<id>`) in one window.
+pub fn rate_limit_window(bucket: &str, window_start: i64) -> Key {
+    Key::new(format!("RL#{bucket}#{window_start}"), "RL")
+}
+
 /// GSI1 partition that lists every workspace (operator CLI, demo seeding).
 pub const WORKSPACES_GSI1PK: &str = "WORKSPACES";
 
