@@ -155,12 +155,25 @@ fn links_are_forced_and_filtered() {
 
 #[test]
 fn pre_and_fenced_code_keep_lines() {
-    let out = "<p><code>fn a() {<br>    b();<br>}</code></p>";
+    // Several lines or significant spaces are rendered as <pre><code>, which keeps them.
+    let out = "<pre><code>fn a() {\n    b();\n}</code></pre>";
     assert_eq!(html("<pre><code>fn a() {\n    b();\n}</code></pre>", ED), out);
     assert_eq!(html("```rust\nfn a() {\n    b();\n}\n```", ED), out);
     assert_eq!(html("~~~\nx\n~~~", ED), "<p><code>x</code></p>");
-    assert_eq!(html("<pre>plain\n  two</pre>", ED), "<p><code>plain<br>  two</code></p>");
-    assert_eq!(html("    indented\n    code", ED), "<p><code>indented<br>code</code></p>");
+    // and the IDoc is still a paragraph of code-marked lines joined by hardBreak
+    let code = json!([{"type": "code"}]);
+    assert_eq!(
+        json_of("```\na\n  b\n```", ED),
+        doc(vec![para(vec![
+            json!({"type": "text", "text": "a", "marks": code}),
+            json!({"type": "hardBreak", "marks": code}),
+            json!({"type": "text", "text": "  b", "marks": code}),
+        ])])
+    );
+    let twice = to_html(&to_idoc(&html("```\na\n  b\n```", ED), ED).unwrap());
+    assert_eq!(twice, "<pre><code>a\n  b</code></pre>");
+    assert_eq!(html("<pre>plain\n  two</pre>", ED), "<pre><code>plain\n  two</code></pre>");
+    assert_eq!(html("    indented\n    code", ED), "<pre><code>indented\ncode</code></pre>");
 }
 
 #[test]

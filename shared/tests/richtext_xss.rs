@@ -75,7 +75,7 @@ fn assert_inert(out: &str, context: &str) {
         let name = el.name();
         let allowed: &[&str] = match name {
             "html" | "body" | "p" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "ul" | "li" | "br" | "hr"
-            | "blockquote" | "strong" | "em" | "s" | "u" | "code" | "table" | "tbody" | "tr" => &[],
+            | "blockquote" | "pre" | "strong" | "em" | "s" | "u" | "code" | "table" | "tbody" | "tr" => &[],
             "ol" => &["start"],
             "th" | "td" => &["colspan", "rowspan", "colwidth"],
             "a" => &["target", "rel", "href"],

@@ -14,7 +14,13 @@ pub fn checked_href(raw: &str) -> Option<String> {
     }
     let url = url::Url::parse(&cleaned).ok()?;
     match url.scheme() {
-        "http" | "https" if url.host_str().is_some_and(|h| !h.is_empty()) => Some(cleaned),
+        // The URL parser forgives `https:/host` and `https:\\host`; a stored href must read as
+        // what it is, so http(s) must be written with `//` (found by fuzzing).
+        "http" | "https"
+            if url.host_str().is_some_and(|h| !h.is_empty()) && cleaned[url.scheme().len() + 1..].starts_with("//") =>
+        {
+            Some(cleaned)
+        }
         "mailto" => Some(cleaned),
         _ => None,
     }
@@ -42,6 +48,8 @@ mod tests {
             "ftp://x.com",
             "tel:123",
             "https://",
+            "https:/host.example/x",
+            "https:\\\\host.example",
             "",
         ] {
             assert_eq!(checked_href(bad), None, "{bad:?}");

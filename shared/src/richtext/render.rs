@@ -20,6 +20,7 @@ fn blocks(out: &mut String, nodes: &[Node]) {
 
 fn block(out: &mut String, node: &Node) {
     match node {
+        Node::Paragraph { content } if is_code_block(content) => code_block(out, content),
         Node::Paragraph { content } => wrap(out, "p", |o| inline(o, content)),
         Node::Heading { attrs, content } => {
             let tag = ["h1", "h2", "h3", "h4", "h5", "h6"][usize::from(attrs.level.clamp(1, 6)) - 1];
@@ -62,6 +63,41 @@ fn block(out: &mut String, node: &Node) {
             wrap(out, "p", |o| inline(o, std::slice::from_ref(node)))
         }
     }
+}
+
+/// A paragraph of code-marked lines whose whitespace matters (several lines, indentation):
+/// inside `<p>` a browser, and our parser, would collapse it, so it is written as
+/// `<pre><code>`, which parses back to the same paragraph (found by fuzzing).
+fn is_code_block(content: &[Node]) -> bool {
+    let code = [Mark::Code];
+    let all_code = content.iter().all(|n| match n {
+        Node::Text { marks, text } => marks[..] == code && !text.contains(['\n', '\r']),
+        Node::HardBreak { marks } => marks[..] == code,
+        _ => false,
+    });
+    let significant = content.iter().any(|n| match n {
+        Node::HardBreak { .. } => true,
+        Node::Text { text, .. } => {
+            text.starts_with(' ') || text.ends_with(' ') || text.contains("  ") || text.contains('\t')
+        }
+        _ => false,
+    });
+    // A text node with something visible: whitespace-only content at block level is dropped by
+    // HTML parsers (ProseMirror's rule), so such paragraphs stay <p><code>.
+    let visible =
+        content.iter().any(|n| matches!(n, Node::Text { text, .. } if text.chars().any(|c| !c.is_whitespace())));
+    all_code && significant && visible
+}
+
+fn code_block(out: &mut String, content: &[Node]) {
+    out.push_str("<pre><code>");
+    for node in content {
+        match node {
+            Node::Text { text, .. } => out.push_str(&escape_text(text)),
+            _ => out.push('\n'),
+        }
+    }
+    out.push_str("</code></pre>");
 }
 
 fn wrap(out: &mut String, tag: &str, inner: impl FnOnce(&mut String)) {
