@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Runs every test: formatting, lints, the Rust suites on both store backends (embedded SQLite and
-# DynamoDB Local), the token key through Secrets Manager (moto), the Tiptap differential corpus, the Lambda event checks and the SAM template
-# lint. Installs and starts what it needs by itself; a missing service is a failure here.
+# Runs every test: formatting, lints, the Rust suites on both store backends (embedded SQLite
+# and DynamoDB Local), the token key through Secrets Manager (moto), the Tiptap differential
+# corpus, the Lambda event checks, the OpenAPI document (openapi-spec-validator, schemathesis
+# against the local server) and the SAM template lint. Installs and starts what it needs by
+# itself; a missing service is a failure here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -68,6 +70,19 @@ log "cargo clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 log "cargo test (embedded + DynamoDB Local + moto + Tiptap)"
 cargo test --workspace --quiet
+log "OpenAPI: validate the served document, then schemathesis against the local server"
+api_port=$(free_port)
+./target/debug/workapi --data-dir "$work/api" serve --addr "127.0.0.1:$api_port" >"$work/api.log" 2>&1 &
+pids+=($!)
+wait_for "the local server" "http://127.0.0.1:$api_port/docs/json"
+curl -sf "http://127.0.0.1:$api_port/docs/json" -o "$work/openapi.json"
+openapi-spec-validator "$work/openapi.json"
+workspace=$(./target/debug/workapi --data-dir "$work/api" workspace list | head -n1 | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+user=$(./target/debug/workapi --data-dir "$work/api" user list --workspace "$workspace" | head -n1 | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+token=$(./target/debug/workapi --data-dir "$work/api" token create --workspace "$workspace" --user "$user" 2>/dev/null)
+st run "http://127.0.0.1:$api_port/docs/json" -H "Authorization: Bearer $token" \
+  --checks all --max-examples 100 --seed 1 --no-color
+
 log "cfn-lint template.yaml"
 cfn-lint template.yaml
 

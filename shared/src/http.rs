@@ -119,3 +119,9 @@ impl<S: Send + Sync> FromRequest<S> for JsonObject {
         }
     }
 }
+
+/// The `{success: true}` body of operations that return no resource.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct Success {
+    pub success: bool,
+}

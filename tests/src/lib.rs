@@ -141,7 +141,8 @@ impl TestApi {
         format!("{}{path}", self.base)
     }
 
-    /// Sends a request and returns status, headers and the JSON body (Null when empty).
+    /// Sends a request and returns status, headers and the body: JSON, a string for other
+    /// content, Null when empty.
     pub async fn call(
         &self,
         method: reqwest::Method,
@@ -163,8 +164,9 @@ impl TestApi {
         let body = if bytes.is_empty() {
             Value::Null
         } else {
+            // Non-JSON bodies (YAML documents) come back as a string.
             serde_json::from_slice(&bytes)
-                .unwrap_or_else(|_| panic!("[{}] non-JSON body: {}", self.backend, String::from_utf8_lossy(&bytes)))
+                .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
         };
         (status, headers, body)
     }

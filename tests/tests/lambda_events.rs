@@ -94,5 +94,20 @@ fn tags_events_run_through_the_lambda_adapter() {
         let unauthorised = invoke(router.clone(), &events["list"]).await;
         assert_eq!(unauthorised["statusCode"], 401);
         assert_eq!(body(&unauthorised)["statusCode"], 401);
+
+        // The docs function: public, JSON and YAML.
+        let docs_router = docs::router(AppState::new(
+            Arc::new(SqliteStore::in_memory().unwrap()),
+            TokenKeySource::Static(TokenKey::generate()),
+        ));
+        let docs_events = load_events("docs");
+        assert_eq!(docs_events.keys().collect::<Vec<_>>(), ["json", "yaml"], "one event per route");
+        let json_doc = invoke(docs_router.clone(), &docs_events["json"]).await;
+        assert_eq!(json_doc["statusCode"], 200, "{json_doc}");
+        assert_eq!(&body(&json_doc), docs::document());
+        let yaml_doc = invoke(docs_router, &docs_events["yaml"]).await;
+        assert_eq!(yaml_doc["statusCode"], 200);
+        assert_eq!(yaml_doc["multiValueHeaders"]["content-type"], json!(["application/yaml"]));
+        assert!(yaml_doc["body"].as_str().unwrap().contains("openapi: 3.1.0"));
     });
 }

@@ -10,5 +10,5 @@ use shared::AppState;
 /// Every function's routes behind the shared HTTP conventions: exactly what API Gateway
 /// serves, in one process.
 pub fn app(state: AppState) -> Router {
-    shared::http::service(tags::routes(), state)
+    shared::http::service(tags::routes().merge(docs::routes()), state)
 }

@@ -4,7 +4,8 @@ use shared::permissions::key;
 use shared::{ApiError, Caller};
 
 /// The seven tag types; each has its own partition and name space.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "kebab-case")]
 pub enum TagType {
     Task,
     Project,
@@ -26,6 +27,21 @@ pub const TAG_TYPES: &[TagType] = &[
 ];
 
 pub const COLORS: &[&str] = &["default", "red", "yellow", "green", "blue", "purple", "fuchsia", "pink", "magenta"];
+
+/// The palette as a schema (the API stores and returns the names of [`COLORS`]).
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Color {
+    Default,
+    Red,
+    Yellow,
+    Green,
+    Blue,
+    Purple,
+    Fuchsia,
+    Pink,
+    Magenta,
+}
 
 /// Longest accepted tag name, in characters (the spec gives none; documented in docs/tags.md).
 pub const MAX_NAME_CHARS: usize = 100;

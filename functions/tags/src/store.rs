@@ -17,12 +17,15 @@ const ENTITY_TAG_NAME: &str = "TagName";
 const CREATE_ATTEMPTS: usize = 5;
 
 /// The tag as the API returns it (spec §2.5).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Tag {
     pub id: Uuid,
     pub name: String,
+    /// One of the palette, or null when unset
+    #[schema(required, value_type = Option<crate::domain::Color>)]
     pub color: Option<String>,
+    /// Soft-deleted tags do not appear in lists
     pub is_deleted: bool,
 }
 

@@ -1,0 +1,118 @@
+//! The OpenAPI document against the routers: every documented operation is routed, every route
+//! is documented, events match documented operations, and [P] declarations reach the document.
+
+use api_tests::{TestApi, backends};
+use serde_json::Value;
+use shared::identity::UserKind;
+use shared::permissions::ROOT;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// (METHOD, path template) of every documented operation.
+fn documented() -> BTreeSet<(String, String)> {
+    let doc = docs::document();
+    let mut ops = BTreeSet::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, _) in item.as_object().unwrap() {
+            if ["get", "put", "post", "delete", "patch", "head", "options"].contains(&method.as_str()) {
+                ops.insert((method.to_uppercase(), path.clone()));
+            }
+        }
+    }
+    ops
+}
+
+/// A concrete path for a template: valid-looking values for each parameter.
+fn concrete(template: &str) -> String {
+    template.replace("{type}", "task").replace("{id}", "00000000-0000-4000-8000-000000000000")
+}
+
+#[tokio::test]
+async fn every_documented_operation_is_routed() {
+    let backend = backends().await.into_iter().next().unwrap();
+    let api = TestApi::start(&backend).await;
+    let (_, token) = api.user(ROOT, UserKind::Employee).await;
+    let ops = documented();
+    assert!(ops.len() >= 6, "{ops:?}");
+    for (method, template) in ops {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let (status, _, body) =
+            api.call(method.clone(), &concrete(&template), Some(&token), Some(serde_json::json!({}))).await;
+        let unrouted = status == 405 || (status == 404 && body["message"] == "No such route");
+        assert!(!unrouted, "{method} {template} is documented but not routed ({status} {body})");
+    }
+}
+
+/// Routes exist only through `utoipa_axum::routes!`, which documents them in the same breath:
+/// a bare `.route(` in a function crate would be a route the document lacks.
+#[test]
+fn functions_register_routes_only_with_their_documentation() {
+    let mut offenders = Vec::new();
+    for function in std::fs::read_dir(repo().join("functions")).unwrap() {
+        let src = function.unwrap().path().join("src");
+        for file in std::fs::read_dir(&src).into_iter().flatten() {
+            let path = file.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            if text.contains(".route(") || text.contains("axum::routing::") {
+                offenders.push(path.display().to_string());
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "undocumented routes in {offenders:?}");
+}
+
+#[test]
+fn every_event_names_a_documented_operation() {
+    let ops = documented();
+    let mut seen = 0;
+    for function in std::fs::read_dir(repo().join("events")).unwrap() {
+        for event in std::fs::read_dir(function.unwrap().path()).unwrap() {
+            let path = event.unwrap().path();
+            let event: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            let method = event["httpMethod"].as_str().unwrap().to_owned();
+            let concrete_path =
+                event["path"].as_str().unwrap().replace("${TAG_ID}", "00000000-0000-4000-8000-000000000000");
+            let matched = ops.iter().any(|(m, t)| *m == method && concrete(t) == concrete_path);
+            assert!(matched, "{} ({method} {concrete_path}) matches no documented operation", path.display());
+            seen += 1;
+        }
+    }
+    assert!(seen >= 6);
+}
+
+#[test]
+fn projected_endpoints_carry_their_declaration() {
+    let doc = docs::document();
+    let create = &doc["paths"]["/tags/{type}/create"]["post"];
+    assert_eq!(create["x-lt-response-projection"]["compact"], serde_json::json!(tags::CREATE_TAG.compact));
+    let names: Vec<_> = create["parameters"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    for name in ["fieldsToReturn", "responseShape", "LT-Response-Shape"] {
+        assert!(names.contains(&name), "{name} missing from {names:?}");
+    }
+    let list = &doc["paths"]["/tags/{type}"]["get"];
+    assert!(list.get("x-lt-response-projection").is_none(), "GET lists are not [P]");
+    assert_eq!(list["security"][0]["bearer"][0], "api:read");
+    assert_eq!(create["security"][1]["oauth2"][0], "api:write");
+    assert_eq!(doc["paths"]["/docs/json"]["get"]["security"], serde_json::json!([]));
+    assert_eq!(create["responses"]["429"]["$ref"], "#/components/responses/TooManyRequests");
+    let max = doc["components"]["schemas"]["CreateTagBody"]["properties"]["name"]["maxLength"].as_u64();
+    assert_eq!(max, Some(tags::domain::MAX_NAME_CHARS as u64), "documented bound = enforced bound");
+    let colors = &doc["components"]["schemas"]["Color"]["enum"];
+    assert_eq!(colors, &serde_json::json!(tags::domain::COLORS), "documented palette = enforced palette");
+}
+
+#[tokio::test]
+async fn the_document_is_served_as_json_and_yaml() {
+    let backend = backends().await.into_iter().next().unwrap();
+    let api = TestApi::start(&backend).await;
+    let json: Value = api.http.get(api.url("/docs/json")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(&json, docs::document());
+    let response = api.http.get(api.url("/docs/yaml")).send().await.unwrap();
+    assert_eq!(response.headers()["content-type"], "application/yaml");
+    let yaml: Value = serde_norway::from_str(&response.text().await.unwrap()).unwrap();
+    assert_eq!(&yaml, docs::document());
+}
