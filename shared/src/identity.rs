@@ -5,7 +5,7 @@ use crate::auth::pat::{self, TokenKey};
 use crate::clock;
 use crate::permissions;
 use crate::store::keys::{self, WsKeys};
-use crate::store::{Condition, Store, StoreError, StoreResult, TxOp, Update, from_item, to_item};
+use crate::store::{Condition, Query, Store, StoreError, StoreResult, TxOp, Update, from_item, query_all, to_item};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -104,18 +104,7 @@ pub async fn get_workspace(store: &dyn Store, id: Uuid) -> StoreResult<Option<Wo
 }
 
 pub async fn list_workspaces(store: &dyn Store) -> StoreResult<Vec<Workspace>> {
-    let mut all = Vec::new();
-    let mut after = None;
-    loop {
-        let page = store.query(crate::store::Query::gsi1(keys::WORKSPACES_GSI1PK).after(after)).await?;
-        for item in page.items {
-            all.push(from_item(item)?);
-        }
-        match page.next {
-            Some(next) => after = Some(next),
-            None => return Ok(all),
-        }
-    }
+    query_all(store, Query::gsi1(keys::WORKSPACES_GSI1PK)).await?.into_iter().map(from_item).collect()
 }
 
 pub struct NewUser<'a> {
@@ -177,8 +166,11 @@ pub async fn get_user(store: &dyn Store, workspace_id: Uuid, user_id: Uuid) -> S
 
 pub async fn list_users(store: &dyn Store, workspace_id: Uuid) -> StoreResult<Vec<User>> {
     let keys = WsKeys::new(workspace_id);
-    let page = store.query(crate::store::Query::table(keys.root_pk()).begins_with(WsKeys::USER_PREFIX)).await?;
-    page.items.into_iter().map(from_item).collect()
+    query_all(store, Query::table(keys.root_pk()).begins_with(WsKeys::USER_PREFIX))
+        .await?
+        .into_iter()
+        .map(from_item)
+        .collect()
 }
 
 pub struct NewToken<'a> {
@@ -235,8 +227,8 @@ pub async fn list_tokens(
     user_id: Uuid,
 ) -> StoreResult<Vec<(crate::store::Key, TokenRecord)>> {
     let keys = WsKeys::new(workspace_id);
-    let page = store.query(crate::store::Query::gsi1(keys.user_tokens_gsi1pk(user_id))).await?;
-    page.items
+    query_all(store, Query::gsi1(keys.user_tokens_gsi1pk(user_id)))
+        .await?
         .into_iter()
         .map(|item| {
             let key =

@@ -62,10 +62,10 @@ async fn tokens_verify_against_the_key_in_secrets_manager() {
 
     // A token tagged with another key is forged, and rejected before any store read.
     let forged = pat::mint(&TokenKey::generate());
-    let before = api.store_calls.load(Ordering::SeqCst);
+    let before = api.store_reads.load(Ordering::SeqCst);
     let (status, body) = api.get("/tags/task", &forged).await;
     assert_error_body(api.backend, status, &body, 401);
-    assert_eq!(api.store_calls.load(Ordering::SeqCst), before);
+    assert_eq!(api.store_reads.load(Ordering::SeqCst), before);
 }
 
 #[tokio::test]

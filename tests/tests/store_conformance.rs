@@ -179,6 +179,19 @@ async fn pagination_visits_every_item_once() {
 }
 
 #[tokio::test]
+async fn query_all_follows_every_page() {
+    each(async |b| {
+        let pk = fresh_pk();
+        for i in 0..12 {
+            b.store.put(item(&pk, &format!("I#{i:02}"), json!({})), Condition::None).await.unwrap();
+        }
+        let all = query_all(b.store.as_ref(), Query::table(&pk).limit(5)).await.unwrap();
+        assert_eq!(all.len(), 12, "[{}]", b.name);
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn gsi1_holds_only_items_with_both_index_keys() {
     each(async |b| {
         let (pk, gsi) = (fresh_pk(), fresh_pk());

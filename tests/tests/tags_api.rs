@@ -261,7 +261,7 @@ async fn unknown_routes_and_methods_get_the_error_body() {
 }
 
 #[tokio::test]
-async fn bad_credentials_get_401_and_forgeries_never_reach_the_store() {
+async fn bad_credentials_get_401_and_forgeries_never_read_the_store() {
     each(async |_, api| {
         let (user, token) = api.user(ROOT, UserKind::Employee).await;
         let other_key = shared::auth::pat::TokenKey::generate();
@@ -277,7 +277,7 @@ async fn bad_credentials_get_401_and_forgeries_never_reach_the_store() {
             ("forged", Some(format!("Bearer {forged}"))),
             ("one character changed", Some(format!("Bearer {flipped}"))),
         ] {
-            let before = api.store_calls.load(Ordering::SeqCst);
+            let before = api.store_reads.load(Ordering::SeqCst);
             let mut request = api.http.get(api.url("/tags/task"));
             if let Some(header) = header {
                 request = request.header("authorization", header);
@@ -287,12 +287,7 @@ async fn bad_credentials_get_401_and_forgeries_never_reach_the_store() {
             assert!(response.headers()["www-authenticate"].to_str().unwrap().starts_with("Bearer"));
             let body: Value = response.json().await.unwrap();
             assert_error_body(api.backend, 401, &body, 401);
-            assert_eq!(
-                api.store_calls.load(Ordering::SeqCst),
-                before,
-                "[{}] {what} token reached the store",
-                api.backend
-            );
+            assert_eq!(api.store_reads.load(Ordering::SeqCst), before, "[{}] {what} token read the store", api.backend);
         }
 
         // Well-formed and correctly tagged, but never issued: one credential read, then 401.

@@ -5,7 +5,7 @@ use crate::domain::{TagType, fold_name};
 use serde::{Deserialize, Serialize};
 use shared::clock;
 use shared::store::keys::WsKeys;
-use shared::store::{Condition, Query, Store, StoreError, TxOp, Update, VERSION, from_item, to_item};
+use shared::store::{Condition, Query, Store, StoreError, TxOp, Update, VERSION, from_item, query_all, to_item};
 use shared::{ApiError, ApiResult};
 use uuid::Uuid;
 
@@ -90,20 +90,12 @@ pub async fn create_or_get(store: &dyn Store, keys: WsKeys, tag_type: TagType, n
 
 /// Live tags of a type, ordered by name (case-insensitive).
 pub async fn list_live(store: &dyn Store, keys: WsKeys, tag_type: TagType) -> ApiResult<Vec<Tag>> {
+    let query = Query::table(keys.tags_pk(tag_type.as_str())).begins_with(WsKeys::TAG_PREFIX);
     let mut tags = Vec::new();
-    let mut after = None;
-    loop {
-        let query = Query::table(keys.tags_pk(tag_type.as_str())).begins_with(WsKeys::TAG_PREFIX).after(after);
-        let page = store.query(query).await?;
-        for item in page.items {
-            let record: TagRecord = from_item(item)?;
-            if !record.tag.is_deleted {
-                tags.push(record.tag);
-            }
-        }
-        match page.next {
-            Some(next) => after = Some(next),
-            None => break,
+    for item in query_all(store, query).await? {
+        let record: TagRecord = from_item(item)?;
+        if !record.tag.is_deleted {
+            tags.push(record.tag);
         }
     }
     tags.sort_by_cached_key(|t| (fold_name(&t.name), t.id));

@@ -6,7 +6,7 @@
 
 use super::*;
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
+use aws_sdk_dynamodb::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, ConditionCheck, Delete, GlobalSecondaryIndex, KeySchemaElement,
     KeyType, Projection, ProjectionType, Put, ReturnValue, ScalarAttributeType, TimeToLiveSpecification,
@@ -100,6 +100,17 @@ impl DynamoStore {
 
 fn sdk<E: std::error::Error + 'static, R: std::fmt::Debug>(e: SdkError<E, R>) -> StoreError {
     StoreError::Backend(DisplayErrorContext(&e).to_string())
+}
+
+/// A failed condition of a single-item write is `ConditionFailed`; anything else is a backend error.
+fn write_error<E: ProvideErrorMetadata + std::error::Error + 'static, R: std::fmt::Debug>(
+    e: SdkError<E, R>,
+) -> StoreError {
+    if e.as_service_error().and_then(|s| s.code()) == Some("ConditionalCheckFailedException") {
+        StoreError::ConditionFailed
+    } else {
+        sdk(e)
+    }
 }
 
 /// Collects placeholder names and values so an expression never carries unused ones
@@ -254,10 +265,7 @@ impl Store for DynamoStore {
             .await;
         match result {
             Ok(_) => Ok(()),
-            Err(e) if e.as_service_error().is_some_and(|s| s.is_conditional_check_failed_exception()) => {
-                Err(StoreError::ConditionFailed)
-            }
-            Err(e) => Err(sdk(e)),
+            Err(e) => Err(write_error(e)),
         }
     }
 
@@ -283,10 +291,7 @@ impl Store for DynamoStore {
             .await;
         match result {
             Ok(out) => Ok(out.attributes.as_ref().map(from_map).unwrap_or_default()),
-            Err(e) if e.as_service_error().is_some_and(|s| s.is_conditional_check_failed_exception()) => {
-                Err(StoreError::ConditionFailed)
-            }
-            Err(e) => Err(sdk(e)),
+            Err(e) => Err(write_error(e)),
         }
     }
 
@@ -306,10 +311,7 @@ impl Store for DynamoStore {
             .await;
         match result {
             Ok(out) => Ok(out.attributes.as_ref().map(from_map).filter(|item| !is_expired(item, now_epoch()))),
-            Err(e) if e.as_service_error().is_some_and(|s| s.is_conditional_check_failed_exception()) => {
-                Err(StoreError::ConditionFailed)
-            }
-            Err(e) => Err(sdk(e)),
+            Err(e) => Err(write_error(e)),
         }
     }
 
@@ -481,10 +483,7 @@ impl Store for DynamoStore {
                 .and_then(|m| m.get(attr))
                 .and_then(|v| from_attr(v).as_i64())
                 .ok_or_else(|| StoreError::Backend("counter missing from the update result".into())),
-            Err(e) if e.as_service_error().is_some_and(|s| s.is_conditional_check_failed_exception()) => {
-                Err(StoreError::ConditionFailed)
-            }
-            Err(e) => Err(sdk(e)),
+            Err(e) => Err(write_error(e)),
         }
     }
 }

@@ -261,6 +261,20 @@ pub(crate) fn check_update(update: &Update) -> StoreResult<()> {
     Ok(())
 }
 
+/// Every item a query matches, following the pages (DynamoDB returns at most 1 MB a page).
+pub async fn query_all(store: &dyn Store, query: Query) -> StoreResult<Vec<Item>> {
+    let mut items = Vec::new();
+    let mut after = None;
+    loop {
+        let page = store.query(query.clone().after(after)).await?;
+        items.extend(page.items);
+        match page.next {
+            Some(next) => after = Some(next),
+            None => return Ok(items),
+        }
+    }
+}
+
 /// Builds an item from a serialisable entity plus its key attributes.
 pub fn to_item<T: serde::Serialize>(entity: &T, entity_type: &str, key: &Key) -> Item {
     let mut item = match serde_json::to_value(entity) {
