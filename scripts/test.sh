@@ -71,6 +71,7 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 log "cargo test (embedded + DynamoDB Local + moto + Tiptap)"
 cargo test --workspace --quiet
 log "OpenAPI: validate the served document, then schemathesis against the local server"
+cargo build --quiet -p local --bin workapi
 api_port=$(free_port)
 ./target/debug/workapi --data-dir "$work/api" serve --addr "127.0.0.1:$api_port" >"$work/api.log" 2>&1 &
 pids+=($!)
