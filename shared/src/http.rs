@@ -77,13 +77,14 @@ async fn normalize_error(response: Response) -> Response {
         _ => status.canonical_reason().unwrap_or("Request failed"),
     };
     let (parts, _) = response.into_parts();
-    let mut error = ApiError::new(status, message);
-    for name in [header::ALLOW, header::RETRY_AFTER, header::WWW_AUTHENTICATE] {
-        if let Some(value) = parts.headers.get(&name) {
-            error = error.with_header(name, value.clone());
+    let mut rebuilt = ApiError::new(status, message).into_response();
+    // Keep Allow, Retry-After, the rate-limit headers…; only the body's own headers change.
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            rebuilt.headers_mut().append(name.clone(), value.clone());
         }
     }
-    error.into_response()
+    rebuilt
 }
 
 /// A JSON object request body. Invalid JSON and non-objects are 400 with the error body; a

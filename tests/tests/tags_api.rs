@@ -253,6 +253,11 @@ async fn unknown_routes_and_methods_get_the_error_body() {
         let (status, headers, body) = api.call(Method::PATCH, "/tags/task/create", Some(&token), None).await;
         assert_error_body(api.backend, status, &body, 405);
         assert_eq!(headers["allow"], "POST");
+        assert!(
+            headers.contains_key("x-ratelimit-remaining"),
+            "[{}] rate-limit headers survive the rewrite",
+            api.backend
+        );
         let (status, _, body) =
             api.call(Method::PUT, "/tags/task/not-a-uuid/color", Some(&token), Some(json!({"color": "red"}))).await;
         assert_error_body(api.backend, status, &body, 400);
