@@ -72,9 +72,10 @@ pub fn loud_skip(what: &str) {
 /// The whole API served over HTTP on 127.0.0.1 with one workspace ready.
 pub struct TestApi {
     pub backend: &'static str,
-    /// Store reads (get, query) made by the server, not by the harness. Writes are not counted:
-    /// every request makes one, the per-IP rate-limit counter.
+    /// Store reads (get, query) made by the server, not by the harness.
     pub store_reads: Arc<AtomicUsize>,
+    /// Store writes (put, update, delete, transact, increment) made by the server.
+    pub store_writes: Arc<AtomicUsize>,
     pub base: String,
     pub http: reqwest::Client,
     pub store: Arc<dyn Store>,
@@ -94,8 +95,12 @@ impl TestApi {
     /// Serves with the given token-key source and limits; `key` is what the harness mints
     /// tokens with.
     pub async fn start_with(backend: &Backend, source: TokenKeySource, key: TokenKey, limits: RateLimits) -> TestApi {
-        let store_reads = Arc::new(AtomicUsize::new(0));
-        let counted = Arc::new(CountingStore { inner: backend.store.clone(), reads: store_reads.clone() });
+        let (store_reads, store_writes) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let counted = Arc::new(CountingStore {
+            inner: backend.store.clone(),
+            reads: store_reads.clone(),
+            writes: store_writes.clone(),
+        });
         let state = AppState::with_rate_limits(counted, source, limits);
         let app = local::app(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a test port");
@@ -108,6 +113,7 @@ impl TestApi {
         TestApi {
             backend: backend.name,
             store_reads,
+            store_writes,
             base: format!("http://{addr}"),
             http: reqwest::Client::new(),
             store: backend.store.clone(),
@@ -190,35 +196,51 @@ pub fn assert_error_body(backend: &str, status: u16, body: &Value, expected: u16
     assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()), "[{backend}] message in {body}");
 }
 
-/// Counts the store reads the server makes, to prove which requests never read the store.
+/// Counts the store calls the server makes, to prove which requests never read the store and to
+/// count round trips per request (bench `roundtrips`).
 struct CountingStore {
     inner: Arc<dyn Store>,
     reads: Arc<AtomicUsize>,
+    writes: Arc<AtomicUsize>,
+}
+
+impl CountingStore {
+    fn read(&self) {
+        self.reads.fetch_add(1, Ordering::SeqCst);
+    }
+    fn write(&self) {
+        self.writes.fetch_add(1, Ordering::SeqCst);
+    }
 }
 
 #[async_trait::async_trait]
 impl Store for CountingStore {
     async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
-        self.reads.fetch_add(1, Ordering::SeqCst);
+        self.read();
         self.inner.get(key).await
     }
     async fn put(&self, item: Item, cond: Condition) -> StoreResult<()> {
+        self.write();
         self.inner.put(item, cond).await
     }
     async fn update(&self, key: &Key, update: Update, cond: Condition) -> StoreResult<Item> {
+        self.write();
         self.inner.update(key, update, cond).await
     }
     async fn delete(&self, key: &Key, cond: Condition) -> StoreResult<Option<Item>> {
+        self.write();
         self.inner.delete(key, cond).await
     }
     async fn query(&self, query: Query) -> StoreResult<Page> {
-        self.reads.fetch_add(1, Ordering::SeqCst);
+        self.read();
         self.inner.query(query).await
     }
     async fn transact(&self, ops: Vec<TxOp>) -> StoreResult<()> {
+        self.write();
         self.inner.transact(ops).await
     }
     async fn increment(&self, key: &Key, attr: &str, by: i64, init: Item, cond: Condition) -> StoreResult<i64> {
+        self.write();
         self.inner.increment(key, attr, by, init, cond).await
     }
 }

@@ -1,0 +1,48 @@
+//! Store round trips per request, route by route (DESIGN §7): `cargo bench -p api-tests --bench roundtrips`.
+//! Counts calls on the embedded store; DynamoDB makes exactly the same calls (one trait).
+
+use api_tests::{TestApi, backends};
+use reqwest::Method;
+use serde_json::{Value, json};
+use shared::identity::UserKind;
+use shared::permissions::ROOT;
+use std::sync::atomic::Ordering;
+
+#[tokio::main]
+async fn main() {
+    let backend = backends().await.into_iter().next().expect("the embedded backend");
+    let api = TestApi::start(&backend).await;
+    let (_, token) = api.user(ROOT, UserKind::Employee).await;
+    // First use records lastUsedAt (at most once an hour); do it before counting.
+    api.get("/tags/task", &token).await;
+    let (_, tag) = api.post("/tags/task/create", &token, json!({"name": "Existing"})).await;
+    let id = tag["id"].as_str().unwrap().to_owned();
+    let forged = shared::auth::pat::mint(&shared::auth::pat::TokenKey::generate());
+
+    let cases: Vec<(&str, Method, String, Option<&str>, Option<Value>)> = vec![
+        ("list tags", Method::GET, "/tags/task".into(), Some(&token), None),
+        ("create a new tag", Method::POST, "/tags/task/create".into(), Some(&token), Some(json!({"name": "New"}))),
+        (
+            "create an existing name",
+            Method::POST,
+            "/tags/task/create".into(),
+            Some(&token),
+            Some(json!({"name": "existing"})),
+        ),
+        ("save a colour", Method::PUT, format!("/tags/task/{id}/color"), Some(&token), Some(json!({"color": "red"}))),
+        ("soft-delete", Method::DELETE, format!("/tags/task/{id}"), Some(&token), None),
+        ("OpenAPI document", Method::GET, "/docs/json".into(), None, None),
+        ("no token (401)", Method::GET, "/tags/task".into(), None, None),
+        ("forged token (401)", Method::GET, "/tags/task".into(), Some(&forged), None),
+        ("unknown route (404)", Method::GET, "/nope".into(), Some(&token), None),
+    ];
+    println!("| Request | Status | Store reads | Store writes | Total |");
+    println!("|---|---|---|---|---|");
+    for (name, method, path, auth, body) in cases {
+        let (reads, writes) = (api.store_reads.load(Ordering::SeqCst), api.store_writes.load(Ordering::SeqCst));
+        let (status, _, _) = api.call(method, &path, auth, body).await;
+        let reads = api.store_reads.load(Ordering::SeqCst) - reads;
+        let writes = api.store_writes.load(Ordering::SeqCst) - writes;
+        println!("| {name} | {status} | {reads} | {writes} | {} |", reads + writes);
+    }
+}
