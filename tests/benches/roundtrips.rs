@@ -8,6 +8,9 @@ use shared::identity::UserKind;
 use shared::permissions::ROOT;
 use std::sync::atomic::Ordering;
 
+/// One measured request: name, method, path, bearer token, JSON body.
+struct Case<'a>(&'a str, Method, String, Option<&'a str>, Option<Value>);
+
 #[tokio::main]
 async fn main() {
     let backend = backends().await.into_iter().next().expect("the embedded backend");
@@ -19,26 +22,32 @@ async fn main() {
     let id = tag["id"].as_str().unwrap().to_owned();
     let forged = shared::auth::pat::mint(&shared::auth::pat::TokenKey::generate());
 
-    let cases: Vec<(&str, Method, String, Option<&str>, Option<Value>)> = vec![
-        ("list tags", Method::GET, "/tags/task".into(), Some(&token), None),
-        ("create a new tag", Method::POST, "/tags/task/create".into(), Some(&token), Some(json!({"name": "New"}))),
-        (
+    let cases = vec![
+        Case("list tags", Method::GET, "/tags/task".into(), Some(&token), None),
+        Case("create a new tag", Method::POST, "/tags/task/create".into(), Some(&token), Some(json!({"name": "New"}))),
+        Case(
             "create an existing name",
             Method::POST,
             "/tags/task/create".into(),
             Some(&token),
             Some(json!({"name": "existing"})),
         ),
-        ("save a colour", Method::PUT, format!("/tags/task/{id}/color"), Some(&token), Some(json!({"color": "red"}))),
-        ("soft-delete", Method::DELETE, format!("/tags/task/{id}"), Some(&token), None),
-        ("OpenAPI document", Method::GET, "/docs/json".into(), None, None),
-        ("no token (401)", Method::GET, "/tags/task".into(), None, None),
-        ("forged token (401)", Method::GET, "/tags/task".into(), Some(&forged), None),
-        ("unknown route (404)", Method::GET, "/nope".into(), Some(&token), None),
+        Case(
+            "save a colour",
+            Method::PUT,
+            format!("/tags/task/{id}/color"),
+            Some(&token),
+            Some(json!({"color": "red"})),
+        ),
+        Case("soft-delete", Method::DELETE, format!("/tags/task/{id}"), Some(&token), None),
+        Case("OpenAPI document", Method::GET, "/docs/json".into(), None, None),
+        Case("no token (401)", Method::GET, "/tags/task".into(), None, None),
+        Case("forged token (401)", Method::GET, "/tags/task".into(), Some(&forged), None),
+        Case("unknown route (404)", Method::GET, "/nope".into(), Some(&token), None),
     ];
     println!("| Request | Status | Store reads | Store writes | Total |");
     println!("|---|---|---|---|---|");
-    for (name, method, path, auth, body) in cases {
+    for Case(name, method, path, auth, body) in cases {
         let (reads, writes) = (api.store_reads.load(Ordering::SeqCst), api.store_writes.load(Ordering::SeqCst));
         let (status, _, _) = api.call(method, &path, auth, body).await;
         let reads = api.store_reads.load(Ordering::SeqCst) - reads;
