@@ -84,39 +84,43 @@ pub fn required_scope(method: &Method) -> &'static str {
     if matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) { SCOPE_READ } else { SCOPE_WRITE }
 }
 
+/// What a verified bearer credential establishes, whatever its kind.
+pub struct Verified {
+    pub workspace_id: Uuid,
+    pub user_id: Uuid,
+    /// Identifies the token or session: its rate-limit bucket and `Caller::token_id`.
+    pub token_id: Uuid,
+    pub scopes: Vec<String>,
+}
+
 impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
         let token = bearer(parts)?;
-        pat::verify(state.token_key().await?, token).map_err(|_| invalid_token())?;
+        // Security clock: nothing the request sends (LT_CUSTOM_NOW included) can move it.
+        let now = clock::now_epoch();
+        // The prefix names the kind of credential; each kind has one verifier.
+        let verified = if token.starts_with(pat::PREFIX) {
+            verify_personal_token(state, token, now).await?
+        } else {
+            return Err(invalid_token());
+        };
 
         let store = state.store();
-        let credential_key = keys::credential(&pat::token_hash(token));
-        let record: TokenRecord = match store.get(&credential_key).await? {
-            Some(item) => from_item(item)?,
-            None => return Err(invalid_token()),
-        };
-        let now = clock::now_epoch();
-        if record.revoked_at.is_some() {
-            return Err(ApiError::unauthorized("Token has been revoked"));
-        }
-        if record.expires_at.is_some_and(|at| at <= now) {
-            return Err(ApiError::unauthorized("Token has expired"));
-        }
-        let user = identity::get_user(store, record.workspace_id, record.user_id)
+        let user = identity::get_user(store, verified.workspace_id, verified.user_id)
             .await?
             .filter(|u| u.is_active)
             .ok_or_else(invalid_token)?;
 
         let scope = required_scope(&parts.method);
-        if !record.scopes.iter().any(|s| s == scope) {
+        if !verified.scopes.iter().any(|s| s == scope) {
             return Err(ApiError::forbidden(format!("Token lacks scope {scope}")));
         }
 
         // Charged to the token (an imposter's requests too), after authentication so that
         // unauthenticated noise cannot exhaust a real token's quota.
-        let token_bucket = record.id.to_string();
+        let token_bucket = verified.token_id.to_string();
         let quota = ratelimit::hit(store, state.rate_limits(), Bucket::Token(&token_bucket), now).await;
         let reported = parts.extensions.get::<Reported>().cloned().unwrap_or_default();
         match quota {
@@ -127,21 +131,37 @@ impl FromRequestParts<AppState> for Caller {
             }
         }
 
-        if record.last_used_at.is_none_or(|at| now - at >= LAST_USED_GRANULARITY_SECS) {
-            // Best effort: a failure here must not fail the request.
-            let touched =
-                store.update(&credential_key, Update::default().set("lastUsedAt", now), Condition::Exists).await;
-            if let Err(e) = touched {
-                tracing::warn!(error = %e, "could not record token use");
-            }
-        }
-
         Ok(Caller {
-            workspace_id: record.workspace_id,
+            workspace_id: verified.workspace_id,
             permissions: PermissionSet::for_role(&user.role_id),
             user,
-            token_id: record.id,
-            scopes: record.scopes,
+            token_id: verified.token_id,
+            scopes: verified.scopes,
         })
     }
+}
+
+/// A personal access token: format and keyed tag first (no I/O), then its record by hash.
+async fn verify_personal_token(state: &AppState, token: &str, now: i64) -> Result<Verified, ApiError> {
+    pat::verify(state.token_key().await?, token).map_err(|_| invalid_token())?;
+    let store = state.store();
+    let credential_key = keys::credential(&pat::token_hash(token));
+    let record: TokenRecord = match store.get(&credential_key).await? {
+        Some(item) => from_item(item)?,
+        None => return Err(invalid_token()),
+    };
+    if record.revoked_at.is_some() {
+        return Err(ApiError::unauthorized("Token has been revoked"));
+    }
+    if record.expires_at.is_some_and(|at| at <= now) {
+        return Err(ApiError::unauthorized("Token has expired"));
+    }
+    if record.last_used_at.is_none_or(|at| now - at >= LAST_USED_GRANULARITY_SECS) {
+        // Best effort: a failure here must not fail the request.
+        let touched = store.update(&credential_key, Update::default().set("lastUsedAt", now), Condition::Exists).await;
+        if let Err(e) = touched {
+            tracing::warn!(error = %e, "could not record token use");
+        }
+    }
+    Ok(Verified { workspace_id: record.workspace_id, user_id: record.user_id, token_id: record.id, scopes: record.scopes })
 }
