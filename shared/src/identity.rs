@@ -122,12 +122,11 @@ pub async fn create_user(store: &dyn Store, workspace_id: Uuid, new: NewUser<'_>
     if !email.contains('@') || email.len() > 254 {
         return Err(IdentityError::Invalid(format!("{email:?} is not an e-mail address")));
     }
-    if permissions::base_role(new.role_id).is_none() {
-        return Err(IdentityError::Invalid(format!("unknown base role {:?}", new.role_id)));
-    }
     if get_workspace(store, workspace_id).await?.is_none() {
         return Err(IdentityError::NotFound(format!("workspace {workspace_id}")));
     }
+    let keys = WsKeys::new(workspace_id);
+    let role_reference = role_reference(store, keys, new.role_id).await?;
     let user = User {
         id: Uuid::new_v4(),
         workspace_id,
@@ -139,25 +138,40 @@ pub async fn create_user(store: &dyn Store, workspace_id: Uuid, new: NewUser<'_>
         is_active: true,
         created_at: clock::now_rfc3339(),
     };
-    let keys = WsKeys::new(workspace_id);
     let folded = email.to_lowercase();
     let mut user_item = to_item(&user, ENTITY_USER, &keys.user(user.id));
     user_item.insert(crate::store::GSI1PK.into(), keys::user_email_gsi1pk(&folded).into());
     user_item.insert(crate::store::GSI1SK.into(), format!("WS#{workspace_id}#USER#{}", user.id).into());
     let guard = to_item(&serde_json::json!({ "userId": user.id }), ENTITY_EMAIL_GUARD, &keys.user_email(&folded));
-    let result = store
-        .transact(vec![
-            TxOp::Put { item: guard, cond: Condition::NotExists },
-            TxOp::Put { item: user_item, cond: Condition::NotExists },
-        ])
-        .await;
-    match result {
+    let mut ops = vec![
+        TxOp::Put { item: guard, cond: Condition::NotExists },
+        TxOp::Put { item: user_item, cond: Condition::NotExists },
+    ];
+    ops.extend(role_reference);
+    match store.transact(ops).await {
         Ok(()) => Ok(user),
         Err(StoreError::TransactionCancelled { failed }) if failed.contains(&0) => {
             Err(IdentityError::DuplicateEmail(email.to_owned()))
         }
+        Err(StoreError::TransactionCancelled { failed }) if failed.contains(&2) => {
+            Err(IdentityError::Invalid(format!("role {} changed or was deleted meanwhile; try again", new.role_id)))
+        }
         Err(e) => Err(e.into()),
     }
+}
+
+/// A user may hold a base role or a custom role of their workspace. Taking a custom role
+/// bumps its version in the same transaction, so a concurrent delete of the role (conditioned
+/// on the version it saw with no holders) cannot succeed.
+async fn role_reference(store: &dyn Store, keys: WsKeys, role_id: &str) -> Result<Option<TxOp>, IdentityError> {
+    if permissions::base_role(role_id).is_some() {
+        return Ok(None);
+    }
+    let unknown = || IdentityError::Invalid(format!("unknown role {role_id:?} (a base role or a custom role id)"));
+    let key = keys.custom_role(role_id).ok_or_else(unknown)?;
+    let role: permissions::roles::CustomRole = from_item(store.get(&key).await?.ok_or_else(unknown)?)?;
+    let update = Update::default().set(crate::store::VERSION, role.version + 1);
+    Ok(Some(TxOp::Update { key, update, cond: Condition::VersionEquals(role.version) }))
 }
 
 pub async fn get_user(store: &dyn Store, workspace_id: Uuid, user_id: Uuid) -> StoreResult<Option<User>> {

@@ -71,7 +71,7 @@ pub enum Kind {
 
 #[derive(Subcommand)]
 pub enum UserCommand {
-    /// Create a user with a base role (_root, _ceo, _team_leader, _staff, _guest); prints its id.
+    /// Create a user with a base role (_root, _ceo, _team_leader, _staff, _guest) or a custom role id; prints its id.
     Create {
         #[arg(long)]
         workspace: Uuid,

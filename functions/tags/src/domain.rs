@@ -1,7 +1,7 @@
 //! Tag rules (spec §2.5, §4.6) as plain functions.
 
-use shared::permissions::key;
-use shared::{ApiError, Caller};
+use shared::ApiError;
+use shared::permissions::{Requirement, key};
 
 /// The seven tag types; each has its own partition and name space.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
@@ -67,18 +67,16 @@ impl TagType {
         })
     }
 
-    /// Who may create (and recolour or delete) tags of this type. Types for which the spec
-    /// names no permission are open to employees, like project tags.
-    pub fn authorize_write(self, caller: &Caller) -> Result<(), ApiError> {
+    /// Who may create (and recolour or delete) tags of this type (spec §4.6). Types for which
+    /// the spec names no permission are open to employees, like project tags.
+    pub const fn write_requirement(self) -> Requirement {
         match self {
-            TagType::Task => caller.require(key::TASKS_CREATE_TAGS),
+            TagType::Task => Requirement::Permission(key::TASKS_CREATE_TAGS),
             TagType::ProjectComponent => {
-                caller.require_any(&[key::PROJECT_COMPONENTS_LIBRARY_EDIT, key::PROJECTS_MANAGE_COMPONENTS])
+                Requirement::AnyOf(&[key::PROJECT_COMPONENTS_LIBRARY_EDIT, key::PROJECTS_MANAGE_COMPONENTS])
             }
-            TagType::ProjectDocumentation => caller.require(key::PROJECTS_MANAGE_DOCUMENTATION),
-            TagType::Project | TagType::Organization | TagType::Object | TagType::FormTemplate => {
-                caller.require_employee()
-            }
+            TagType::ProjectDocumentation => Requirement::Permission(key::PROJECTS_MANAGE_DOCUMENTATION),
+            TagType::Project | TagType::Organization | TagType::Object | TagType::FormTemplate => Requirement::Employee,
         }
     }
 }

@@ -14,8 +14,10 @@ use axum::Router;
 use axum::extract::{Path, State};
 use domain::{COLORS, MAX_NAME_CHARS, TagType};
 use serde_json::{Value, json};
+use shared::auth::Authorized;
 use shared::http::JsonObject;
 use shared::openapi::Projected;
+use shared::permissions::AnyMember;
 use shared::projection::Projection;
 use shared::validate::Fields;
 use shared::{ApiError, ApiResult, AppState, Caller};
@@ -86,7 +88,7 @@ fn parse_id(raw: &str) -> ApiResult<Uuid> {
     responses((status = 200, description = "Live tags of the type, ordered by name", body = [store::Tag])))]
 async fn list_tags(
     State(state): State<AppState>,
-    caller: Caller,
+    Authorized(caller, _): Authorized<AnyMember>,
     Path(tag_type): Path<String>,
 ) -> ApiResult<Json<Value>> {
     let tag_type = TagType::parse(&tag_type)?;
@@ -106,7 +108,7 @@ async fn create_tag(
     JsonObject(body): JsonObject,
 ) -> ApiResult<Json<Value>> {
     let tag_type = TagType::parse(&tag_type)?;
-    tag_type.authorize_write(&caller)?;
+    caller.authorize(tag_type.write_requirement())?;
     let mut fields = Fields::new(&body);
     let name = fields.required_text("name", MAX_NAME_CHARS);
     fields.finish()?;
@@ -128,7 +130,7 @@ async fn save_color(
 ) -> ApiResult<Json<Value>> {
     let tag_type = TagType::parse(&tag_type)?;
     let id = parse_id(&id)?;
-    tag_type.authorize_write(&caller)?;
+    caller.authorize(tag_type.write_requirement())?;
     let mut fields = Fields::new(&body);
     let color = fields.required_nullable_choice("color", COLORS);
     fields.finish()?;
@@ -146,7 +148,7 @@ async fn delete_tag(
 ) -> ApiResult<Json<Value>> {
     let tag_type = TagType::parse(&tag_type)?;
     let id = parse_id(&id)?;
-    tag_type.authorize_write(&caller)?;
+    caller.authorize(tag_type.write_requirement())?;
     store::soft_delete(state.store(), caller.keys(), tag_type, id).await?;
     Ok(Json(json!(shared::http::Success { success: true })))
 }

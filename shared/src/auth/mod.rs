@@ -4,18 +4,21 @@
 //! record by hash (expiry, revocation) → user (active, role). The scope a request needs
 //! follows from its method: reads need `api:read`, everything else `api:write`.
 
+mod imposter;
 pub mod pat;
 
 use crate::app::AppState;
 use crate::clock;
 use crate::error::ApiError;
 use crate::identity::{self, SCOPE_READ, SCOPE_WRITE, TokenRecord, User, UserKind};
-use crate::permissions::PermissionSet;
+use crate::permissions::{PermissionSet, Policy, Requirement};
 use crate::ratelimit::{self, Bucket, Reported};
 use crate::store::keys::{self, WsKeys};
 use crate::store::{Condition, Update, from_item};
 use axum::extract::FromRequestParts;
 use axum::http::{Method, request::Parts};
+use std::marker::PhantomData;
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 /// Refresh `lastUsedAt` at most this often, so most requests stay read-only.
@@ -25,10 +28,17 @@ const LAST_USED_GRANULARITY_SECS: i64 = 3600;
 #[derive(Debug, Clone)]
 pub struct Caller {
     pub workspace_id: Uuid,
+    /// The user the request acts as: the token's owner, or the imposter target.
     pub user: User,
+    /// The token's owner when the request runs in imposter mode.
+    pub impersonated_by: Option<Uuid>,
     pub token_id: Uuid,
     pub scopes: Vec<String>,
+    /// Always the token owner's permissions, also in imposter mode (spec §5.5).
     pub permissions: PermissionSet,
+    /// The business clock (billing periods, contingent activity): `LT_CUSTOM_NOW` in imposter
+    /// mode, else the wall clock. Never used for expiry, codes or rate windows.
+    pub business_now: OffsetDateTime,
 }
 
 impl Caller {
@@ -37,28 +47,37 @@ impl Caller {
         WsKeys::new(self.workspace_id)
     }
 
-    pub fn require(&self, permission: &str) -> Result<(), ApiError> {
-        if self.permissions.allows(permission) {
-            Ok(())
-        } else {
-            Err(ApiError::forbidden(format!("Missing permission {permission}")))
+    /// The one permission check: every route declares a [`Requirement`] and calls this (or
+    /// takes an [`Authorized`] extractor, which does).
+    pub fn authorize(&self, requirement: Requirement) -> Result<(), ApiError> {
+        let allowed = match requirement {
+            Requirement::Member => true,
+            Requirement::Employee => self.user.kind == UserKind::Employee,
+            Requirement::Permission(key) => self.permissions.allows(key),
+            Requirement::AnyOf(keys) => keys.iter().any(|k| self.permissions.allows(k)),
+        };
+        if allowed {
+            return Ok(());
         }
+        Err(ApiError::forbidden(match requirement {
+            Requirement::Member => unreachable!("members are always allowed"),
+            Requirement::Employee => "Only employees of the workspace may do this".to_owned(),
+            Requirement::Permission(key) => format!("Missing permission {key}"),
+            Requirement::AnyOf(keys) => format!("Missing permission: one of {}", keys.join(", ")),
+        }))
     }
+}
 
-    /// At least one of the permissions.
-    pub fn require_any(&self, permissions: &[&str]) -> Result<(), ApiError> {
-        if permissions.iter().any(|p| self.permissions.allows(p)) {
-            Ok(())
-        } else {
-            Err(ApiError::forbidden(format!("Missing permission: one of {}", permissions.join(", "))))
-        }
-    }
+/// An authenticated caller who meets the route's fixed [`Policy`].
+pub struct Authorized<P>(pub Caller, pub PhantomData<P>);
 
-    pub fn require_employee(&self) -> Result<(), ApiError> {
-        match self.user.kind {
-            UserKind::Employee => Ok(()),
-            UserKind::OrganizationMember => Err(ApiError::forbidden("Only employees of the workspace may do this")),
-        }
+impl<P: Policy> FromRequestParts<AppState> for Authorized<P> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let caller = Caller::from_request_parts(parts, state).await?;
+        caller.authorize(P::REQUIREMENT)?;
+        Ok(Authorized(caller, PhantomData))
     }
 }
 
@@ -131,13 +150,18 @@ impl FromRequestParts<AppState> for Caller {
             }
         }
 
-        Ok(Caller {
+        let permissions = PermissionSet::of_role(store, WsKeys::new(verified.workspace_id), &user.role_id).await?;
+        let mut caller = Caller {
             workspace_id: verified.workspace_id,
-            permissions: PermissionSet::for_role(&user.role_id),
             user,
+            impersonated_by: None,
             token_id: verified.token_id,
             scopes: verified.scopes,
-        })
+            permissions,
+            business_now: clock::now(),
+        };
+        imposter::apply(&mut caller, parts, store).await?;
+        Ok(caller)
     }
 }
 
@@ -163,5 +187,10 @@ async fn verify_personal_token(state: &AppState, token: &str, now: i64) -> Resul
             tracing::warn!(error = %e, "could not record token use");
         }
     }
-    Ok(Verified { workspace_id: record.workspace_id, user_id: record.user_id, token_id: record.id, scopes: record.scopes })
+    Ok(Verified {
+        workspace_id: record.workspace_id,
+        user_id: record.user_id,
+        token_id: record.id,
+        scopes: record.scopes,
+    })
 }

@@ -43,6 +43,23 @@ impl WsKeys {
         Key::new(self.root_pk(), format!("EMAIL#{folded_email}"))
     }
 
+    pub const ROLE_PREFIX: &'static str = "ROLE#";
+
+    /// A custom role of this workspace. None when the id is not one of this workspace's
+    /// custom-role ids, so a path parameter can neither reach another workspace nor inject a
+    /// key separator.
+    pub fn custom_role(&self, role_id: &str) -> Option<Key> {
+        crate::permissions::roles::is_custom_role_id_of(self.ws, role_id)
+            .then(|| Key::new(self.root_pk(), format!("{}{role_id}", Self::ROLE_PREFIX)))
+    }
+
+    pub const ACTIVITY_PREFIX: &'static str = "ACTIVITY#";
+
+    /// A work activity (task settings).
+    pub fn activity(&self, activity_id: Uuid) -> Key {
+        Key::new(self.root_pk(), format!("{}{activity_id}", Self::ACTIVITY_PREFIX))
+    }
+
     /// Partition holding the tags of one type.
     pub fn tags_pk(&self, tag_type: &str) -> String {
         format!("WS#{}#TAGS#{tag_type}", self.ws)
@@ -98,10 +115,21 @@ mod tests {
             keys.user(Uuid::new_v4()),
             keys.tag("task", Uuid::new_v4()),
             keys.tag_name("task", "urgent"),
+            keys.custom_role(&crate::permissions::roles::new_custom_role_id(ws)).unwrap(),
+            keys.activity(Uuid::new_v4()),
         ] {
             assert!(key.pk.starts_with(&prefix), "{key:?}");
         }
         assert!(keys.user_tokens_gsi1pk(Uuid::new_v4()).starts_with(&prefix));
+    }
+
+    #[test]
+    fn role_keys_only_for_this_workspaces_role_ids() {
+        let keys = WsKeys::new(Uuid::new_v4());
+        let foreign = crate::permissions::roles::new_custom_role_id(Uuid::new_v4());
+        assert!(keys.custom_role(&foreign).is_none());
+        assert!(keys.custom_role("_root").is_none());
+        assert!(keys.custom_role(&format!("{}_x#ACTIVITY", keys.workspace_id())).is_none());
     }
 
     #[test]

@@ -1,0 +1,80 @@
+//! Imposter mode (spec §5.5, DESIGN §3): a caller holding `PublicApi.allowImposterMode` may act
+//! as another user of the same workspace (`LT_IMPOSTER_USER_ID`) and move the business clock
+//! (`LT_CUSTOM_NOW`). The token's owner keeps their permissions, scopes and rate-limit bucket;
+//! security clocks never move. Header names are case-insensitive; the hyphenated spellings
+//! (`LT-Imposter-User-Id`, `LT-Custom-Now`) are accepted too, for proxies that drop
+//! underscores.
+
+use super::Caller;
+use crate::error::ApiError;
+use crate::identity;
+use crate::permissions::{Requirement, key};
+use crate::store::Store;
+use axum::http::request::Parts;
+use time::format_description::well_known::Rfc3339;
+use time::macros::format_description;
+use time::{Date, OffsetDateTime};
+use uuid::Uuid;
+
+pub const IMPOSTER_USER_HEADER: &str = "LT_IMPOSTER_USER_ID";
+pub const CUSTOM_NOW_HEADER: &str = "LT_CUSTOM_NOW";
+
+/// The header's value under either spelling; a value that is not text is a 400.
+fn header<'a>(parts: &'a Parts, name: &str) -> Result<Option<&'a str>, ApiError> {
+    let hyphenated = name.replace('_', "-");
+    match parts.headers.get(name).or_else(|| parts.headers.get(hyphenated.as_str())) {
+        None => Ok(None),
+        Some(value) => {
+            value.to_str().map(|v| Some(v.trim())).map_err(|_| ApiError::field(name, format!("{name} must be text")))
+        }
+    }
+}
+
+/// ISO 8601: a date-time with offset (RFC 3339), or a date meaning its midnight UTC.
+pub fn parse_instant(text: &str) -> Option<OffsetDateTime> {
+    if let Ok(at) = OffsetDateTime::parse(text, &Rfc3339) {
+        return Some(at);
+    }
+    Date::parse(text, format_description!("[year]-[month]-[day]")).ok().map(|d| d.midnight().assume_utc())
+}
+
+pub(super) async fn apply(caller: &mut Caller, parts: &Parts, store: &dyn Store) -> Result<(), ApiError> {
+    let target = header(parts, IMPOSTER_USER_HEADER)?;
+    let custom_now = header(parts, CUSTOM_NOW_HEADER)?;
+    if target.is_none() && custom_now.is_none() {
+        return Ok(());
+    }
+    caller.authorize(Requirement::Permission(key::PUBLIC_API_ALLOW_IMPOSTER_MODE))?;
+    if let Some(text) = custom_now {
+        caller.business_now = parse_instant(text).ok_or_else(|| {
+            ApiError::field(CUSTOM_NOW_HEADER, "must be an ISO 8601 date-time such as 2026-01-31T09:00:00Z")
+        })?;
+    }
+    if let Some(text) = target {
+        let id =
+            Uuid::parse_str(text).map_err(|_| ApiError::field(IMPOSTER_USER_HEADER, "must be a user id (UUID)"))?;
+        // Another workspace's user is indistinguishable from no user at all.
+        let user = identity::get_user(store, caller.workspace_id, id)
+            .await?
+            .filter(|u| u.is_active)
+            .ok_or_else(|| ApiError::not_found("The imposter user does not exist in this workspace"))?;
+        caller.impersonated_by = Some(caller.user.id);
+        caller.user = user;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instants_are_iso_8601() {
+        assert_eq!(parse_instant("2026-01-31T09:00:00Z").unwrap().unix_timestamp(), 1_769_850_000);
+        assert_eq!(parse_instant("2026-01-31T10:00:00+01:00").unwrap().unix_timestamp(), 1_769_850_000);
+        assert_eq!(parse_instant("2026-01-31").unwrap().unix_timestamp(), 1_769_817_600);
+        for bad in ["", "yesterday", "2026-13-01", "2026-01-31T09:00:00", "1769850000"] {
+            assert!(parse_instant(bad).is_none(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! The catalog of permission keys: every key the spec names and every key an endpoint checks.
+//! A key outside the catalog is rejected wherever a role is written.
+
+/// Every permission key the service knows.
+pub mod key {
+    pub const TASKS_CREATE_TAGS: &str = "Tasks.createTags";
+    pub const PROJECTS_EDIT: &str = "Projects.edit";
+    pub const PROJECTS_MANAGE_COMPONENTS: &str = "Projects.manageComponents";
+    pub const PROJECTS_MANAGE_DOCUMENTATION: &str = "Projects.manageDocumentation";
+    pub const PROJECTS_MANAGE_MANUAL_POSITIONS: &str = "Projects.manageManualPositions";
+    pub const PROJECT_COMPONENTS_LIBRARY_EDIT: &str = "ProjectComponentsLibrary.edit";
+    pub const INVOICES_MANAGE: &str = "Invoices.manage";
+    pub const WS_SETTINGS_MANAGE_SETTINGS: &str = "WsSettings.manageSettings";
+    pub const WS_SETTINGS_MANAGE_ROLES: &str = "WsSettings.manageRoles";
+    pub const WS_SETTINGS_MANAGE_TASK_SETTINGS: &str = "WsSettings.manageTaskSettings";
+    pub const PUBLIC_API_ALLOW_IMPOSTER_MODE: &str = "PublicApi.allowImposterMode";
+}
+
+/// One entry of the catalog.
+#[derive(Debug)]
+pub struct Permission {
+    pub key: &'static str,
+    /// Whether a guest role may hold it. Workspace administration, billing, the workspace-wide
+    /// component library and imposter mode never go to external users.
+    pub guest_allowed: bool,
+    pub description: &'static str,
+}
+
+pub const CATALOG: &[Permission] = &[
+    Permission {
+        key: key::TASKS_CREATE_TAGS,
+        guest_allowed: true,
+        description: "Create, recolour and delete task tags",
+    },
+    Permission { key: key::PROJECTS_EDIT, guest_allowed: true, description: "Edit projects" },
+    Permission {
+        key: key::PROJECTS_MANAGE_COMPONENTS,
+        guest_allowed: true,
+        description: "Manage the components of a project (and their tags)",
+    },
+    Permission {
+        key: key::PROJECTS_MANAGE_DOCUMENTATION,
+        guest_allowed: true,
+        description: "Manage project documentation (and its tags)",
+    },
+    Permission {
+        key: key::PROJECTS_MANAGE_MANUAL_POSITIONS,
+        guest_allowed: true,
+        description: "Add and edit manual positions of a project",
+    },
+    Permission {
+        key: key::PROJECT_COMPONENTS_LIBRARY_EDIT,
+        guest_allowed: false,
+        description: "Edit the workspace-wide project component library",
+    },
+    Permission {
+        key: key::INVOICES_MANAGE,
+        guest_allowed: false,
+        description: "Manage billing: potential invoices, subscriptions",
+    },
+    Permission {
+        key: key::WS_SETTINGS_MANAGE_SETTINGS,
+        guest_allowed: false,
+        description: "Manage workspace settings (helpdesk mail accounts, integrations)",
+    },
+    Permission {
+        key: key::WS_SETTINGS_MANAGE_ROLES,
+        guest_allowed: false,
+        description: "Create, edit and delete roles",
+    },
+    Permission {
+        key: key::WS_SETTINGS_MANAGE_TASK_SETTINGS,
+        guest_allowed: false,
+        description: "Manage task settings such as work activities",
+    },
+    Permission {
+        key: key::PUBLIC_API_ALLOW_IMPOSTER_MODE,
+        guest_allowed: false,
+        description: "Act as another user of the workspace through the API (imposter mode)",
+    },
+];
+
+pub fn find(key: &str) -> Option<&'static Permission> {
+    CATALOG.iter().find(|p| p.key == key)
+}
+
+pub fn keys() -> impl Iterator<Item = &'static str> {
+    CATALOG.iter().map(|p| p.key)
+}
+
+/// Whether a role of the type may hold the key (unknown keys: never).
+pub fn allowed_for(key: &str, guest: bool) -> bool {
+    find(key).is_some_and(|p| !guest || p.guest_allowed)
+}

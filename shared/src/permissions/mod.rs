@@ -1,0 +1,78 @@
+//! Permissions: the key catalog, base and custom roles with inheritance, and the one way a
+//! route states what it needs ([`Requirement`], checked by `Caller::authorize`).
+//! Documented in docs/permissions.md.
+
+pub mod catalog;
+pub mod roles;
+
+pub use catalog::key;
+pub use roles::{BASE_ROLES, BaseRole, CEO, GUEST, ROOT, RoleType, Roles, STAFF, TEAM_LEADER, base_role};
+
+use crate::store::keys::WsKeys;
+use crate::store::{Store, StoreResult};
+
+/// Effective permissions of a caller: key → allowed. Keys absent from the map are denied.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PermissionSet(roles::PermissionMap);
+
+impl PermissionSet {
+    /// The effective permissions of a role of the workspace. Base roles need no store read;
+    /// a custom role costs one query (all roles of the workspace). A role that cannot be
+    /// resolved (unknown, or a corrupt chain) grants nothing.
+    pub async fn of_role(store: &dyn Store, keys: WsKeys, role_id: &str) -> StoreResult<Self> {
+        let roles = if base_role(role_id).is_some() { Roles::default() } else { Roles::load(store, keys).await? };
+        Ok(Self::from_roles(&roles, role_id))
+    }
+
+    pub fn from_roles(roles: &Roles, role_id: &str) -> Self {
+        match roles.resolve(role_id) {
+            Ok(resolved) => PermissionSet(resolved.effective),
+            Err(e) => {
+                tracing::warn!(role_id, error = %e, "role does not resolve; granting nothing");
+                PermissionSet::default()
+            }
+        }
+    }
+
+    pub fn allows(&self, key: &str) -> bool {
+        self.0.get(key).copied().unwrap_or(false)
+    }
+}
+
+/// What a route demands of an authenticated caller, beyond the scope its method needs.
+/// Every route declares one; `Caller::authorize` is the only place it is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Requirement {
+    /// Any authenticated member of the workspace.
+    Member,
+    /// An employee of the workspace (not a member of a customer organization).
+    Employee,
+    Permission(&'static str),
+    /// At least one of the permissions.
+    AnyOf(&'static [&'static str]),
+}
+
+/// A named requirement, for routes whose requirement is fixed: `Authorized<ManageRoles>`.
+pub trait Policy: Send + Sync + 'static {
+    const REQUIREMENT: Requirement;
+}
+
+/// Declares a [`Policy`] type.
+#[macro_export]
+macro_rules! policy {
+    ($(#[$doc:meta])* $name:ident = $requirement:expr) => {
+        $(#[$doc])*
+        pub struct $name;
+        impl $crate::permissions::Policy for $name {
+            const REQUIREMENT: $crate::permissions::Requirement = $requirement;
+        }
+    };
+}
+
+policy!(
+    /// Any authenticated member of the workspace (reads open to everyone in it).
+    AnyMember = Requirement::Member
+);
+
+#[cfg(test)]
+mod tests;

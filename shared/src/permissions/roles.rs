@@ -1,0 +1,402 @@
+//! Roles: the five built-in base roles and a workspace's custom roles, and how a role's
+//! permissions resolve along its parent chain (spec §2.1, docs/permissions.md).
+//!
+//! Resolution: walk from the role up to its root; nearer entries override farther ones, in
+//! both directions (an explicit `false` on a child revokes what a parent grants). A base role
+//! states every catalog key explicitly. `effectivePermissions` covers the whole catalog:
+//! a key with no entry anywhere is denied, and guest roles never hold guest-disallowed keys,
+//! whatever they inherit.
+
+use super::catalog::{self, key};
+use crate::store::keys::WsKeys;
+use crate::store::{Query, Store, StoreResult, from_item, query_all};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use uuid::Uuid;
+
+pub type PermissionMap = BTreeMap<String, bool>;
+
+/// Longest parent chain accepted (a role plus nine ancestors); bounds every resolution.
+pub const MAX_DEPTH: usize = 10;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RoleType {
+    /// Internal team members
+    Normal,
+    /// External users, with extra permission restrictions
+    Guest,
+}
+
+impl RoleType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RoleType::Normal => "normal",
+            RoleType::Guest => "guest",
+        }
+    }
+}
+
+/// A text in the languages the base roles are translated to.
+#[derive(Debug)]
+pub struct Text {
+    pub en: &'static str,
+    pub de: &'static str,
+}
+
+impl Text {
+    /// By the primary subtag of the language (`de`, `de-AT`, `DE`); English otherwise.
+    pub fn get(&self, language: &str) -> &'static str {
+        let primary = language.split(['-', '_']).next().unwrap_or_default();
+        if primary.eq_ignore_ascii_case("de") { self.de } else { self.en }
+    }
+}
+
+/// A base role: built in, read-only, the same in every workspace.
+#[derive(Debug)]
+pub struct BaseRole {
+    pub id: &'static str,
+    pub name: Text,
+    pub description: Text,
+    pub icon: &'static str,
+    pub role_type: RoleType,
+    pub granted: &'static [&'static str],
+}
+
+pub const ROOT: &str = "_root";
+pub const CEO: &str = "_ceo";
+pub const TEAM_LEADER: &str = "_team_leader";
+pub const STAFF: &str = "_staff";
+pub const GUEST: &str = "_guest";
+
+const PROJECT_WORK: &[&str] = &[
+    key::TASKS_CREATE_TAGS,
+    key::PROJECTS_EDIT,
+    key::PROJECTS_MANAGE_COMPONENTS,
+    key::PROJECTS_MANAGE_DOCUMENTATION,
+    key::PROJECTS_MANAGE_MANUAL_POSITIONS,
+    key::PROJECT_COMPONENTS_LIBRARY_EDIT,
+];
+
+pub const BASE_ROLES: &[BaseRole] = &[
+    BaseRole {
+        id: ROOT,
+        name: Text { en: "Root", de: "Root" },
+        description: Text {
+            en: "Owner of the workspace with every permission",
+            de: "Inhaber des Arbeitsbereichs mit allen Berechtigungen",
+        },
+        icon: "fa-crown",
+        role_type: RoleType::Normal,
+        granted: &[
+            key::TASKS_CREATE_TAGS,
+            key::PROJECTS_EDIT,
+            key::PROJECTS_MANAGE_COMPONENTS,
+            key::PROJECTS_MANAGE_DOCUMENTATION,
+            key::PROJECTS_MANAGE_MANUAL_POSITIONS,
+            key::PROJECT_COMPONENTS_LIBRARY_EDIT,
+            key::INVOICES_MANAGE,
+            key::WS_SETTINGS_MANAGE_SETTINGS,
+            key::WS_SETTINGS_MANAGE_ROLES,
+            key::WS_SETTINGS_MANAGE_TASK_SETTINGS,
+            key::PUBLIC_API_ALLOW_IMPOSTER_MODE,
+        ],
+    },
+    BaseRole {
+        id: CEO,
+        name: Text { en: "CEO", de: "Geschäftsführung" },
+        description: Text {
+            en: "Runs the business: everything except acting as another user through the API",
+            de: "Führt das Unternehmen: alles außer dem Handeln als anderer Benutzer über die API",
+        },
+        icon: "fa-briefcase",
+        role_type: RoleType::Normal,
+        granted: &[
+            key::TASKS_CREATE_TAGS,
+            key::PROJECTS_EDIT,
+            key::PROJECTS_MANAGE_COMPONENTS,
+            key::PROJECTS_MANAGE_DOCUMENTATION,
+            key::PROJECTS_MANAGE_MANUAL_POSITIONS,
+            key::PROJECT_COMPONENTS_LIBRARY_EDIT,
+            key::INVOICES_MANAGE,
+            key::WS_SETTINGS_MANAGE_SETTINGS,
+            key::WS_SETTINGS_MANAGE_ROLES,
+            key::WS_SETTINGS_MANAGE_TASK_SETTINGS,
+        ],
+    },
+    BaseRole {
+        id: TEAM_LEADER,
+        name: Text { en: "Team Leader", de: "Teamleitung" },
+        description: Text {
+            en: "Leads projects and their teams; no billing or workspace settings",
+            de: "Leitet Projekte und ihre Teams; keine Abrechnung und keine Arbeitsbereich-Einstellungen",
+        },
+        icon: "fa-users",
+        role_type: RoleType::Normal,
+        granted: PROJECT_WORK,
+    },
+    BaseRole {
+        id: STAFF,
+        name: Text { en: "Staff", de: "Mitarbeiter" },
+        description: Text {
+            en: "Works on tasks and project documentation",
+            de: "Arbeitet an Aufgaben und Projektdokumentation",
+        },
+        icon: "fa-user",
+        role_type: RoleType::Normal,
+        granted: &[key::TASKS_CREATE_TAGS, key::PROJECTS_MANAGE_DOCUMENTATION],
+    },
+    BaseRole {
+        id: GUEST,
+        name: Text { en: "Guest", de: "Gast" },
+        description: Text { en: "External user with read-only access", de: "Externer Benutzer mit Lesezugriff" },
+        icon: "fa-user-secret",
+        role_type: RoleType::Guest,
+        granted: &[],
+    },
+];
+
+pub fn base_role(id: &str) -> Option<&'static BaseRole> {
+    BASE_ROLES.iter().find(|r| r.id == id)
+}
+
+/// A workspace's own role, as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CustomRole {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    pub icon: String,
+    #[serde(rename = "type")]
+    pub role_type: RoleType,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<String>,
+    pub raw_permissions: PermissionMap,
+    pub created_at: String,
+    pub created_by: Uuid,
+    pub edited_at: String,
+    /// Optimistic-concurrency counter; bumped by every change and by every new reference
+    /// (a child role or a user), so a delete conditioned on it cannot orphan anything.
+    pub version: i64,
+}
+
+/// Custom role ids carry their workspace: `<workspace id>_<32 hex>`.
+pub fn new_custom_role_id(workspace_id: Uuid) -> String {
+    format!("{workspace_id}_{}", Uuid::new_v4().simple())
+}
+
+/// Whether an id names a custom role of this workspace (says nothing about existence).
+pub fn is_custom_role_id_of(workspace_id: Uuid, id: &str) -> bool {
+    id.strip_prefix(&workspace_id.to_string())
+        .and_then(|rest| rest.strip_prefix('_'))
+        .is_some_and(|hex| hex.len() == 32 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// A base or a custom role.
+#[derive(Debug, Clone, Copy)]
+pub enum RoleRef<'a> {
+    Base(&'static BaseRole),
+    Custom(&'a CustomRole),
+}
+
+impl<'a> RoleRef<'a> {
+    pub fn id(&self) -> &'a str {
+        match self {
+            RoleRef::Base(r) => r.id,
+            RoleRef::Custom(r) => &r.id,
+        }
+    }
+
+    pub fn role_type(&self) -> RoleType {
+        match self {
+            RoleRef::Base(r) => r.role_type,
+            RoleRef::Custom(r) => r.role_type,
+        }
+    }
+
+    fn parent_id(&self) -> Option<&'a str> {
+        match self {
+            RoleRef::Base(_) => None,
+            RoleRef::Custom(r) => r.parent_id.as_deref(),
+        }
+    }
+
+    /// The entries stored on this role: a base role states every catalog key.
+    pub fn raw(&self) -> PermissionMap {
+        match self {
+            RoleRef::Base(r) => catalog::keys().map(|k| (k.to_owned(), r.granted.contains(&k))).collect(),
+            RoleRef::Custom(r) => r.raw_permissions.clone(),
+        }
+    }
+}
+
+/// Why a parent chain cannot be resolved.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChainError {
+    #[error("role {0} does not exist")]
+    Unknown(String),
+    #[error("the parent chain of role {0} is circular")]
+    Circular(String),
+    #[error("the parent chain is longer than {MAX_DEPTH} roles")]
+    TooDeep,
+}
+
+/// A role's three permission maps (spec §2.1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved {
+    pub permissions: PermissionMap,
+    pub raw: PermissionMap,
+    pub effective: PermissionMap,
+}
+
+/// The roles of one workspace: the base roles plus its custom roles.
+#[derive(Debug, Clone, Default)]
+pub struct Roles {
+    custom: HashMap<String, CustomRole>,
+}
+
+impl Roles {
+    pub fn new(custom: impl IntoIterator<Item = CustomRole>) -> Self {
+        Roles { custom: custom.into_iter().map(|r| (r.id.clone(), r)).collect() }
+    }
+
+    /// All custom roles of a workspace in one query (a workspace has few roles).
+    pub async fn load(store: &dyn Store, keys: WsKeys) -> StoreResult<Self> {
+        let items = query_all(store, Query::table(keys.root_pk()).begins_with(WsKeys::ROLE_PREFIX)).await?;
+        Ok(Roles::new(items.into_iter().map(from_item).collect::<StoreResult<Vec<CustomRole>>>()?))
+    }
+
+    pub fn get(&self, id: &str) -> Option<RoleRef<'_>> {
+        base_role(id).map(RoleRef::Base).or_else(|| self.custom.get(id).map(RoleRef::Custom))
+    }
+
+    pub fn custom(&self, id: &str) -> Option<&CustomRole> {
+        self.custom.get(id)
+    }
+
+    /// Custom roles ordered by creation, then id.
+    pub fn custom_roles(&self) -> Vec<&CustomRole> {
+        let mut all: Vec<_> = self.custom.values().collect();
+        all.sort_by(|a, b| (&a.created_at, &a.id).cmp(&(&b.created_at, &b.id)));
+        all
+    }
+
+    /// Roles whose parent is `id`.
+    pub fn children_of(&self, id: &str) -> Vec<&CustomRole> {
+        self.custom.values().filter(|r| r.parent_id.as_deref() == Some(id)).collect()
+    }
+
+    /// The role and its ancestors, nearest first.
+    pub fn lineage(&self, id: &str) -> Result<Vec<RoleRef<'_>>, ChainError> {
+        let mut chain = Vec::new();
+        let mut seen = HashSet::new();
+        let mut next = Some(id);
+        while let Some(id) = next {
+            if !seen.insert(id) {
+                return Err(ChainError::Circular(id.to_owned()));
+            }
+            if chain.len() == MAX_DEPTH {
+                return Err(ChainError::TooDeep);
+            }
+            let role = self.get(id).ok_or_else(|| ChainError::Unknown(id.to_owned()))?;
+            next = role.parent_id();
+            chain.push(role);
+        }
+        Ok(chain)
+    }
+
+    /// The three maps of a role, computed with its own fields replaced by a draft (what a
+    /// write would produce), so writes validate exactly what reads will show.
+    pub fn resolve_draft(
+        &self,
+        role_type: RoleType,
+        parent_id: Option<&str>,
+        raw: &PermissionMap,
+    ) -> Result<Resolved, ChainError> {
+        let ancestors = match parent_id {
+            Some(parent) => self.lineage(parent)?,
+            None => Vec::new(),
+        };
+        if ancestors.len() >= MAX_DEPTH {
+            return Err(ChainError::TooDeep);
+        }
+        let mut permissions = PermissionMap::new();
+        for ancestor in ancestors.iter().rev() {
+            permissions.extend(ancestor.raw());
+        }
+        permissions.extend(raw.iter().map(|(k, v)| (k.clone(), *v)));
+        let guest = role_type == RoleType::Guest;
+        let effective = catalog::keys()
+            .map(|k| (k.to_owned(), permissions.get(k).copied().unwrap_or(false) && catalog::allowed_for(k, guest)))
+            .collect();
+        Ok(Resolved { permissions, raw: raw.clone(), effective })
+    }
+
+    pub fn resolve(&self, id: &str) -> Result<Resolved, ChainError> {
+        match self.get(id).ok_or_else(|| ChainError::Unknown(id.to_owned()))? {
+            RoleRef::Base(base) => {
+                let raw = RoleRef::Base(base).raw();
+                Ok(Resolved { permissions: raw.clone(), effective: raw.clone(), raw })
+            }
+            RoleRef::Custom(role) => {
+                // Catch a cycle through the role itself, which resolve_draft cannot see.
+                self.lineage(id)?;
+                self.resolve_draft(role.role_type, role.parent_id.as_deref(), &role.raw_permissions)
+            }
+        }
+    }
+
+    /// Checks a proposed parent for `role_id` (None when the role is new) and returns the
+    /// custom roles of the parent's chain, whose versions a write must condition on so that
+    /// two concurrent parent changes cannot close a cycle.
+    pub fn check_parent(&self, role_id: Option<&str>, parent_id: &str) -> Result<Vec<&CustomRole>, ParentError> {
+        if role_id == Some(parent_id) {
+            return Err(ParentError::Itself);
+        }
+        let chain = self.lineage(parent_id).map_err(|e| match e {
+            ChainError::Unknown(_) => ParentError::Unknown,
+            other => ParentError::Chain(other),
+        })?;
+        if let Some(id) = role_id
+            && chain.iter().any(|r| r.id() == id)
+        {
+            return Err(ParentError::Descendant);
+        }
+        if chain.len() >= MAX_DEPTH {
+            return Err(ParentError::Chain(ChainError::TooDeep));
+        }
+        Ok(chain
+            .into_iter()
+            .filter_map(|r| match r {
+                RoleRef::Custom(c) => Some(c),
+                RoleRef::Base(_) => None,
+            })
+            .collect())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParentError {
+    #[error("a role cannot be its own parent")]
+    Itself,
+    #[error("the parent role does not exist")]
+    Unknown,
+    #[error("the parent is a descendant of this role: a child cannot become the parent (circular dependency)")]
+    Descendant,
+    #[error("{0}")]
+    Chain(ChainError),
+}
+
+/// The keys of a map a role of the type may not state: unknown keys, and for guest roles
+/// any guest-disallowed key set to true (an explicit false is harmless).
+pub fn invalid_entries(raw: &PermissionMap, role_type: RoleType) -> Vec<String> {
+    let guest = role_type == RoleType::Guest;
+    raw.iter()
+        .filter_map(|(key, allow)| match catalog::find(key) {
+            None => Some(format!("{key} is not a permission key")),
+            Some(p) if guest && *allow && !p.guest_allowed => Some(format!("{key} cannot be granted to a guest role")),
+            Some(_) => None,
+        })
+        .collect()
+}
