@@ -81,7 +81,7 @@ openapi-spec-validator "$work/openapi.json"
 workspace=$(./target/debug/workapi --data-dir "$work/api" workspace list | head -n1 | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
 user=$(./target/debug/workapi --data-dir "$work/api" user list --workspace "$workspace" | head -n1 | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
 token=$(./target/debug/workapi --data-dir "$work/api" token create --workspace "$workspace" --user "$user" 2>/dev/null)
-st run "http://127.0.0.1:$api_port/docs/json" -H "Authorization: Bearer $token" \
+st --config-file tools/schemathesis.toml run "http://127.0.0.1:$api_port/docs/json" -H "Authorization: Bearer $token" \
   --checks all --max-examples 100 --seed 1 --no-color
 
 log "cfn-lint template.yaml"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the Lambda functions under `cargo lambda watch` (hot reload) on http://127.0.0.1:9000,
-# with the real paths (router in the root Cargo.toml), on the local server's embedded store
-# and token key, so tokens printed by `cargo run -p local -- serve` work here too.
+# with the real paths (router in the root Cargo.toml), on the local server's embedded store,
+# token key and session keys, so tokens printed by `cargo run -p local -- serve`, and sessions
+# from its login, work here too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v cargo-lambda >/dev/null || { echo "install cargo-lambda: pip install cargo-lambda==1.9.2" >&2; exit 1; }
@@ -13,5 +14,11 @@ fi
 export LT_STORE="sqlite:$data_dir/local.db"
 LT_TOKEN_KEY="$(cat "$data_dir/token.key")"
 export LT_TOKEN_KEY
+if [ ! -f "$data_dir/session-keys.json" ]; then
+  echo "no $data_dir/session-keys.json yet: run 'cargo run -p local -- serve' once to create it" >&2
+  exit 1
+fi
+LT_SESSION_KEYS="$(cat "$data_dir/session-keys.json")"
+export LT_SESSION_KEYS
 export AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH=true
 exec cargo lambda watch -A 127.0.0.1 -P "${LT_WATCH_PORT:-9000}" "$@"

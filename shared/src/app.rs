@@ -1,7 +1,9 @@
-//! Per-container state shared by every handler: the store and the secrets, each set up once.
+//! Per-container state shared by every handler: the store, the secrets and the limits, each set
+//! up once.
 
 use crate::auth::pat::TokenKey;
-use crate::ratelimit::RateLimits;
+use crate::auth::session::{SessionKeySet, SessionKeySource};
+use crate::ratelimit::{LoginLimits, RateLimits};
 use crate::store::Store;
 use crate::store::dynamo::DynamoStore;
 use crate::store::sqlite::SqliteStore;
@@ -23,7 +25,50 @@ pub struct AppState(Arc<Inner>);
 struct Inner {
     store: Arc<dyn Store>,
     token_key: TokenKeySource,
+    session_keys: SessionKeySource,
     limits: RateLimits,
+    login_limits: LoginLimits,
+}
+
+/// Builds an [`AppState`]; what is not given takes its default (see [`AppStateBuilder::build`]).
+pub struct AppStateBuilder {
+    store: Arc<dyn Store>,
+    token_key: TokenKeySource,
+    session_keys: Option<SessionKeySource>,
+    limits: Option<RateLimits>,
+    login_limits: Option<LoginLimits>,
+}
+
+impl AppStateBuilder {
+    pub fn session_keys(mut self, source: SessionKeySource) -> Self {
+        self.session_keys = Some(source);
+        self
+    }
+
+    pub fn rate_limits(mut self, limits: RateLimits) -> Self {
+        self.limits = Some(limits);
+        self
+    }
+
+    pub fn login_limits(mut self, limits: LoginLimits) -> Self {
+        self.login_limits = Some(limits);
+        self
+    }
+
+    /// Defaults: rate limits from the environment (the spec's values unless overridden), and,
+    /// without a session key set, a random one made for this process alone (its sessions are
+    /// valid only here: fine for tests, wrong for anything shared, which must configure one).
+    pub fn build(self) -> AppState {
+        AppState(Arc::new(Inner {
+            store: self.store,
+            token_key: self.token_key,
+            session_keys: self
+                .session_keys
+                .unwrap_or_else(|| SessionKeySource::fixed(SessionKeySet::generate("process"))),
+            limits: self.limits.unwrap_or_else(RateLimits::from_env),
+            login_limits: self.login_limits.unwrap_or_else(LoginLimits::from_env),
+        }))
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -37,20 +82,34 @@ pub enum ConfigError {
 impl AppState {
     /// Rate limits come from the environment (the spec's values unless overridden).
     pub fn new(store: Arc<dyn Store>, token_key: TokenKeySource) -> Self {
-        Self::with_rate_limits(store, token_key, RateLimits::from_env())
+        Self::builder(store, token_key).build()
     }
 
     pub fn with_rate_limits(store: Arc<dyn Store>, token_key: TokenKeySource, limits: RateLimits) -> Self {
-        AppState(Arc::new(Inner { store, token_key, limits }))
+        Self::builder(store, token_key).rate_limits(limits).build()
+    }
+
+    pub fn builder(store: Arc<dyn Store>, token_key: TokenKeySource) -> AppStateBuilder {
+        AppStateBuilder { store, token_key, session_keys: None, limits: None, login_limits: None }
     }
 
     pub fn rate_limits(&self) -> &RateLimits {
         &self.0.limits
     }
 
+    pub fn login_limits(&self) -> &LoginLimits {
+        &self.0.login_limits
+    }
+
+    /// Where session keys come from; `keys(kid)` may fetch or refresh them.
+    pub fn session_keys(&self) -> &SessionKeySource {
+        &self.0.session_keys
+    }
+
     /// The state of a function binary: the store named by `LT_STORE` (see [`open_store`];
-    /// deployed functions leave it unset and use the DynamoDB table `TABLE_NAME`), and the
-    /// token key from `LT_TOKEN_KEY_SECRET_ID` (Secrets Manager) or `LT_TOKEN_KEY`.
+    /// deployed functions leave it unset and use the DynamoDB table `TABLE_NAME`), the
+    /// token key from `LT_TOKEN_KEY_SECRET_ID` (Secrets Manager) or `LT_TOKEN_KEY`, and the
+    /// session keys from `LT_SESSION_KEYS_SECRET_ID` or `LT_SESSION_KEYS`.
     pub async fn from_lambda_env() -> Result<Self, ConfigError> {
         let spec = match std::env::var("LT_STORE") {
             Ok(spec) => spec,
@@ -58,7 +117,9 @@ impl AppState {
                 format!("dynamodb:{}", std::env::var("TABLE_NAME").map_err(|_| ConfigError::Missing("TABLE_NAME"))?)
             }
         };
-        Ok(AppState::new(open_store(&spec).await?, token_key_source_from_env()?))
+        Ok(AppState::builder(open_store(&spec).await?, token_key_source_from_env()?)
+            .session_keys(session_key_source_from_env()?)
+            .build())
     }
 
     pub fn store(&self) -> &dyn Store {
@@ -102,6 +163,18 @@ pub fn token_key_source_from_env() -> Result<TokenKeySource, ConfigError> {
     let key = TokenKey::from_hex(&hex)
         .ok_or_else(|| ConfigError::Invalid("LT_TOKEN_KEY must be 64 hex characters".into()))?;
     Ok(TokenKeySource::Static(key))
+}
+
+/// The session key set: `LT_SESSION_KEYS_SECRET_ID` names a Secrets Manager secret (fetched on
+/// first use, refreshed as [`crate::auth::session::RefreshPolicy`] says), or `LT_SESSION_KEYS`
+/// holds the key-set JSON itself (docs/auth.md).
+pub fn session_key_source_from_env() -> Result<SessionKeySource, ConfigError> {
+    if let Ok(secret_id) = std::env::var("LT_SESSION_KEYS_SECRET_ID") {
+        return Ok(SessionKeySource::secrets_manager(secret_id));
+    }
+    let json = std::env::var("LT_SESSION_KEYS").map_err(|_| ConfigError::Missing("LT_SESSION_KEYS_SECRET_ID"))?;
+    let keys = SessionKeySet::parse(&json).map_err(|e| ConfigError::Invalid(format!("LT_SESSION_KEYS: {e}")))?;
+    Ok(SessionKeySource::fixed(keys))
 }
 
 /// Reads the token key from Secrets Manager. The error never contains the secret value.

@@ -23,7 +23,9 @@ impl Projected {
 }
 
 /// Paths served without authentication.
-const PUBLIC_PREFIXES: &[&str] = &["/docs/"];
+const PUBLIC_PREFIXES: &[&str] = &["/docs/", LOGIN_PATH];
+/// The password login: public, yet it answers 401 for wrong credentials.
+const LOGIN_PATH: &str = "/api/auth/login";
 
 const METHODS: &[&str] = &["get", "put", "post", "delete", "patch", "head", "options", "trace"];
 
@@ -46,6 +48,11 @@ pub fn finish(api: utoipa::openapi::OpenApi, projected: &[Projected]) -> Value {
         for method in METHODS {
             let Some(operation) = item.get_mut(*method).and_then(Value::as_object_mut) else { continue };
             complete_operation(operation, method, public);
+            if path == LOGIN_PATH
+                && let Some(responses) = operation.get_mut("responses").and_then(Value::as_object_mut)
+            {
+                responses.insert("401".into(), json!({"$ref": "#/components/responses/Error"}));
+            }
             let id = operation.get("operationId").and_then(Value::as_str).unwrap_or_default().to_owned();
             if let Some(p) = projected.iter().find(|p| p.operation_id == id) {
                 add_projection(operation, p);
@@ -147,6 +154,11 @@ fn complete_operation(operation: &mut Map<String, Value>, method: &str, public: 
     let mut errors = vec!["400", "404", "405", "413", "415", "500"];
     if !public {
         errors.extend(["401", "403"]);
+    }
+    // Writes use optimistic concurrency: a write that keeps losing races (or a delete of
+    // something still in use) answers 409.
+    if !matches!(method, "get" | "head" | "options") {
+        errors.push("409");
     }
     for status in errors {
         responses.entry(status).or_insert_with(|| json!({"$ref": "#/components/responses/Error"}));

@@ -1,5 +1,6 @@
 //! Request rate limits (spec §8): per client IP and per token or session, in fixed windows,
-//! counted in the store so they are exact across Lambda instances.
+//! counted in the store so they are exact across Lambda instances; and the tighter login
+//! limits ([`LoginLimits`]).
 //!
 //! Each limit costs one conditional atomic write: `increment` with `CounterBelow(limit)` on the
 //! window's counter item. The item expires (TTL) a minute after its window, so counters never
@@ -30,16 +31,72 @@ impl Default for RateLimits {
 
 impl RateLimits {
     pub fn from_env() -> Self {
-        let read = |name: &str, default: i64| {
-            std::env::var(name).ok().and_then(|v| v.parse::<i64>().ok()).filter(|v| *v > 0).unwrap_or(default)
-        };
         let d = RateLimits::default();
         RateLimits {
-            per_token: read("LT_RATE_LIMIT_TOKEN", d.per_token),
-            per_ip: read("LT_RATE_LIMIT_IP", d.per_ip),
-            window_secs: read("LT_RATE_LIMIT_WINDOW_SECS", d.window_secs),
+            per_token: env_limit("LT_RATE_LIMIT_TOKEN", d.per_token),
+            per_ip: env_limit("LT_RATE_LIMIT_IP", d.per_ip),
+            window_secs: env_limit("LT_RATE_LIMIT_WINDOW_SECS", d.window_secs),
         }
     }
+}
+
+/// The tighter limits of `POST /api/auth/login` (spec §8.4), charged on top of the IP limit to
+/// every login attempt that passes validation: per client IP and per e-mail address (so
+/// guessing one account's password from many addresses is limited too). Defaults: 10 attempts
+/// a minute each; `LT_LOGIN_LIMIT_IP`, `LT_LOGIN_LIMIT_EMAIL` and `LT_LOGIN_LIMIT_WINDOW_SECS`
+/// override them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoginLimits {
+    pub per_ip: i64,
+    pub per_email: i64,
+    pub window_secs: i64,
+}
+
+impl Default for LoginLimits {
+    fn default() -> Self {
+        LoginLimits { per_ip: 10, per_email: 10, window_secs: 60 }
+    }
+}
+
+impl LoginLimits {
+    pub fn from_env() -> Self {
+        let d = LoginLimits::default();
+        LoginLimits {
+            per_ip: env_limit("LT_LOGIN_LIMIT_IP", d.per_ip),
+            per_email: env_limit("LT_LOGIN_LIMIT_EMAIL", d.per_email),
+            window_secs: env_limit("LT_LOGIN_LIMIT_WINDOW_SECS", d.window_secs),
+        }
+    }
+}
+
+fn env_limit(name: &str, default: i64) -> i64 {
+    std::env::var(name).ok().and_then(|v| v.parse::<i64>().ok()).filter(|v| *v > 0).unwrap_or(default)
+}
+
+/// Which login counter an attempt is charged to.
+pub enum LoginBucket<'a> {
+    Ip(&'a str),
+    /// The e-mail as typed; it is case-folded and hashed, so no address is written to a key.
+    Email(&'a str),
+}
+
+/// Counts one login attempt, like [`hit`].
+pub async fn hit_login(
+    store: &dyn Store,
+    limits: &LoginLimits,
+    bucket: LoginBucket<'_>,
+    now: i64,
+) -> Result<Quota, Quota> {
+    let (name, limit) = match bucket {
+        LoginBucket::Ip(ip) => (format!("login-ip:{ip}"), limits.per_ip),
+        LoginBucket::Email(email) => {
+            use sha2::Digest;
+            let digest = sha2::Sha256::digest(email.trim().to_lowercase().as_bytes());
+            let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+            (format!("login-email:{hex}"), limits.per_email)
+        }
+    };
+    count(store, &name, limit, limits.window_secs, now).await
 }
 
 /// The state of one limit after a request was counted against it.
@@ -70,11 +127,16 @@ pub async fn hit(store: &dyn Store, limits: &RateLimits, bucket: Bucket<'_>, now
         Bucket::Ip(ip) => (format!("ip:{ip}"), limits.per_ip),
         Bucket::Token(id) => (format!("token:{id}"), limits.per_token),
     };
-    let (start, reset_in) = window(now, limits.window_secs);
-    let key = crate::store::keys::rate_limit_window(&name, start);
+    count(store, &name, limit, limits.window_secs, now).await
+}
+
+/// One conditional increment of a bucket's counter in the window containing `now`.
+async fn count(store: &dyn Store, name: &str, limit: i64, window_secs: i64, now: i64) -> Result<Quota, Quota> {
+    let (start, reset_in) = window(now, window_secs);
+    let key = crate::store::keys::rate_limit_window(name, start);
     let mut init = Item::new();
     init.insert(ENTITY.into(), ENTITY_WINDOW.into());
-    init.insert(TTL.into(), (start + limits.window_secs + 60).into());
+    init.insert(TTL.into(), (start + window_secs + 60).into());
     let below = Condition::CounterBelow { attr: "count".into(), limit };
     match store.increment(&key, "count", 1, init, below).await {
         Ok(count) => Ok(Quota { limit, remaining: (limit - count).max(0), reset_in }),

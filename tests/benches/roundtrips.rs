@@ -21,6 +21,13 @@ async fn main() {
     let (_, tag) = api.post("/tags/task/create", &token, json!({"name": "Existing"})).await;
     let id = tag["id"].as_str().unwrap().to_owned();
     let forged = shared::auth::pat::mint(&shared::auth::pat::TokenKey::generate());
+    let role_body = json!({"name": "Reviewers", "icon": "fa-eye", "type": "normal", "parentId": "_staff"});
+    let (_, role) = api.post("/administration/roles", &token, role_body.clone()).await;
+    let role_id = role["id"].as_str().unwrap().to_owned();
+    let (_, holder) = api.user(&role_id, UserKind::Employee).await;
+    api.get("/tags/task", &holder).await;
+    let (_, activity) = api.post("/administration/task-settings/activities", &token, json!({"name": "Dev"})).await;
+    let activity_id = activity["id"].as_str().unwrap().to_owned();
 
     let cases = vec![
         Case("list tags", Method::GET, "/tags/task".into(), Some(&token), None),
@@ -40,6 +47,30 @@ async fn main() {
             Some(json!({"color": "red"})),
         ),
         Case("soft-delete", Method::DELETE, format!("/tags/task/{id}"), Some(&token), None),
+        Case("list tags as a custom-role holder", Method::GET, "/tags/task".into(), Some(&holder), None),
+        Case("list roles", Method::GET, "/administration/roles".into(), Some(&token), None),
+        Case("create a role", Method::POST, "/administration/roles".into(), Some(&token), Some(role_body)),
+        Case(
+            "patch a role",
+            Method::PATCH,
+            format!("/administration/roles/{role_id}"),
+            Some(&token),
+            Some(json!({"name": "Reviewers 2"})),
+        ),
+        Case(
+            "toggle a permission",
+            Method::PATCH,
+            format!("/administration/roles/{role_id}/permissions/Projects.edit"),
+            Some(&token),
+            Some(json!({"allow": true})),
+        ),
+        Case(
+            "replace a work activity",
+            Method::PUT,
+            format!("/administration/task-settings/activities/{activity_id}"),
+            Some(&token),
+            Some(json!({"name": "Development", "translations": [{"language": "de", "name": "Entwicklung"}]})),
+        ),
         Case("OpenAPI document", Method::GET, "/docs/json".into(), None, None),
         Case("no token (401)", Method::GET, "/tags/task".into(), None, None),
         Case("forged token (401)", Method::GET, "/tags/task".into(), Some(&forged), None),

@@ -11,8 +11,9 @@ use serde_json::Value;
 use shared::AppState;
 use shared::app::TokenKeySource;
 use shared::auth::pat::TokenKey;
+use shared::auth::session::{SessionKeySet, SessionKeySource};
 use shared::identity::{self, NewToken, NewUser, User, UserKind};
-use shared::ratelimit::RateLimits;
+use shared::ratelimit::{LoginLimits, RateLimits};
 use shared::store::dynamo::DynamoStore;
 use shared::store::sqlite::SqliteStore;
 use shared::store::{Condition, Item, Key, Page, Query, Store, StoreResult, TxOp, Update};
@@ -86,6 +87,8 @@ pub struct TestApi {
 impl TestApi {
     /// Limits high enough that no functional test meets them (the rate-limit suite sets its own).
     pub const GENEROUS: RateLimits = RateLimits { per_token: 1_000_000, per_ip: 1_000_000, window_secs: 60 };
+    /// The same for the login limits.
+    pub const GENEROUS_LOGIN: LoginLimits = LoginLimits { per_ip: 1_000_000, per_email: 1_000_000, window_secs: 60 };
 
     pub async fn start(backend: &Backend) -> TestApi {
         let key = TokenKey::generate();
@@ -93,15 +96,34 @@ impl TestApi {
     }
 
     /// Serves with the given token-key source and limits; `key` is what the harness mints
-    /// tokens with.
+    /// tokens with. Sessions are signed with a random key set.
     pub async fn start_with(backend: &Backend, source: TokenKeySource, key: TokenKey, limits: RateLimits) -> TestApi {
+        let sessions = SessionKeySource::fixed(SessionKeySet::generate("test"));
+        Self::serve(backend, source, key, limits, sessions, Self::GENEROUS_LOGIN).await
+    }
+
+    /// Serves with the given session keys and login limits (and generous API limits).
+    pub async fn start_with_sessions(backend: &Backend, sessions: SessionKeySource, login: LoginLimits) -> TestApi {
+        let key = TokenKey::generate();
+        Self::serve(backend, TokenKeySource::Static(key.clone()), key, Self::GENEROUS, sessions, login).await
+    }
+
+    async fn serve(
+        backend: &Backend,
+        source: TokenKeySource,
+        key: TokenKey,
+        limits: RateLimits,
+        sessions: SessionKeySource,
+        login: LoginLimits,
+    ) -> TestApi {
         let (store_reads, store_writes) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
         let counted = Arc::new(CountingStore {
             inner: backend.store.clone(),
             reads: store_reads.clone(),
             writes: store_writes.clone(),
         });
-        let state = AppState::with_rate_limits(counted, source, limits);
+        let state =
+            AppState::builder(counted, source).rate_limits(limits).session_keys(sessions).login_limits(login).build();
         let app = local::app(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a test port");
         let addr = listener.local_addr().expect("local address");

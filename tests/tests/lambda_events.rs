@@ -111,3 +111,98 @@ fn tags_events_run_through_the_lambda_adapter() {
         assert!(yaml_doc["body"].as_str().unwrap().contains("openapi: 3.1.0"));
     });
 }
+
+#[test]
+fn oauth_events_run_through_the_lambda_adapter() {
+    // SAFETY: set before any thread of this test process reads the environment here.
+    unsafe { std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true") };
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        // The event carries the demo admin's documented credentials, so `cargo lambda invoke`
+        // works against the local server's store as it is.
+        let store = Arc::new(SqliteStore::in_memory().unwrap());
+        let key = TokenKey::generate();
+        local::demo::ensure_demo(store.as_ref(), &key).await.unwrap().expect("an empty store");
+        let router = oauth::router(AppState::new(store, TokenKeySource::Static(key)));
+
+        let events = load_events("oauth");
+        assert_eq!(events.keys().collect::<Vec<_>>(), ["login"], "one event per route");
+        let response = invoke(router.clone(), &events["login"]).await;
+        assert_eq!(response["statusCode"], 200, "{response}");
+        let session = body(&response);
+        assert_eq!(session["tokenType"], "Bearer");
+        assert!(session["accessToken"].as_str().unwrap().starts_with("eyJ"), "{session}");
+        // The login limits count the API Gateway source IP of the event.
+        assert_eq!(response["multiValueHeaders"]["x-ratelimit-limit"], json!(["10"]), "{response}");
+
+        let wrong = events["login"].replace("workapi-demo-password", "not-the-password");
+        let refused = invoke(router, &wrong).await;
+        assert_eq!(refused["statusCode"], 401);
+        assert_eq!(body(&refused), json!({"statusCode": 401, "message": "Invalid e-mail or password"}));
+    });
+}
+
+#[test]
+fn administration_events_run_through_the_lambda_adapter() {
+    // SAFETY: set before any thread of this test process reads the environment here.
+    unsafe { std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true") };
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let store = Arc::new(SqliteStore::in_memory().unwrap());
+        let key = TokenKey::generate();
+        let demo = local::demo::ensure_demo(store.as_ref(), &key).await.unwrap().expect("an empty store");
+        let router = administration::router(AppState::new(store, TokenKeySource::Static(key)));
+        let events = load_events("administration");
+        assert_eq!(
+            events.keys().collect::<Vec<_>>(),
+            [
+                "create-activity",
+                "create-role",
+                "delete-role",
+                "get-role",
+                "list-activities",
+                "list-roles",
+                "replace-activity",
+                "replace-permissions",
+                "replace-role",
+                "set-permission",
+                "update-role",
+            ],
+            "one event per route"
+        );
+        let run = async |name: &str, ids: &[(&str, &str)]| {
+            let mut event = events[name].replace("${TOKEN}", &demo.token);
+            for (placeholder, value) in ids {
+                event = event.replace(placeholder, value);
+            }
+            let response = invoke(router.clone(), &event).await;
+            let status = response["statusCode"].as_u64().unwrap();
+            (status, body(&response))
+        };
+
+        let (status, role) = run("create-role", &[]).await;
+        assert_eq!(status, 201, "{role}");
+        assert_eq!(role["parentId"], "_staff", "responseShape=full from the query string: {role}");
+        let role_id = role["id"].as_str().unwrap().to_owned();
+        let ids = [("${ROLE_ID}", role_id.as_str())];
+        for (name, expected) in
+            [("get-role", 200), ("list-roles", 200), ("replace-role", 200), ("replace-permissions", 200)]
+        {
+            let (status, body) = run(name, &ids).await;
+            assert_eq!(status, expected, "{name}: {body}");
+        }
+        let (_, updated) = run("update-role", &ids).await;
+        assert_eq!(updated, json!({"id": role_id, "description": "Review and approve project work"}));
+        let (_, toggled) = run("set-permission", &ids).await;
+        assert_eq!(toggled["effectivePermissions"]["Invoices.manage"], true, "{toggled}");
+        assert_eq!(run("delete-role", &ids).await, (200, json!({"success": true})));
+
+        let (status, activity) = run("create-activity", &[]).await;
+        assert_eq!(status, 201, "{activity}");
+        let activity_id = activity["id"].as_str().unwrap().to_owned();
+        let (status, replaced) = run("replace-activity", &[("${ACTIVITY_ID}", &activity_id)]).await;
+        assert_eq!(status, 200, "{replaced}");
+        assert_eq!(replaced["translations"][1], json!({"language": "fr", "name": "Développement"}));
+        let (status, list) = run("list-activities", &[]).await;
+        assert_eq!(status, 200);
+        assert!(list.as_array().unwrap().iter().any(|a| a["id"] == activity_id.as_str()));
+    });
+}

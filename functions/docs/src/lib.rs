@@ -12,12 +12,12 @@ use utoipa_axum::routes;
 
 /// Every function's documented routes, including these.
 fn all_apis() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().merge(tags::api()).merge(api())
+    OpenApiRouter::new().merge(tags::api()).merge(administration::api()).merge(oauth::api()).merge(api())
 }
 
 /// Every [P] declaration of every function.
 fn all_projected() -> Vec<shared::openapi::Projected> {
-    [tags::PROJECTED].concat()
+    [tags::PROJECTED, &administration::projected(), oauth::PROJECTED].concat()
 }
 
 /// The finished document, built once per container on first use.

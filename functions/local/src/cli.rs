@@ -1,10 +1,11 @@
-//! The operator CLI: `serve`, `workspace`, `user`, `token` and `table` commands against either
-//! store backend. Commands that create something print its id (or the raw token) alone on
+//! The operator CLI: `serve`, `workspace`, `user` (including `set-password`), `token` and
+//! `table` commands against either store backend. Commands that create something print its id (or the raw token) alone on
 //! stdout so scripts can capture it; everything else goes to stderr.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use shared::app::{TokenKeySource, open_store, token_key_source_from_env};
+use shared::app::{TokenKeySource, open_store, session_key_source_from_env, token_key_source_from_env};
 use shared::auth::pat::TokenKey;
+use shared::auth::session::{SessionKeySet, SessionKeySource};
 use shared::identity::{self, NewToken, NewUser, UserKind};
 use shared::store::Store;
 use shared::store::dynamo::DynamoStore;
@@ -90,6 +91,18 @@ pub enum UserCommand {
     List {
         #[arg(long)]
         workspace: Uuid,
+    },
+    /// Set a user's login password (Argon2id), read from standard input: never from an
+    /// argument, which would end up in shell history and process listings. On a terminal it
+    /// prompts twice; otherwise it reads the first line (e.g. `printf '%s' "$PW" | workapi …`).
+    SetPassword {
+        #[arg(long)]
+        workspace: Uuid,
+        #[arg(long)]
+        user: Uuid,
+        /// Read the password from standard input without prompting, even on a terminal.
+        #[arg(long)]
+        password_stdin: bool,
     },
 }
 
@@ -182,6 +195,60 @@ impl Backend {
     }
 }
 
+impl Backend {
+    /// The session key set: from the environment when set (`LT_SESSION_KEYS_SECRET_ID` or
+    /// `LT_SESSION_KEYS`, as on Lambda), else, for the embedded store, `session-keys.json` in
+    /// the data directory, created with one random key on first use.
+    pub async fn session_keys(&self) -> CliResult<SessionKeySource> {
+        if std::env::var_os("LT_SESSION_KEYS").is_some() || std::env::var_os("LT_SESSION_KEYS_SECRET_ID").is_some() {
+            return Ok(session_key_source_from_env()?);
+        }
+        match self.dynamo_table() {
+            None => Ok(SessionKeySource::fixed(load_or_create_session_keys(&self.data_dir.join("session-keys.json"))?)),
+            Some(_) => {
+                Err("set LT_SESSION_KEYS_SECRET_ID (or LT_SESSION_KEYS) to the deployment's session keys".into())
+            }
+        }
+    }
+}
+
+fn load_or_create_session_keys(path: &std::path::Path) -> CliResult<SessionKeySet> {
+    if let Ok(text) = std::fs::read_to_string(path) {
+        return Ok(SessionKeySet::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?);
+    }
+    let keys = SessionKeySet::generate("local-1");
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    write_private(path, &keys.to_json())?;
+    Ok(keys)
+}
+
+/// The new password from standard input: prompted twice on a terminal (unless
+/// `--password-stdin`), else the first line without its line ending.
+fn read_new_password(no_prompt: bool) -> CliResult<String> {
+    use std::io::{BufRead, IsTerminal, Write};
+    let stdin = std::io::stdin();
+    let prompt = !no_prompt && stdin.is_terminal();
+    let read = |label: &str| -> CliResult<String> {
+        if prompt {
+            eprint!("{label} (input is shown; pipe it in to hide it): ");
+            std::io::stderr().flush()?;
+        }
+        let mut line = String::new();
+        stdin.lock().read_line(&mut line)?;
+        Ok(line.strip_suffix('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).unwrap_or(&line).to_owned())
+    };
+    let password = read("New password")?;
+    if prompt && read("Repeat it")? != password {
+        return Err("the passwords differ".into());
+    }
+    if password.is_empty() {
+        return Err("no password on standard input".into());
+    }
+    Ok(password)
+}
+
 fn load_or_create_key(path: &std::path::Path) -> CliResult<TokenKey> {
     if let Ok(text) = std::fs::read_to_string(path) {
         return TokenKey::from_hex(&text)
@@ -237,6 +304,11 @@ pub async fn run_operator(command: Command, backend: &Backend) -> CliResult<()> 
         }
         Command::User(UserCommand::List { workspace }) => {
             identity::list_users(store, workspace).await?.iter().for_each(print_json_line);
+        }
+        Command::User(UserCommand::SetPassword { workspace, user, password_stdin }) => {
+            let password = read_new_password(password_stdin)?;
+            shared::auth::password::set_password(store, workspace, user, &password).await?;
+            eprintln!("password set for user {user}");
         }
         Command::Token(TokenCommand::Create { workspace, user, name, scopes, expires_in_days }) => {
             let key = backend.token_key().await?;

@@ -5,6 +5,9 @@ use shared::identity::{self, NewToken, NewUser, SCOPE_READ, SCOPE_WRITE, UserKin
 use shared::store::Store;
 
 pub const DEMO_EMAIL: &str = "admin@demo.example";
+/// The demo admin's login password (`POST /api/auth/login`). A demo value, documented in the
+/// README and docs/auth.md: set a real one with `workapi user set-password` for anything else.
+pub const DEMO_PASSWORD: &str = "workapi-demo-password";
 
 pub struct Demo {
     pub workspace_id: uuid::Uuid,
@@ -12,8 +15,8 @@ pub struct Demo {
     pub token: String,
 }
 
-/// Creates the demo workspace with a Root admin and a read-write token, unless any workspace
-/// exists already. Returns the new token (shown once).
+/// Creates the demo workspace with a Root admin (login password [`DEMO_PASSWORD`]) and a
+/// read-write token, unless any workspace exists already. Returns the new token (shown once).
 pub async fn ensure_demo(store: &dyn Store, key: &TokenKey) -> Result<Option<Demo>, identity::IdentityError> {
     if !identity::list_workspaces(store).await?.is_empty() {
         return Ok(None);
@@ -31,6 +34,8 @@ pub async fn ensure_demo(store: &dyn Store, key: &TokenKey) -> Result<Option<Dem
         },
     )
     .await?;
+    shared::auth::password::set_password(store, ws.id, user.id, DEMO_PASSWORD).await?;
+    seed_activities(store, ws.id).await?;
     let (token, _) = identity::create_token(
         store,
         key,
@@ -40,4 +45,17 @@ pub async fn ensure_demo(store: &dyn Store, key: &TokenKey) -> Result<Option<Dem
     )
     .await?;
     Ok(Some(Demo { workspace_id: ws.id, user_id: user.id, token }))
+}
+
+/// A few work activities, so time booking has something to choose from.
+async fn seed_activities(store: &dyn Store, workspace_id: uuid::Uuid) -> Result<(), identity::IdentityError> {
+    use administration::activities::{rules, store as activities};
+    let keys = shared::store::keys::WsKeys::new(workspace_id);
+    for (name, german) in [("Development", "Entwicklung"), ("Design", "Gestaltung"), ("Meeting", "Besprechung")] {
+        let translations = vec![rules::Translation { language: "de".into(), name: german.into() }];
+        activities::create(store, keys, rules::Draft { name: name.into(), translations })
+            .await
+            .map_err(|e| identity::IdentityError::Invalid(e.message))?;
+    }
+    Ok(())
 }

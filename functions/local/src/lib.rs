@@ -10,5 +10,8 @@ use shared::AppState;
 /// Every function's routes behind the shared HTTP conventions: exactly what API Gateway
 /// serves, in one process.
 pub fn app(state: AppState) -> Router {
-    shared::http::service(tags::routes().merge(docs::routes()), state)
+    shared::http::service(
+        tags::routes().merge(administration::routes()).merge(oauth::routes()).merge(docs::routes()),
+        state,
+    )
 }

@@ -31,8 +31,10 @@ async fn run(cli: Cli) -> CliResult<()> {
             demo.user_id
         );
         eprintln!("Admin token (shown once; create more with `workapi token create`):\n\n    {}\n", demo.token);
+        eprintln!("Admin login (POST /api/auth/login): {} / {}\n", local::demo::DEMO_EMAIL, local::demo::DEMO_PASSWORD);
     }
-    let app = local::app(AppState::new(store, TokenKeySource::Static(key)));
+    let sessions = backend.session_keys().await?;
+    let app = local::app(AppState::builder(store, TokenKeySource::Static(key)).session_keys(sessions).build());
     let listener = tokio::net::TcpListener::bind(addr).await?;
     eprintln!("workapi listening on http://{}", listener.local_addr()?);
     axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())

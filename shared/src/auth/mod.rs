@@ -1,11 +1,15 @@
 //! Bearer authentication: who is calling, in which workspace, with which scopes and permissions.
 //!
-//! Order of checks: header shape → token format, checksum and keyed tag (no I/O) → credential
+//! Order of checks: header shape → the token's kind by its shape → that kind's checks that
+//! need no store (format, checksum and keyed tag of a personal access token; algorithm, key
+//! id, signature and claims of a session JWT) → for personal access tokens, the credential
 //! record by hash (expiry, revocation) → user (active, role). The scope a request needs
 //! follows from its method: reads need `api:read`, everything else `api:write`.
 
 mod imposter;
+pub mod password;
 pub mod pat;
+pub mod session;
 
 use crate::app::AppState;
 use crate::clock;
@@ -52,7 +56,7 @@ impl Caller {
     pub fn authorize(&self, requirement: Requirement) -> Result<(), ApiError> {
         let allowed = match requirement {
             Requirement::Member => true,
-            Requirement::Employee => self.user.kind == UserKind::Employee,
+            Requirement::Employee => self.user.kind == UserKind::Employee && self.permissions.is_internal(),
             Requirement::Permission(key) => self.permissions.allows(key),
             Requirement::AnyOf(keys) => keys.iter().any(|k| self.permissions.allows(k)),
         };
@@ -122,6 +126,8 @@ impl FromRequestParts<AppState> for Caller {
         // The prefix names the kind of credential; each kind has one verifier.
         let verified = if token.starts_with(pat::PREFIX) {
             verify_personal_token(state, token, now).await?
+        } else if session::looks_like(token) {
+            verify_session(state, token, now).await?
         } else {
             return Err(invalid_token());
         };
@@ -163,6 +169,29 @@ impl FromRequestParts<AppState> for Caller {
         imposter::apply(&mut caller, parts, store).await?;
         Ok(caller)
     }
+}
+
+/// A session JWT: header, key id, signature and claims, all without the store. Its session id
+/// is the rate-limit bucket. Sessions are not stored, so they end by expiry (or when the user
+/// is deactivated, checked by the caller, or when their signing key is removed).
+async fn verify_session(state: &AppState, token: &str, now: i64) -> Result<Verified, ApiError> {
+    let rejected = |reason: session::Rejection| {
+        tracing::debug!(?reason, "session token rejected");
+        match reason {
+            session::Rejection::Expired => ApiError::unauthorized("Session has expired; log in again"),
+            _ => invalid_token(),
+        }
+    };
+    // Header checks first, so that garbage never makes the key set refresh.
+    let kid = session::key_id(token).map_err(rejected)?;
+    let keys = state.session_keys().keys(Some(&kid)).await.map_err(ApiError::internal)?;
+    let session = session::verify(&keys, token, now).map_err(rejected)?;
+    Ok(Verified {
+        workspace_id: session.workspace_id,
+        user_id: session.user_id,
+        token_id: session.session_id,
+        scopes: session.scopes,
+    })
 }
 
 /// A personal access token: format and keyed tag first (no I/O), then its record by hash.

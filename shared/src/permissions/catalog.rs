@@ -92,3 +92,51 @@ pub fn keys() -> impl Iterator<Item = &'static str> {
 pub fn allowed_for(key: &str, guest: bool) -> bool {
     find(key).is_some_and(|p| !guest || p.guest_allowed)
 }
+
+/// The OpenAPI schema of a permission map: the catalog's keys, each true or false, no others.
+/// Built from [`CATALOG`], so the document cannot drift from the keys the server accepts.
+pub struct PermissionMapSchema;
+
+impl utoipa::PartialSchema for PermissionMapSchema {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Schema, Type};
+        let mut object = ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .description(Some("Permission key to true (allowed) or false (disallowed); a missing key is inherited"));
+        for permission in CATALOG {
+            let entry = ObjectBuilder::new().schema_type(Type::Boolean).description(Some(permission.description));
+            object = object.property(permission.key, entry);
+        }
+        Schema::Object(object.additional_properties(Some(AdditionalProperties::FreeForm(false))).build()).into()
+    }
+}
+
+impl utoipa::ToSchema for PermissionMapSchema {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "PermissionMap".into()
+    }
+}
+
+/// The OpenAPI schema of a permission key: one of the catalog's keys.
+pub struct PermissionKeySchema;
+
+impl utoipa::PartialSchema for PermissionKeySchema {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+        let keys: Vec<&str> = keys().collect();
+        Schema::Object(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some(keys))
+                .description(Some("A permission key"))
+                .build(),
+        )
+        .into()
+    }
+}
+
+impl utoipa::ToSchema for PermissionKeySchema {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "PermissionKey".into()
+    }
+}

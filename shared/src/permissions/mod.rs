@@ -13,7 +13,12 @@ use crate::store::{Store, StoreResult};
 
 /// Effective permissions of a caller: key → allowed. Keys absent from the map are denied.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PermissionSet(roles::PermissionMap);
+pub struct PermissionSet {
+    effective: roles::PermissionMap,
+    /// The role is of type normal: an internal team member. Guest roles (and roles that do not
+    /// resolve) are external.
+    internal: bool,
+}
 
 impl PermissionSet {
     /// The effective permissions of a role of the workspace. Base roles need no store read;
@@ -26,7 +31,10 @@ impl PermissionSet {
 
     pub fn from_roles(roles: &Roles, role_id: &str) -> Self {
         match roles.resolve(role_id) {
-            Ok(resolved) => PermissionSet(resolved.effective),
+            Ok(resolved) => PermissionSet {
+                effective: resolved.effective,
+                internal: roles.get(role_id).is_some_and(|r| r.role_type() == RoleType::Normal),
+            },
             Err(e) => {
                 tracing::warn!(role_id, error = %e, "role does not resolve; granting nothing");
                 PermissionSet::default()
@@ -35,7 +43,12 @@ impl PermissionSet {
     }
 
     pub fn allows(&self, key: &str) -> bool {
-        self.0.get(key).copied().unwrap_or(false)
+        self.effective.get(key).copied().unwrap_or(false)
+    }
+
+    /// Whether the role is for internal team members (type normal), not for guests.
+    pub fn is_internal(&self) -> bool {
+        self.internal
     }
 }
 
@@ -45,7 +58,8 @@ impl PermissionSet {
 pub enum Requirement {
     /// Any authenticated member of the workspace.
     Member,
-    /// An employee of the workspace (not a member of a customer organization).
+    /// An employee of the workspace: not a member of a customer organization, and holding a
+    /// role of type normal (guest roles are for external users).
     Employee,
     Permission(&'static str),
     /// At least one of the permissions.

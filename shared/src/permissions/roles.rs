@@ -29,6 +29,16 @@ pub enum RoleType {
 }
 
 impl RoleType {
+    pub const ALL: &'static [&'static str] = &["normal", "guest"];
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "normal" => Some(RoleType::Normal),
+            "guest" => Some(RoleType::Guest),
+            _ => None,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             RoleType::Normal => "normal",
@@ -285,6 +295,24 @@ impl Roles {
     /// Roles whose parent is `id`.
     pub fn children_of(&self, id: &str) -> Vec<&CustomRole> {
         self.custom.values().filter(|r| r.parent_id.as_deref() == Some(id)).collect()
+    }
+
+    /// Levels of custom roles below `id` (0 for a leaf), so a new parent can be refused when
+    /// it would push a descendant past [`MAX_DEPTH`]. Stops counting at the bound, which also
+    /// ends the walk on a corrupt cycle.
+    pub fn descendant_depth(&self, id: &str) -> usize {
+        let mut depth = 0;
+        let mut level = vec![id.to_owned()];
+        while depth < MAX_DEPTH {
+            let next: Vec<String> =
+                level.iter().flat_map(|parent| self.children_of(parent)).map(|r| r.id.clone()).collect();
+            if next.is_empty() {
+                break;
+            }
+            depth += 1;
+            level = next;
+        }
+        depth
     }
 
     /// The role and its ancestors, nearest first.

@@ -141,6 +141,22 @@ fn a_corrupt_cycle_resolves_to_nothing_instead_of_looping() {
 }
 
 #[test]
+fn descendant_depth_counts_levels_below() {
+    let roles = Roles::new([
+        custom("a", RoleType::Normal, None, &[]),
+        custom("b", RoleType::Normal, Some("a"), &[]),
+        custom("c", RoleType::Normal, Some("b"), &[]),
+        custom("d", RoleType::Normal, Some("a"), &[]),
+    ]);
+    assert_eq!(roles.descendant_depth("a"), 2);
+    assert_eq!(roles.descendant_depth("b"), 1);
+    assert_eq!(roles.descendant_depth("c"), 0);
+    let corrupt =
+        Roles::new([custom("x", RoleType::Normal, Some("y"), &[]), custom("y", RoleType::Normal, Some("x"), &[])]);
+    assert_eq!(corrupt.descendant_depth("x"), MAX_DEPTH, "a cycle stops at the bound");
+}
+
+#[test]
 fn chains_are_bounded() {
     let mut all = vec![custom("r0", RoleType::Normal, None, &[])];
     for i in 1..MAX_DEPTH {
@@ -161,4 +177,13 @@ fn custom_role_ids_carry_their_workspace() {
     assert!(!is_custom_role_id_of(Uuid::new_v4(), &id));
     assert!(!is_custom_role_id_of(ws, roles::STAFF));
     assert!(!is_custom_role_id_of(ws, &format!("{ws}_#")));
+}
+
+#[test]
+fn only_normal_roles_are_internal() {
+    assert!(base(roles::STAFF).is_internal());
+    assert!(!base(roles::GUEST).is_internal());
+    assert!(!base("_nobody").is_internal(), "an unresolved role is external");
+    let roles = Roles::new([custom("g", RoleType::Guest, Some(roles::ROOT), &[])]);
+    assert!(!PermissionSet::from_roles(&roles, "g").is_internal());
 }

@@ -43,6 +43,11 @@ impl WsKeys {
         Key::new(self.root_pk(), format!("EMAIL#{folded_email}"))
     }
 
+    /// A user's password credential (Argon2id PHC string), beside the user item.
+    pub fn user_password(&self, user_id: Uuid) -> Key {
+        Key::new(self.root_pk(), format!("PASSWORD#{user_id}"))
+    }
+
     pub const ROLE_PREFIX: &'static str = "ROLE#";
 
     /// A custom role of this workspace. None when the id is not one of this workspace's
@@ -88,7 +93,8 @@ pub fn credential(token_hash_hex: &str) -> Key {
     Key::new(format!("CRED#{token_hash_hex}"), "CRED")
 }
 
-/// The counter of one rate-limit bucket (`ip:<addr>` or `token:<id>`) in one window.
+/// The counter of one rate-limit bucket (`ip:<addr>`, `token:<id>`, `login-ip:<addr>` or
+/// `login-email:<sha256 of the folded e-mail>`) in one window.
 pub fn rate_limit_window(bucket: &str, window_start: i64) -> Key {
     Key::new(format!("RL#{bucket}#{window_start}"), "RL")
 }
@@ -113,6 +119,7 @@ mod tests {
         for key in [
             keys.workspace(),
             keys.user(Uuid::new_v4()),
+            keys.user_password(Uuid::new_v4()),
             keys.tag("task", Uuid::new_v4()),
             keys.tag_name("task", "urgent"),
             keys.custom_role(&crate::permissions::roles::new_custom_role_id(ws)).unwrap(),

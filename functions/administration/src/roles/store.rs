@@ -1,0 +1,185 @@
+//! Role persistence with optimistic concurrency. Every write reads the workspace's roles (one
+//! query), applies its change to the role it found, and writes conditioned on that role's
+//! `version`; a lost race re-reads and re-applies, so concurrent edits of one role all land.
+//!
+//! References bump versions: a write that names a parent bumps every custom role of the
+//! parent's chain in the same transaction, so a concurrent delete of an ancestor (conditioned
+//! on the version it saw with no children) fails, and two concurrent parent changes cannot
+//! close a cycle between them.
+
+use super::rules::{self, Draft, RoleView};
+use shared::clock;
+use shared::permissions::roles::{CustomRole, new_custom_role_id};
+use shared::permissions::{Roles, base_role};
+use shared::store::keys::WsKeys;
+use shared::store::{Condition, Key, Store, StoreError, TxOp, Update, VERSION, to_item};
+use shared::{ApiError, ApiResult, identity};
+use std::time::Duration;
+use uuid::Uuid;
+
+const ENTITY_ROLE: &str = "Role";
+
+/// A write that keeps losing races gives up with 409 after this many attempts.
+const ATTEMPTS: u32 = 8;
+
+pub async fn load(store: &dyn Store, keys: WsKeys) -> ApiResult<Roles> {
+    Ok(Roles::load(store, keys).await?)
+}
+
+/// The view of a role that exists; 404 otherwise (other workspaces' roles included).
+pub fn view(roles: &Roles, id: &str, language: &str) -> ApiResult<RoleView> {
+    if roles.get(id).is_none() {
+        return Err(role_not_found());
+    }
+    rules::view(roles, id, language).map_err(|e| ApiError::internal(format!("role {id} does not resolve: {e}")))
+}
+
+fn role_not_found() -> ApiError {
+    ApiError::not_found("Role not found")
+}
+
+/// The key of a custom role addressed by a path id: base roles are read-only (403), ids that
+/// are not this workspace's custom-role ids are 404.
+pub fn writable_key(keys: WsKeys, id: &str) -> ApiResult<Key> {
+    if base_role(id).is_some() {
+        return Err(ApiError::forbidden(format!("Base role {id} is read-only and cannot be modified or deleted")));
+    }
+    keys.custom_role(id).ok_or_else(role_not_found)
+}
+
+/// The version bumps that pin a parent chain for the length of one transaction.
+fn pin_chain(keys: WsKeys, chain: &[&CustomRole]) -> Vec<TxOp> {
+    chain
+        .iter()
+        .filter_map(|role| {
+            Some(TxOp::Update {
+                key: keys.custom_role(&role.id)?,
+                update: Update::default().set(VERSION, role.version + 1),
+                cond: Condition::VersionEquals(role.version),
+            })
+        })
+        .collect()
+}
+
+/// A short random pause before retrying, so racing writers spread out.
+async fn back_off(attempt: u32) {
+    let millis = rand::random_range(1..=5u64) * u64::from(attempt + 1);
+    tokio::time::sleep(Duration::from_millis(millis)).await;
+}
+
+/// The roles after a successful write, for the response.
+fn with_role(roles: &Roles, role: CustomRole) -> Roles {
+    let mut all: Vec<CustomRole> = roles.custom_roles().into_iter().filter(|r| r.id != role.id).cloned().collect();
+    all.push(role);
+    Roles::new(all)
+}
+
+pub async fn create(store: &dyn Store, keys: WsKeys, by: Uuid, draft: Draft) -> ApiResult<(Roles, String)> {
+    let id = new_custom_role_id(keys.workspace_id());
+    let key = keys.custom_role(&id).expect("a fresh id of this workspace");
+    for attempt in 0..ATTEMPTS {
+        let roles = load(store, keys).await?;
+        let checked = rules::check(&roles, None, &draft, "permissions")?;
+        let now = clock::now_rfc3339();
+        let role = record(id.clone(), &draft, now.clone(), by, now, 1);
+        let mut ops = vec![TxOp::Put { item: to_item(&role, ENTITY_ROLE, &key), cond: Condition::NotExists }];
+        ops.extend(pin_chain(keys, &checked.chain));
+        match store.transact(ops).await {
+            Ok(()) => return Ok((with_role(&roles, role), id)),
+            Err(StoreError::TransactionCancelled { .. }) => back_off(attempt).await,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(busy())
+}
+
+fn record(
+    id: String,
+    draft: &Draft,
+    created_at: String,
+    created_by: Uuid,
+    edited_at: String,
+    version: i64,
+) -> CustomRole {
+    CustomRole {
+        id,
+        name: draft.name.clone(),
+        description: draft.description.clone(),
+        icon: draft.icon.clone(),
+        role_type: draft.role_type,
+        parent_id: draft.parent_id.clone(),
+        raw_permissions: draft.raw.clone(),
+        created_at,
+        created_by,
+        edited_at,
+        version,
+    }
+}
+
+fn busy() -> ApiError {
+    ApiError::conflict("The role is being changed concurrently; retry")
+}
+
+/// What a change produces from the stored role: the new draft, and the request field blamed
+/// when the draft holds permissions its type forbids.
+pub type Change<'a> = dyn Fn(&CustomRole) -> ApiResult<(Draft, &'static str)> + Send + Sync + 'a;
+
+/// Applies `change` to the stored role and writes it; `editedAt` and the version move on.
+pub async fn update(store: &dyn Store, keys: WsKeys, id: &str, change: &Change<'_>) -> ApiResult<Roles> {
+    let key = writable_key(keys, id)?;
+    for attempt in 0..ATTEMPTS {
+        let roles = load(store, keys).await?;
+        let current = roles.custom(id).ok_or_else(role_not_found)?;
+        let (draft, blame) = change(current)?;
+        let checked = rules::check(&roles, Some(id), &draft, blame)?;
+        let role = record(
+            current.id.clone(),
+            &draft,
+            current.created_at.clone(),
+            current.created_by,
+            clock::now_rfc3339(),
+            current.version + 1,
+        );
+        let mut ops = vec![TxOp::Put {
+            item: to_item(&role, ENTITY_ROLE, &key),
+            cond: Condition::VersionEquals(current.version),
+        }];
+        if draft.parent_id != current.parent_id {
+            ops.extend(pin_chain(keys, &checked.chain));
+        }
+        match store.transact(ops).await {
+            Ok(()) => return Ok(with_role(&roles, role)),
+            Err(StoreError::TransactionCancelled { .. }) => back_off(attempt).await,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(busy())
+}
+
+/// Deletes a custom role that no user holds and no role inherits from (409 otherwise: the
+/// holders must be moved first, so nobody silently loses or gains permissions).
+pub async fn delete(store: &dyn Store, keys: WsKeys, id: &str) -> ApiResult<()> {
+    let key = writable_key(keys, id)?;
+    for attempt in 0..ATTEMPTS {
+        let roles = load(store, keys).await?;
+        let current = roles.custom(id).ok_or_else(role_not_found)?;
+        let children = roles.children_of(id).len();
+        let holders =
+            identity::list_users(store, keys.workspace_id()).await?.iter().filter(|u| u.role_id == id).count();
+        if children > 0 || holders > 0 {
+            return Err(ApiError::conflict(format!(
+                "The role is still in use ({holders} user(s) hold it, {children} role(s) inherit from it); \
+                 assign them another role first"
+            )));
+        }
+        match store
+            .transact(vec![TxOp::Delete { key: key.clone(), cond: Condition::VersionEquals(current.version) }])
+            .await
+        {
+            Ok(()) => return Ok(()),
+            Err(StoreError::TransactionCancelled { .. }) => back_off(attempt).await,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(busy())
+}

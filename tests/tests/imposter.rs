@@ -1,0 +1,216 @@
+//! Imposter mode (spec §5.5, DESIGN §3) over HTTP on every store backend: who may use it, whom
+//! it may target, what it changes (the acting user) and what it never changes (the token
+//! owner's permissions, scopes and rate-limit bucket; token expiry and rate windows).
+
+use api_tests::{Backend, TestApi, assert_error_body, backends};
+use reqwest::Method;
+use serde_json::{Value, json};
+use shared::app::TokenKeySource;
+use shared::identity::{self, NewToken, NewUser, UserKind};
+use shared::permissions::{CEO, ROOT, STAFF};
+use shared::ratelimit::RateLimits;
+use uuid::Uuid;
+
+async fn each(test: impl AsyncFn(&Backend, &TestApi)) {
+    for backend in backends().await {
+        let api = TestApi::start(&backend).await;
+        test(&backend, &api).await;
+    }
+}
+
+async fn call_as(
+    api: &TestApi,
+    method: Method,
+    path: &str,
+    token: &str,
+    headers: &[(&str, &str)],
+    body: Option<Value>,
+) -> (u16, reqwest::header::HeaderMap, Value) {
+    let mut request = api.http.request(method, api.url(path)).bearer_auth(token);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await.expect("request reaches the server");
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let body = response.json::<Value>().await.unwrap_or(Value::Null);
+    (status, headers, body)
+}
+
+async fn german_user(api: &TestApi, workspace: Uuid, role: &str, kind: UserKind) -> identity::User {
+    let email = format!("{}@test.example", Uuid::new_v4().simple());
+    let new = NewUser { email: &email, name: "Grete", role_id: role, kind, language: "de" };
+    identity::create_user(api.store.as_ref(), workspace, new).await.expect("user")
+}
+
+#[tokio::test]
+async fn root_acts_as_another_user_with_its_own_permissions() {
+    each(async |_, api| {
+        let (_, root) = api.user(ROOT, UserKind::Employee).await;
+        let target = german_user(api, api.workspace_id, STAFF, UserKind::Employee).await;
+        let target_id = target.id.to_string();
+        let header = [("LT_IMPOSTER_USER_ID", target_id.as_str())];
+
+        // The request acts as the target: base roles come localized in the target's language.
+        let (status, _, ceo) =
+            call_as(api, Method::GET, &format!("/administration/roles/{CEO}"), &root, &header, None).await;
+        assert_eq!(status, 200, "[{}] {ceo}", api.backend);
+        assert_eq!(ceo["name"], "Geschäftsführung", "[{}] acting as the German user", api.backend);
+
+        // ... with the token owner's permissions: Staff may not create roles, Root may.
+        let body = json!({"name": "Via imposter", "icon": "fa-mask", "type": "normal"});
+        let (status, _, role) =
+            call_as(api, Method::POST, "/administration/roles?responseShape=full", &root, &header, Some(body)).await;
+        assert_eq!(status, 201, "[{}] {role}", api.backend);
+        assert_eq!(role["createdBy"], target_id, "[{}] the acting user is recorded", api.backend);
+
+        // Header names are case-insensitive, and the hyphenated spelling works too.
+        for name in ["lt_imposter_user_id", "Lt-Imposter-User-Id"] {
+            let (status, _, ceo) =
+                call_as(api, Method::GET, &format!("/administration/roles/{CEO}"), &root, &[(name, &target_id)], None)
+                    .await;
+            assert_eq!((status, ceo["name"].clone()), (200, json!("Geschäftsführung")), "[{}] {name}", api.backend);
+        }
+
+        // Acting as a customer-organization member: what needs an employee is refused.
+        let member = german_user(api, api.workspace_id, STAFF, UserKind::OrganizationMember).await;
+        let (status, _, body) = call_as(
+            api,
+            Method::POST,
+            "/tags/project/create",
+            &root,
+            &[("LT_IMPOSTER_USER_ID", &member.id.to_string())],
+            Some(json!({"name": "P"})),
+        )
+        .await;
+        assert_error_body(api.backend, status, &body, 403);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn imposter_mode_needs_the_permission() {
+    each(async |_, api| {
+        let (_, ceo) = api.user(CEO, UserKind::Employee).await;
+        let (target, _) = api.user(STAFF, UserKind::Employee).await;
+        for header in [("LT_IMPOSTER_USER_ID", target.id.to_string()), ("LT_CUSTOM_NOW", "2030-01-01T00:00:00Z".into())]
+        {
+            let (status, _, body) = call_as(api, Method::GET, "/tags/task", &ceo, &[(header.0, &header.1)], None).await;
+            assert_error_body(api.backend, status, &body, 403);
+            assert!(body["message"].as_str().unwrap().contains("PublicApi.allowImposterMode"), "{body}");
+        }
+        // A custom role that grants it enables it.
+        let (_, root) = api.user(ROOT, UserKind::Employee).await;
+        let (_, role) = api
+            .post(
+                "/administration/roles?responseShape=full",
+                &root,
+                json!({"name": "Support", "icon": "fa-life-ring", "type": "normal", "parentId": STAFF,
+                       "permissions": {"PublicApi.allowImposterMode": true}}),
+            )
+            .await;
+        let (_, support) = api.user(role["id"].as_str().unwrap(), UserKind::Employee).await;
+        let (status, _, body) =
+            call_as(api, Method::GET, "/tags/task", &support, &[("LT_IMPOSTER_USER_ID", &target.id.to_string())], None)
+                .await;
+        assert_eq!(status, 200, "[{}] {body}", api.backend);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_target_must_be_an_active_user_of_the_same_workspace() {
+    each(async |_, api| {
+        let (_, root) = api.user(ROOT, UserKind::Employee).await;
+        let other = identity::create_workspace(api.store.as_ref(), "Other", "en").await.unwrap();
+        let (foreigner, _) = api.user_in(other.id, STAFF, UserKind::Employee, &["api:read"]).await;
+        for target in [foreigner.id.to_string(), Uuid::new_v4().to_string()] {
+            let (status, _, body) =
+                call_as(api, Method::GET, "/tags/task", &root, &[("LT_IMPOSTER_USER_ID", &target)], None).await;
+            assert_error_body(api.backend, status, &body, 404);
+        }
+        let (status, _, body) =
+            call_as(api, Method::GET, "/tags/task", &root, &[("LT_IMPOSTER_USER_ID", "someone")], None).await;
+        assert_error_body(api.backend, status, &body, 400);
+        assert!(body["errors"]["LT_IMPOSTER_USER_ID"].is_array(), "{body}");
+        let (status, _, body) =
+            call_as(api, Method::GET, "/tags/task", &root, &[("LT_CUSTOM_NOW", "next tuesday")], None).await;
+        assert_error_body(api.backend, status, &body, 400);
+        assert!(body["errors"]["LT_CUSTOM_NOW"].is_array(), "{body}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn imposter_mode_keeps_the_tokens_scopes() {
+    each(async |_, api| {
+        let (_, read_only) = api.user_in(api.workspace_id, ROOT, UserKind::Employee, &["api:read"]).await;
+        let (target, _) = api.user(ROOT, UserKind::Employee).await;
+        let (status, _, body) = call_as(
+            api,
+            Method::POST,
+            "/tags/task/create",
+            &read_only,
+            &[("LT_IMPOSTER_USER_ID", &target.id.to_string())],
+            Some(json!({"name": "T"})),
+        )
+        .await;
+        assert_error_body(api.backend, status, &body, 403);
+        assert!(body["message"].as_str().unwrap().contains("api:write"), "{body}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn custom_now_never_revives_an_expired_token() {
+    each(async |_, api| {
+        let (root, _) = api.user(ROOT, UserKind::Employee).await;
+        let expired_at = shared::clock::now_epoch() - 3600;
+        let (token, _) = identity::create_token(
+            api.store.as_ref(),
+            &api.key,
+            api.workspace_id,
+            root.id,
+            NewToken { name: "old", scopes: vec!["api:read".into()], expires_at: Some(expired_at) },
+        )
+        .await
+        .unwrap();
+        for now in ["2020-01-01T00:00:00Z", "2020-01-01"] {
+            let (status, _, body) =
+                call_as(api, Method::GET, "/tags/task", &token, &[("LT_CUSTOM_NOW", now)], None).await;
+            assert_error_body(api.backend, status, &body, 401);
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn imposter_requests_count_against_the_callers_bucket_and_real_window() {
+    for backend in backends().await {
+        let key = shared::auth::pat::TokenKey::generate();
+        let limits = RateLimits { per_token: 3, per_ip: 1_000_000, window_secs: 60 };
+        let api = TestApi::start_with(&backend, TokenKeySource::Static(key.clone()), key, limits).await;
+        let (_, root) = api.user(ROOT, UserKind::Employee).await;
+        let (target, target_token) = api.user(STAFF, UserKind::Employee).await;
+        let target_id = target.id.to_string();
+        // A business clock far in the future does not open a new rate window either.
+        let headers = [("LT_IMPOSTER_USER_ID", target_id.as_str()), ("LT_CUSTOM_NOW", "2099-01-01T00:00:00Z")];
+        let mut remaining = Vec::new();
+        for _ in 0..4 {
+            let (status, h, _) = call_as(&api, Method::GET, "/tags/task", &root, &headers, None).await;
+            remaining.push((status, h.get("x-ratelimit-remaining").map(|v| v.to_str().unwrap().to_owned())));
+        }
+        assert_eq!(
+            remaining,
+            [(200, Some("2".into())), (200, Some("1".into())), (200, Some("0".into())), (429, Some("0".into()))],
+            "[{}] charged to the imposter's token",
+            api.backend
+        );
+        let (status, h, _) = call_as(&api, Method::GET, "/tags/task", &target_token, &[], None).await;
+        assert_eq!(status, 200, "[{}] the target's own bucket is untouched", api.backend);
+        assert_eq!(h["x-ratelimit-remaining"], "2");
+    }
+}
