@@ -63,6 +63,45 @@ pub async fn backends() -> Vec<Backend> {
     all
 }
 
+/// Runs a test against the whole API once per backend, each on a fresh server.
+pub async fn each_backend(test: impl AsyncFn(&Backend, &TestApi)) {
+    for backend in backends().await {
+        let api = TestApi::start(&backend).await;
+        test(&backend, &api).await;
+    }
+}
+
+/// A Secrets Manager client on moto's server (`LT_MOTO_ENDPOINT`), or None after a loud skip
+/// naming `suite`; under `LT_REQUIRE_SERVICES=1` a missing moto is a failure.
+pub async fn moto(suite: &str) -> Option<aws_sdk_secretsmanager::Client> {
+    use aws_sdk_secretsmanager::config::{BehaviorVersion, Credentials, Region};
+    let Ok(endpoint) = std::env::var("LT_MOTO_ENDPOINT") else {
+        if services_required() {
+            panic!("LT_REQUIRE_SERVICES=1 but LT_MOTO_ENDPOINT is not set: moto's Secrets Manager is required");
+        }
+        loud_skip(&format!("{suite} (LT_MOTO_ENDPOINT not set)"));
+        return None;
+    };
+    assert!(
+        std::env::var("AWS_ENDPOINT_URL_SECRETS_MANAGER").is_ok(),
+        "the functions find Secrets Manager through the SDK's own settings: set AWS_ENDPOINT_URL_SECRETS_MANAGER too"
+    );
+    let config = aws_sdk_secretsmanager::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .endpoint_url(endpoint)
+        .region(Region::new("us-east-1"))
+        .credentials_provider(Credentials::new("test", "test", None, None, "workapi-tests"))
+        .build();
+    Some(aws_sdk_secretsmanager::Client::from_conf(config))
+}
+
+/// Creates a secret with a fresh name starting with `prefix` and returns the name.
+pub async fn create_secret(client: &aws_sdk_secretsmanager::Client, prefix: &str, value: &str) -> String {
+    let name = format!("{prefix}-{}", Uuid::new_v4().simple());
+    client.create_secret().name(&name).secret_string(value).send().await.expect("create the secret in moto");
+    name
+}
+
 /// Reports a skipped part on the real stderr, past the test harness's output capture, so a
 /// passing run still shows what it did not cover.
 pub fn loud_skip(what: &str) {

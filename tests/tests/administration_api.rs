@@ -2,18 +2,11 @@
 //! store backend: the permission matrix, every role rule with its failing request,
 //! inheritance, concurrency and workspace isolation.
 
-use api_tests::{Backend, TestApi, assert_error_body, backends};
+use api_tests::{TestApi, assert_error_body, each_backend};
 use reqwest::Method;
 use serde_json::{Value, json};
 use shared::identity::{self, NewToken, NewUser, UserKind};
 use shared::permissions::{CEO, GUEST, ROOT, STAFF, TEAM_LEADER, catalog, key};
-
-async fn each(test: impl AsyncFn(&Backend, &TestApi)) {
-    for backend in backends().await {
-        let api = TestApi::start(&backend).await;
-        test(&backend, &api).await;
-    }
-}
 
 fn unique(name: &str) -> String {
     format!("{name} {}", &uuid::Uuid::new_v4().simple().to_string()[..8])
@@ -105,7 +98,7 @@ async fn call_endpoint(api: &TestApi, endpoint: Endpoint, token: &str, role_id: 
 #[tokio::test]
 async fn permission_matrix_of_base_and_custom_roles() {
     use Endpoint::*;
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, root) = api.user(ROOT, UserKind::Employee).await;
         let target = id(&create_role(api, &root, role_body(Some(STAFF), json!({}))).await);
         let (_, activity) =
@@ -171,7 +164,7 @@ async fn permission_matrix_of_base_and_custom_roles() {
 
 #[tokio::test]
 async fn base_roles_are_read_only() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, root) = api.user(ROOT, UserKind::Employee).await;
         let writes = [
             (
@@ -208,7 +201,7 @@ async fn base_roles_are_read_only() {
 
 #[tokio::test]
 async fn list_and_get_show_the_three_maps_localized() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, root) = api.user(ROOT, UserKind::Employee).await;
         let child = create_role(api, &root, role_body(Some(STAFF), json!({key::INVOICES_MANAGE: true}))).await;
         let (status, list) = api.get("/administration/roles", &root).await;
@@ -254,7 +247,7 @@ async fn list_and_get_show_the_three_maps_localized() {
 
 #[tokio::test]
 async fn put_replaces_the_role_and_validates_every_field() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (user, root) = api.user(ROOT, UserKind::Employee).await;
         let role = create_role(api, &root, role_body(Some(STAFF), json!({key::PROJECTS_EDIT: true}))).await;
         let path = format!("/administration/roles/{}", id(&role));
@@ -265,6 +258,7 @@ async fn put_replaces_the_role_and_validates_every_field() {
         let fields: Vec<_> = body["errors"].as_object().unwrap().keys().cloned().collect();
         assert_eq!(fields, ["description", "icon", "name", "type"], "[{}] {body}", api.backend);
 
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await; // editedAt has millisecond precision
         let put = json!({"name": "Reviewer", "icon": ":eyes:", "type": "normal", "description": "d".repeat(400)});
         let (status, compact) = send(api, Method::PUT, &path, &root, Some(put.clone())).await;
         assert_eq!(status, 200, "[{}] {compact}", api.backend);
@@ -303,13 +297,14 @@ async fn put_replaces_the_role_and_validates_every_field() {
 
 #[tokio::test]
 async fn patch_changes_only_what_it_carries_and_recalculates_on_parent_change() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, root) = api.user(ROOT, UserKind::Employee).await;
         let role = create_role(api, &root, role_body(Some(STAFF), json!({}))).await;
         let path = format!("/administration/roles/{}?responseShape=full", id(&role));
         assert_eq!(role["effectivePermissions"][key::TASKS_CREATE_TAGS], true);
         assert_eq!(role["effectivePermissions"][key::INVOICES_MANAGE], false);
 
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await; // editedAt has millisecond precision
         let (status, moved) = send(api, Method::PATCH, &path, &root, Some(json!({"parentId": CEO}))).await;
         assert_eq!(status, 200, "[{}] {moved}", api.backend);
         assert_eq!(moved["name"], role["name"], "name kept");
@@ -342,7 +337,7 @@ async fn patch_changes_only_what_it_carries_and_recalculates_on_parent_change() 
 
 #[tokio::test]
 async fn parent_chains_cannot_become_circular() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, root) = api.user(ROOT, UserKind::Employee).await;
         let a = id(&create_role(api, &root, role_body(Some(STAFF), json!({}))).await);
         let b = id(&create_role(api, &root, role_body(Some(&a), json!({}))).await);
@@ -379,7 +374,7 @@ async fn parent_chains_cannot_become_circular() {
 
 #[tokio::test]
 async fn explicit_entries_override_inheritance_both_ways_and_reach_the_holders() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, root) = api.user(ROOT, UserKind::Employee).await;
         let role = create_role(api, &root, role_body(Some(STAFF), json!({key::TASKS_CREATE_TAGS: false}))).await;
         let role_id = id(&role);
@@ -441,7 +436,7 @@ async fn explicit_entries_override_inheritance_both_ways_and_reach_the_holders()
 
 #[tokio::test]
 async fn concurrent_permission_toggles_on_one_role_all_land() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, root) = api.user(ROOT, UserKind::Employee).await;
         let role_id = id(&create_role(api, &root, role_body(None, json!({}))).await);
         let keys: Vec<&str> = catalog::keys().collect();
@@ -462,7 +457,7 @@ async fn concurrent_permission_toggles_on_one_role_all_land() {
 
 #[tokio::test]
 async fn roles_in_use_cannot_be_deleted() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, root) = api.user(ROOT, UserKind::Employee).await;
         let parent = id(&create_role(api, &root, role_body(Some(STAFF), json!({}))).await);
         let child = id(&create_role(api, &root, role_body(Some(&parent), json!({}))).await);
@@ -488,7 +483,7 @@ async fn roles_in_use_cannot_be_deleted() {
 
 #[tokio::test]
 async fn another_workspaces_roles_and_activities_are_404() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, root) = api.user(ROOT, UserKind::Employee).await;
         let role = id(&create_role(api, &root, role_body(None, json!({}))).await);
         let (_, activity) =
@@ -529,7 +524,7 @@ async fn another_workspaces_roles_and_activities_are_404() {
 
 #[tokio::test]
 async fn work_activities_are_created_updated_and_validated() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, root) = api.user(ROOT, UserKind::Employee).await;
         let base = "/administration/task-settings/activities";
         let (status, first) = send(api, Method::POST, base, &root, Some(json!({"name": "Development"}))).await;
@@ -591,7 +586,7 @@ async fn work_activities_are_created_updated_and_validated() {
 
 #[tokio::test]
 async fn scopes_gate_reads_and_writes() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, read_only) = api.user_in(api.workspace_id, ROOT, UserKind::Employee, &["api:read"]).await;
         let (_, write_only) = api.user_in(api.workspace_id, ROOT, UserKind::Employee, &["api:write"]).await;
         let (status, _) = api.get("/administration/roles", &read_only).await;

@@ -2,7 +2,7 @@
 //! it may target, what it changes (the acting user) and what it never changes (the token
 //! owner's permissions, scopes and rate-limit bucket; token expiry and rate windows).
 
-use api_tests::{Backend, TestApi, assert_error_body, backends};
+use api_tests::{TestApi, assert_error_body, backends, each_backend};
 use reqwest::Method;
 use serde_json::{Value, json};
 use shared::app::TokenKeySource;
@@ -10,13 +10,6 @@ use shared::identity::{self, NewToken, NewUser, UserKind};
 use shared::permissions::{CEO, ROOT, STAFF};
 use shared::ratelimit::RateLimits;
 use uuid::Uuid;
-
-async fn each(test: impl AsyncFn(&Backend, &TestApi)) {
-    for backend in backends().await {
-        let api = TestApi::start(&backend).await;
-        test(&backend, &api).await;
-    }
-}
 
 async fn call_as(
     api: &TestApi,
@@ -48,7 +41,7 @@ async fn german_user(api: &TestApi, workspace: Uuid, role: &str, kind: UserKind)
 
 #[tokio::test]
 async fn root_acts_as_another_user_with_its_own_permissions() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, root) = api.user(ROOT, UserKind::Employee).await;
         let target = german_user(api, api.workspace_id, STAFF, UserKind::Employee).await;
         let target_id = target.id.to_string();
@@ -93,7 +86,7 @@ async fn root_acts_as_another_user_with_its_own_permissions() {
 
 #[tokio::test]
 async fn imposter_mode_needs_the_permission() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, ceo) = api.user(CEO, UserKind::Employee).await;
         let (target, _) = api.user(STAFF, UserKind::Employee).await;
         for header in [("LT_IMPOSTER_USER_ID", target.id.to_string()), ("LT_CUSTOM_NOW", "2030-01-01T00:00:00Z".into())]
@@ -123,7 +116,7 @@ async fn imposter_mode_needs_the_permission() {
 
 #[tokio::test]
 async fn the_target_must_be_an_active_user_of_the_same_workspace() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, root) = api.user(ROOT, UserKind::Employee).await;
         let other = identity::create_workspace(api.store.as_ref(), "Other", "en").await.unwrap();
         let (foreigner, _) = api.user_in(other.id, STAFF, UserKind::Employee, &["api:read"]).await;
@@ -146,7 +139,7 @@ async fn the_target_must_be_an_active_user_of_the_same_workspace() {
 
 #[tokio::test]
 async fn imposter_mode_keeps_the_tokens_scopes() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, read_only) = api.user_in(api.workspace_id, ROOT, UserKind::Employee, &["api:read"]).await;
         let (target, _) = api.user(ROOT, UserKind::Employee).await;
         let (status, _, body) = call_as(
@@ -166,7 +159,7 @@ async fn imposter_mode_keeps_the_tokens_scopes() {
 
 #[tokio::test]
 async fn custom_now_never_revives_an_expired_token() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (root, _) = api.user(ROOT, UserKind::Employee).await;
         let expired_at = shared::clock::now_epoch() - 3600;
         let (token, _) = identity::create_token(

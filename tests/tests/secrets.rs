@@ -4,40 +4,12 @@
 //! Needs `LT_MOTO_ENDPOINT` and `AWS_ENDPOINT_URL_SECRETS_MANAGER` pointing at moto (the test
 //! command sets both); skipped loudly otherwise, and a failure under `LT_REQUIRE_SERVICES=1`.
 
-use api_tests::{Backend, TestApi, assert_error_body, backends, loud_skip};
-use aws_sdk_secretsmanager::config::{BehaviorVersion, Credentials, Region};
+use api_tests::{Backend, TestApi, assert_error_body, backends, create_secret, moto};
 use shared::app::TokenKeySource;
 use shared::auth::pat::{self, TokenKey};
 use shared::identity::UserKind;
 use shared::permissions::ROOT;
 use std::sync::atomic::Ordering;
-
-async fn moto() -> Option<aws_sdk_secretsmanager::Client> {
-    let Ok(endpoint) = std::env::var("LT_MOTO_ENDPOINT") else {
-        if std::env::var("LT_REQUIRE_SERVICES").is_ok_and(|v| v == "1") {
-            panic!("LT_REQUIRE_SERVICES=1 but LT_MOTO_ENDPOINT is not set: moto's Secrets Manager is required");
-        }
-        loud_skip("the Secrets Manager suite (LT_MOTO_ENDPOINT not set)");
-        return None;
-    };
-    assert!(
-        std::env::var("AWS_ENDPOINT_URL_SECRETS_MANAGER").is_ok(),
-        "the functions find Secrets Manager through the SDK's own settings: set AWS_ENDPOINT_URL_SECRETS_MANAGER too"
-    );
-    let config = aws_sdk_secretsmanager::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .endpoint_url(endpoint)
-        .region(Region::new("us-east-1"))
-        .credentials_provider(Credentials::new("test", "test", None, None, "workapi-tests"))
-        .build();
-    Some(aws_sdk_secretsmanager::Client::from_conf(config))
-}
-
-async fn create_secret(client: &aws_sdk_secretsmanager::Client, value: &str) -> String {
-    let name = format!("workapi-token-key-{}", uuid::Uuid::new_v4().simple());
-    client.create_secret().name(&name).secret_string(value).send().await.expect("create the secret in moto");
-    name
-}
 
 fn from_secret(secret_id: String) -> TokenKeySource {
     TokenKeySource::SecretsManager { secret_id, cached: Default::default() }
@@ -49,9 +21,9 @@ async fn embedded() -> Backend {
 
 #[tokio::test]
 async fn tokens_verify_against_the_key_in_secrets_manager() {
-    let Some(client) = moto().await else { return };
+    let Some(client) = moto("the Secrets Manager suite").await else { return };
     let key = TokenKey::generate();
-    let secret_id = create_secret(&client, &key.to_hex()).await;
+    let secret_id = create_secret(&client, "workapi-token-key", &key.to_hex()).await;
     let api = TestApi::start_with(&embedded().await, from_secret(secret_id.clone()), key, TestApi::GENEROUS).await;
     let (_, token) = api.user(ROOT, UserKind::Employee).await;
     assert_eq!(api.get("/tags/task", &token).await.0, 200);
@@ -70,9 +42,9 @@ async fn tokens_verify_against_the_key_in_secrets_manager() {
 
 #[tokio::test]
 async fn a_missing_or_malformed_secret_is_a_generic_500_that_reveals_nothing() {
-    let Some(client) = moto().await else { return };
+    let Some(client) = moto("the Secrets Manager suite").await else { return };
     let secret_value = "not-a-key-but-still-secret-value";
-    let malformed = create_secret(&client, secret_value).await;
+    let malformed = create_secret(&client, "workapi-token-key", secret_value).await;
     let missing = format!("workapi-missing-{}", uuid::Uuid::new_v4().simple());
     for secret_id in [malformed, missing] {
         let api = TestApi::start_with(

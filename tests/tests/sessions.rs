@@ -2,7 +2,7 @@
 //! its failures and limits, the session on real API routes, hand-made attack tokens, and the
 //! key set in Secrets Manager (moto) with refresh on an unknown key id.
 
-use api_tests::{Backend, TestApi, assert_error_body, backends, loud_skip};
+use api_tests::{Backend, TestApi, assert_error_body, backends, create_secret, moto};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
@@ -423,34 +423,6 @@ async fn the_demo_admin_logs_in_with_the_documented_password() {
 
 // ---------------------------------------------------------------- Secrets Manager (moto)
 
-async fn moto() -> Option<aws_sdk_secretsmanager::Client> {
-    use aws_sdk_secretsmanager::config::{BehaviorVersion, Credentials, Region};
-    let Ok(endpoint) = std::env::var("LT_MOTO_ENDPOINT") else {
-        if std::env::var("LT_REQUIRE_SERVICES").is_ok_and(|v| v == "1") {
-            panic!("LT_REQUIRE_SERVICES=1 but LT_MOTO_ENDPOINT is not set: moto's Secrets Manager is required");
-        }
-        loud_skip("the session keys in Secrets Manager (LT_MOTO_ENDPOINT not set)");
-        return None;
-    };
-    assert!(
-        std::env::var("AWS_ENDPOINT_URL_SECRETS_MANAGER").is_ok(),
-        "the functions find Secrets Manager through the SDK's own settings: set AWS_ENDPOINT_URL_SECRETS_MANAGER too"
-    );
-    let config = aws_sdk_secretsmanager::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .endpoint_url(endpoint)
-        .region(Region::new("us-east-1"))
-        .credentials_provider(Credentials::new("test", "test", None, None, "workapi-tests"))
-        .build();
-    Some(aws_sdk_secretsmanager::Client::from_conf(config))
-}
-
-async fn create_secret(client: &aws_sdk_secretsmanager::Client, value: &str) -> String {
-    let name = format!("workapi-session-keys-{}", Uuid::new_v4().simple());
-    client.create_secret().name(&name).secret_string(value).send().await.expect("create the secret in moto");
-    name
-}
-
 async fn put_secret(client: &aws_sdk_secretsmanager::Client, name: &str, value: &str) {
     client.put_secret_value().secret_id(name).secret_string(value).send().await.expect("update the secret");
 }
@@ -463,9 +435,9 @@ async fn embedded() -> Backend {
 /// becomes the signing key, and the old key stops working once removed and refreshed.
 #[tokio::test]
 async fn session_keys_rotate_through_secrets_manager() {
-    let Some(client) = moto().await else { return };
+    let Some(client) = moto("the session keys in Secrets Manager").await else { return };
     let (k1, k2, k3) = (random_hex(), random_hex(), random_hex());
-    let secret = create_secret(&client, &key_set("k1", &[("k1", &k1)])).await;
+    let secret = create_secret(&client, "workapi-session-keys", &key_set("k1", &[("k1", &k1)])).await;
     // Refresh on every unknown kid (no minimum interval) and never merely by age.
     let policy = RefreshPolicy { min_interval: Duration::ZERO, max_age: Duration::from_secs(3600) };
     let api = TestApi::start_with_sessions(
@@ -503,9 +475,9 @@ async fn session_keys_rotate_through_secrets_manager() {
 /// stream of forged key ids cannot hammer Secrets Manager.
 #[tokio::test]
 async fn unknown_kids_refresh_at_most_once_per_interval() {
-    let Some(client) = moto().await else { return };
+    let Some(client) = moto("the session keys in Secrets Manager").await else { return };
     let (k1, k2) = (random_hex(), random_hex());
-    let secret = create_secret(&client, &key_set("k1", &[("k1", &k1)])).await;
+    let secret = create_secret(&client, "workapi-session-keys", &key_set("k1", &[("k1", &k1)])).await;
     let api = TestApi::start_with_sessions(
         &embedded().await,
         SessionKeySource::secrets_manager(secret.clone()),
@@ -521,9 +493,9 @@ async fn unknown_kids_refresh_at_most_once_per_interval() {
 
 #[tokio::test]
 async fn a_broken_session_key_secret_is_a_generic_500() {
-    let Some(client) = moto().await else { return };
+    let Some(client) = moto("the session keys in Secrets Manager").await else { return };
     let value = format!("{{\"active\": \"k1\", \"k1\": \"{}\"", random_hex());
-    let malformed = create_secret(&client, &value).await;
+    let malformed = create_secret(&client, "workapi-session-keys", &value).await;
     let missing = format!("workapi-missing-{}", Uuid::new_v4().simple());
     for secret in [malformed, missing] {
         let api = TestApi::start_with_sessions(

@@ -1,6 +1,6 @@
 //! Tags over HTTP with real tokens (spec §2.5, §4.6), on every store backend.
 
-use api_tests::{Backend, TestApi, assert_error_body, backends};
+use api_tests::{assert_error_body, each_backend};
 use reqwest::Method;
 use serde_json::{Value, json};
 use shared::identity::{self, NewToken, UserKind};
@@ -11,20 +11,13 @@ use std::sync::atomic::Ordering;
 const TYPES: [&str; 7] =
     ["task", "project", "project-component", "organization", "object", "form-template", "project-documentation"];
 
-async fn each(test: impl AsyncFn(&Backend, &TestApi)) {
-    for backend in backends().await {
-        let api = TestApi::start(&backend).await;
-        test(&backend, &api).await;
-    }
-}
-
 fn unique(name: &str) -> String {
     format!("{name} {}", &uuid::Uuid::new_v4().simple().to_string()[..8])
 }
 
 #[tokio::test]
 async fn create_returns_the_compact_tag_and_full_on_request() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, token) = api.user(ROOT, UserKind::Employee).await;
         let name = unique("Urgent");
         let (status, tag) = api.post("/tags/task/create", &token, json!({"name": name})).await;
@@ -63,7 +56,7 @@ async fn create_returns_the_compact_tag_and_full_on_request() {
 
 #[tokio::test]
 async fn invalid_projection_is_rejected_before_anything_is_created() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, token) = api.user(ROOT, UserKind::Employee).await;
         let name = unique("Never");
         let (status, body) = api.post("/tags/task/create?responseShape=tiny", &token, json!({"name": name})).await;
@@ -81,7 +74,7 @@ async fn invalid_projection_is_rejected_before_anything_is_created() {
 
 #[tokio::test]
 async fn same_name_in_any_case_returns_the_existing_tag() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, token) = api.user(ROOT, UserKind::Employee).await;
         let name = unique("Review");
         let (_, first) = api.post("/tags/project/create", &token, json!({"name": name})).await;
@@ -102,7 +95,7 @@ async fn same_name_in_any_case_returns_the_existing_tag() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_creates_of_one_name_make_exactly_one_tag() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, token) = api.user(ROOT, UserKind::Employee).await;
         let name = unique("Race");
         let requests = (0..20).map(|i| {
@@ -133,7 +126,7 @@ async fn concurrent_creates_of_one_name_make_exactly_one_tag() {
 
 #[tokio::test]
 async fn every_type_can_be_created_and_listed() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, token) = api.user(ROOT, UserKind::Employee).await;
         for tag_type in TYPES {
             let name = unique(tag_type);
@@ -149,7 +142,7 @@ async fn every_type_can_be_created_and_listed() {
 
 #[tokio::test]
 async fn permissions_per_type() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         // (role, kind, type, expected status)
         let cases = [
             (STAFF, UserKind::Employee, "task", 200),
@@ -185,7 +178,7 @@ async fn permissions_per_type() {
 
 #[tokio::test]
 async fn invalid_input_gets_400_with_field_errors() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, token) = api.user(ROOT, UserKind::Employee).await;
         let (status, body) = api.post("/tags/tasks/create", &token, json!({"name": "x"})).await;
         assert_error_body(api.backend, status, &body, 400);
@@ -246,7 +239,7 @@ async fn invalid_input_gets_400_with_field_errors() {
 
 #[tokio::test]
 async fn unknown_routes_and_methods_get_the_error_body() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, token) = api.user(ROOT, UserKind::Employee).await;
         let (status, _, body) = api.call(Method::GET, "/nothing/here", Some(&token), None).await;
         assert_error_body(api.backend, status, &body, 404);
@@ -267,7 +260,7 @@ async fn unknown_routes_and_methods_get_the_error_body() {
 
 #[tokio::test]
 async fn bad_credentials_get_401_and_forgeries_never_read_the_store() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (user, token) = api.user(ROOT, UserKind::Employee).await;
         let other_key = shared::auth::pat::TokenKey::generate();
         let forged = shared::auth::pat::mint(&other_key);
@@ -327,7 +320,7 @@ async fn bad_credentials_get_401_and_forgeries_never_read_the_store() {
 
 #[tokio::test]
 async fn a_read_only_token_cannot_write() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, reader) = api.user_in(api.workspace_id, ROOT, UserKind::Employee, &["api:read"]).await;
         assert_eq!(api.get("/tags/task", &reader).await.0, 200);
         let (status, body) = api.post("/tags/task/create", &reader, json!({"name": "nope"})).await;
@@ -341,7 +334,7 @@ async fn a_read_only_token_cannot_write() {
 
 #[tokio::test]
 async fn colours_are_saved_validated_and_cleared() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, token) = api.user(ROOT, UserKind::Employee).await;
         let (_, tag) = api.post("/tags/organization/create", &token, json!({"name": unique("Colour")})).await;
         let path = format!("/tags/organization/{}/color?responseShape=full", tag["id"].as_str().unwrap());
@@ -377,7 +370,7 @@ async fn colours_are_saved_validated_and_cleared() {
 
 #[tokio::test]
 async fn soft_deleted_tags_leave_lists_and_free_their_name() {
-    each(async |_, api| {
+    each_backend(async |_, api| {
         let (_, token) = api.user(ROOT, UserKind::Employee).await;
         let name = unique("Old");
         let (_, tag) = api.post("/tags/task/create", &token, json!({"name": name})).await;
@@ -398,7 +391,7 @@ async fn soft_deleted_tags_leave_lists_and_free_their_name() {
 
 #[tokio::test]
 async fn workspaces_never_see_each_others_tags() {
-    each(async |backend, api| {
+    each_backend(async |backend, api| {
         let (_, token_a) = api.user(ROOT, UserKind::Employee).await;
         let other = identity::create_workspace(backend.store.as_ref(), "Other", "en").await.unwrap();
         let (_, token_b) = api.user_in(other.id, ROOT, UserKind::Employee, &["api:read", "api:write"]).await;
