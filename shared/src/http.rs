@@ -24,6 +24,7 @@ pub fn service(routes: Router<AppState>, state: AppState) -> Router {
         .fallback(|| async { ApiError::not_found("No such route") })
         .layer(axum::middleware::from_fn_with_state(state.clone(), limit_by_ip))
         .layer(axum::middleware::map_response(normalize_error))
+        .layer(axum::middleware::from_fn(announce_resource_metadata))
         .layer(CatchPanicLayer::custom(|_panic: Box<dyn std::any::Any + Send>| {
             // The payload may describe internals: log it, never send it.
             ApiError::internal("handler panicked").into_response()
@@ -55,17 +56,58 @@ async fn limit_by_ip(State(state): State<AppState>, request: Request, next: Next
     response
 }
 
+/// Every 401 with a `Bearer` challenge names the API's protected-resource metadata (RFC 9728
+/// §5.1), so an OAuth client can discover the authorization server from any failed call:
+/// `WWW-Authenticate: Bearer resource_metadata="{site_url}/.well-known/oauth-protected-resource"`.
+/// Other challenges (the token endpoint's `Basic`) pass untouched.
+async fn announce_resource_metadata(request: Request, next: Next) -> Response {
+    // Only the Host header is kept; the URL is built for 401s alone.
+    let host = request.headers().get(header::HOST).cloned();
+    let mut response = next.run(request).await;
+    if response.status() != StatusCode::UNAUTHORIZED {
+        return response;
+    }
+    let mut request_headers = axum::http::HeaderMap::new();
+    if let Some(host) = host {
+        request_headers.insert(header::HOST, host);
+    }
+    let url = crate::oauth::issuer::resource_metadata_url(&request_headers);
+    let challenges: Vec<_> = response.headers().get_all(header::WWW_AUTHENTICATE).iter().cloned().collect();
+    let headers = response.headers_mut();
+    if challenges.is_empty() {
+        if let Ok(value) = header::HeaderValue::from_str(&format!("Bearer resource_metadata=\"{url}\"")) {
+            headers.insert(header::WWW_AUTHENTICATE, value);
+        }
+        return response;
+    }
+    headers.remove(header::WWW_AUTHENTICATE);
+    for challenge in challenges {
+        let text = challenge.to_str().unwrap_or_default();
+        let is_bearer = text.len() >= 6 && text[..6].eq_ignore_ascii_case("bearer");
+        let rewritten = if !is_bearer || text.contains("resource_metadata=") {
+            None
+        } else if text.trim().len() == 6 {
+            Some(format!("Bearer resource_metadata=\"{url}\""))
+        } else {
+            Some(format!("{text}, resource_metadata=\"{url}\""))
+        };
+        let value = rewritten.and_then(|r| header::HeaderValue::from_str(&r).ok()).unwrap_or(challenge);
+        headers.append(header::WWW_AUTHENTICATE, value);
+    }
+    response
+}
+
 /// Framework-made errors (405 from the router, 413 from the body limit, a 404 of an
 /// unmatched method router…) arrive without our JSON body: give them one. Responses that
-/// already are JSON pass untouched.
+/// already are JSON, and the HTML pages of the OAuth consent flow, pass untouched.
 async fn normalize_error(response: Response) -> Response {
     let status = response.status();
-    let is_json = response
+    let is_ours = response
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
-    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        .is_some_and(|v| v.starts_with("application/json") || v.starts_with("text/html"));
+    if !(status.is_client_error() || status.is_server_error()) || is_ours {
         return response;
     }
     let message = match status {

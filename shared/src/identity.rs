@@ -24,6 +24,15 @@ pub struct Workspace {
     pub name: String,
     pub language: String,
     pub created_at: String,
+    /// The workspace's API feature (spec §4.12: OAuth clients are installed automatically while
+    /// it is on). Off: no OAuth authorization and no refresh succeeds. Records written before
+    /// the flag existed have it on.
+    #[serde(default = "api_enabled_by_default")]
+    pub api_enabled: bool,
+}
+
+fn api_enabled_by_default() -> bool {
+    true
 }
 
 /// Employees work for the workspace; organization members belong to a customer organization.
@@ -90,6 +99,7 @@ pub async fn create_workspace(store: &dyn Store, name: &str, language: &str) -> 
         name: name.to_owned(),
         language: language.to_owned(),
         created_at: clock::now_rfc3339(),
+        api_enabled: true,
     };
     let keys = WsKeys::new(workspace.id);
     let mut item = to_item(&workspace, ENTITY_WORKSPACE, &keys.workspace());
@@ -101,6 +111,17 @@ pub async fn create_workspace(store: &dyn Store, name: &str, language: &str) -> 
 
 pub async fn get_workspace(store: &dyn Store, id: Uuid) -> StoreResult<Option<Workspace>> {
     store.get(&WsKeys::new(id).workspace()).await?.map(from_item).transpose()
+}
+
+/// Switches a workspace's API feature on or off (operator CLI). NotFound for an unknown
+/// workspace.
+pub async fn set_api_enabled(store: &dyn Store, id: Uuid, enabled: bool) -> Result<Workspace, IdentityError> {
+    let update = Update::default().set("apiEnabled", enabled);
+    match store.update(&WsKeys::new(id).workspace(), update, Condition::Exists).await {
+        Ok(item) => Ok(from_item(item)?),
+        Err(StoreError::ConditionFailed) => Err(IdentityError::NotFound(format!("workspace {id}"))),
+        Err(e) => Err(e.into()),
+    }
 }
 
 pub async fn list_workspaces(store: &dyn Store) -> StoreResult<Vec<Workspace>> {

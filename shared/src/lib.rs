@@ -7,6 +7,7 @@ pub mod clock;
 pub mod error;
 pub mod http;
 pub mod identity;
+pub mod oauth;
 pub mod openapi;
 pub mod permissions;
 pub mod projection;

@@ -23,7 +23,9 @@ impl Projected {
 }
 
 /// Paths served without authentication.
-const PUBLIC_PREFIXES: &[&str] = &["/docs/", LOGIN_PATH];
+/// OAuth endpoints and discovery documents are public (the RFC 7592 client routes declare
+/// their own `registrationAccessToken` security, which is kept).
+const PUBLIC_PREFIXES: &[&str] = &["/docs/", LOGIN_PATH, "/api/oauth/", "/api/.well-known/", "/.well-known/"];
 /// The password login: public, yet it answers 401 for wrong credentials.
 const LOGIN_PATH: &str = "/api/auth/login";
 
@@ -119,6 +121,11 @@ fn add_components(doc: &mut Value) {
             "scheme": "bearer",
             "description": "A personal access token (lt_pat_…), an OAuth access token or a session JWT"
         },
+        "registrationAccessToken": {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "RFC 7592: the registration access token returned by POST /api/oauth/register"
+        },
         "oauth2": {
             "type": "oauth2",
             "flows": {"authorizationCode": {
@@ -140,8 +147,12 @@ fn rate_headers() -> Value {
 
 fn complete_operation(operation: &mut Map<String, Value>, method: &str, public: bool) {
     let scope = if matches!(method, "get" | "head" | "options") { "api:read" } else { "api:write" };
-    operation
-        .insert("security".into(), if public { json!([]) } else { json!([{"bearer": [scope]}, {"oauth2": [scope]}]) });
+    if !operation.contains_key("security") {
+        operation.insert(
+            "security".into(),
+            if public { json!([]) } else { json!([{"bearer": [scope]}, {"oauth2": [scope]}]) },
+        );
+    }
     let responses = operation.entry("responses").or_insert_with(|| json!({}));
     let responses = responses.as_object_mut().expect("responses");
     for (_, response) in responses.iter_mut() {

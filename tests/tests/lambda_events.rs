@@ -125,7 +125,25 @@ fn oauth_events_run_through_the_lambda_adapter() {
         let router = oauth::router(AppState::new(store, TokenKeySource::Static(key)));
 
         let events = load_events("oauth");
-        assert_eq!(events.keys().collect::<Vec<_>>(), ["login"], "one event per route");
+        assert_eq!(
+            events.keys().collect::<Vec<_>>(),
+            [
+                "authorization-server-metadata",
+                "authorization-server-metadata-rfc8414",
+                "authorize",
+                "authorize-decision",
+                "login",
+                "protected-resource-metadata",
+                "protected-resource-metadata-api",
+                "register",
+                "register-delete",
+                "register-read",
+                "register-update",
+                "revoke",
+                "token",
+            ],
+            "one event per route"
+        );
         let response = invoke(router.clone(), &events["login"]).await;
         assert_eq!(response["statusCode"], 200, "{response}");
         let session = body(&response);
@@ -138,6 +156,91 @@ fn oauth_events_run_through_the_lambda_adapter() {
         let refused = invoke(router, &wrong).await;
         assert_eq!(refused["statusCode"], 401);
         assert_eq!(body(&refused), json!({"statusCode": 401, "message": "Invalid e-mail or password"}));
+    });
+}
+
+/// Registration (RFC 7591/7592) and discovery events: register, read, update and delete the
+/// client with the registration access token the first event returned, then the metadata
+/// documents (their issuer follows the event's Host, as no `LT_SITE_URL` is set here).
+#[test]
+fn oauth_registration_events_run_through_the_lambda_adapter() {
+    // SAFETY: set before any thread of this test process reads the environment here.
+    unsafe { std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true") };
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let store = Arc::new(SqliteStore::in_memory().unwrap());
+        let router = oauth::router(AppState::new(store, TokenKeySource::Static(TokenKey::generate())));
+        let events = load_events("oauth");
+
+        let created = invoke(router.clone(), &events["register"]).await;
+        assert_eq!(created["statusCode"], 201, "{created}");
+        let client = body(&created);
+        assert!(client["client_secret"].is_string(), "{client}");
+        let fill = |name: &str| {
+            events[name]
+                .replace("${CLIENT_ID}", client["client_id"].as_str().unwrap())
+                .replace("${REGISTRATION_TOKEN}", client["registration_access_token"].as_str().unwrap())
+        };
+        let read = invoke(router.clone(), &fill("register-read")).await;
+        assert_eq!(read["statusCode"], 200, "{read}");
+        assert_eq!(body(&read)["client_id"], client["client_id"]);
+        let updated = invoke(router.clone(), &fill("register-update")).await;
+        assert_eq!(updated["statusCode"], 200, "{updated}");
+        assert_eq!(body(&updated)["client_uri"], "https://app.example");
+        let deleted = invoke(router.clone(), &fill("register-delete")).await;
+        assert_eq!(deleted["statusCode"], 204, "{deleted}");
+        let gone = invoke(router.clone(), &fill("register-read")).await;
+        assert_eq!(gone["statusCode"], 401, "{gone}");
+
+        let issuer = "https://abc123.execute-api.eu-central-1.amazonaws.com/api";
+        let spec = body(&invoke(router.clone(), &events["authorization-server-metadata"]).await);
+        let rfc = body(&invoke(router.clone(), &events["authorization-server-metadata-rfc8414"]).await);
+        assert_eq!(spec, rfc);
+        assert_eq!(spec["issuer"], issuer);
+        for name in ["protected-resource-metadata", "protected-resource-metadata-api"] {
+            let resource = body(&invoke(router.clone(), &events[name]).await);
+            assert_eq!(resource["authorization_servers"], json!([issuer]), "{name}");
+        }
+    });
+}
+
+/// The authorization-code flow as events: the consent page, the demo admin's approval, the
+/// code for tokens (Basic client authentication), and revocation. The client comes from the
+/// `register` event; the PKCE pair is RFC 7636's example.
+#[test]
+fn oauth_authorization_events_run_through_the_lambda_adapter() {
+    use base64::Engine;
+    // SAFETY: set before any thread of this test process reads the environment here.
+    unsafe { std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true") };
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let store = Arc::new(SqliteStore::in_memory().unwrap());
+        let key = TokenKey::generate();
+        local::demo::ensure_demo(store.as_ref(), &key).await.unwrap().expect("an empty store");
+        let router = oauth::router(AppState::new(store, TokenKeySource::Static(key)));
+        let events = load_events("oauth");
+        let client = body(&invoke(router.clone(), &events["register"]).await);
+        let client_id = client["client_id"].as_str().unwrap();
+        let credentials = base64::engine::general_purpose::STANDARD
+            .encode(format!("{client_id}:{}", client["client_secret"].as_str().unwrap()));
+        let fill =
+            |name: &str| events[name].replace("${CLIENT_ID}", client_id).replace("${CLIENT_CREDENTIALS}", &credentials);
+
+        let page = invoke(router.clone(), &fill("authorize")).await;
+        assert_eq!(page["statusCode"], 200, "{page}");
+        assert!(page["body"].as_str().unwrap().contains("Lambda event client"), "{page}");
+        let approved = invoke(router.clone(), &fill("authorize-decision")).await;
+        assert_eq!(approved["statusCode"], 302, "{approved}");
+        let location = approved["multiValueHeaders"]["location"][0].as_str().unwrap().to_owned();
+        let location = url::Url::parse(&location).unwrap();
+        assert!(location.as_str().starts_with("https://app.example/callback?code="), "{location}");
+        let code = location.query_pairs().find(|(k, _)| k == "code").unwrap().1.into_owned();
+
+        let issued = invoke(router.clone(), &fill("token").replace("${CODE}", &code)).await;
+        assert_eq!(issued["statusCode"], 200, "{issued}");
+        let tokens = body(&issued);
+        assert_eq!(tokens["token_type"], "Bearer");
+        let refresh = tokens["refresh_token"].as_str().unwrap();
+        let revoked = invoke(router.clone(), &fill("revoke").replace("${REFRESH_TOKEN}", refresh)).await;
+        assert_eq!(revoked["statusCode"], 200, "{revoked}");
     });
 }
 

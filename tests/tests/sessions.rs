@@ -168,7 +168,9 @@ async fn failed_logins_are_indistinguishable() {
         for (what, body) in attempts {
             let (status, headers, body) = login(&api, body).await;
             assert_error_body(api.backend, status, &body, 401);
-            assert_eq!(headers["www-authenticate"], "Bearer", "[{}] {what}", api.backend);
+            // Every 401 names the protected-resource metadata (RFC 9728 §5.1; docs/oauth.md).
+            let challenge = format!("Bearer resource_metadata=\"{}/.well-known/oauth-protected-resource\"", api.base);
+            assert_eq!(headers["www-authenticate"], challenge.as_str(), "[{}] {what}", api.backend);
             answers.push((what, body));
         }
         for (what, body) in &answers {

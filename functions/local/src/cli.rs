@@ -62,6 +62,20 @@ pub enum WorkspaceCommand {
     },
     /// List workspaces as JSON lines.
     List,
+    /// Switch a workspace's API feature on or off. While it is off, OAuth authorization and
+    /// refresh fail for the workspace (docs/oauth.md); new workspaces have it on.
+    SetApi {
+        #[arg(long)]
+        workspace: Uuid,
+        #[arg(value_enum)]
+        state: Switch,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Switch {
+    On,
+    Off,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -293,6 +307,11 @@ pub async fn run_operator(command: Command, backend: &Backend) -> CliResult<()> 
         }
         Command::Workspace(WorkspaceCommand::List) => {
             identity::list_workspaces(store).await?.iter().for_each(print_json_line);
+        }
+        Command::Workspace(WorkspaceCommand::SetApi { workspace, state }) => {
+            let enabled = matches!(state, Switch::On);
+            identity::set_api_enabled(store, workspace, enabled).await?;
+            eprintln!("API feature of workspace {workspace} is {}", if enabled { "on" } else { "off" });
         }
         Command::User(UserCommand::Create { workspace, email, name, role, kind, language }) => {
             let kind = match kind {

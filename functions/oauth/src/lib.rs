@@ -4,8 +4,22 @@
 //!
 //! Routes (docs/auth.md):
 //! - `POST /api/auth/login`   e-mail and password → a session JWT (public; login rate limits)
+//! - `POST /api/oauth/register`, `GET|PUT|DELETE /api/oauth/register/{client_id}`: dynamic
+//!   client registration (RFC 7591) and its management (RFC 7592), `register.rs`
+//! - `GET /api/.well-known/oauth-authorization-server`, `/.well-known/oauth-authorization-server/api`,
+//!   `/.well-known/oauth-protected-resource`, `/api/.well-known/oauth-protected-resource`:
+//!   discovery (RFC 8414, RFC 9728), `discovery.rs`
+//! - `GET|POST /api/oauth/authorize`: the sign-in and consent page and its form, `authorize.rs`
+//!   (HTML in `consent.rs`)
+//! - `POST /api/oauth/token`, `POST /api/oauth/revoke`: tokens (RFC 6749) and revocation
+//!   (RFC 7009), `token.rs`
 
+pub mod authorize;
+pub mod consent;
+pub mod discovery;
 pub mod login;
+pub mod register;
+pub mod token;
 
 use axum::Json;
 use axum::Router;
@@ -34,7 +48,16 @@ pub const SESSION_SCOPES: &[&str] = &[SCOPE_READ, SCOPE_WRITE];
 
 /// The routes with their OpenAPI declarations: one registration for both.
 pub fn api() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(login))
+    OpenApiRouter::new()
+        .routes(routes!(login))
+        .routes(routes!(register::register))
+        .routes(routes!(register::read, register::update, register::delete))
+        .routes(routes!(discovery::authorization_server))
+        .routes(routes!(discovery::authorization_server_rfc8414))
+        .routes(routes!(discovery::protected_resource))
+        .routes(routes!(discovery::protected_resource_api))
+        .merge(authorize::api())
+        .merge(token::api())
 }
 
 /// The routes, without the shared layers (the local server merges several of these).
@@ -148,7 +171,7 @@ fn credentials(body: &Map<String, Value>) -> ApiResult<Credentials> {
 
 /// Charges the attempt to the login limits of its IP and of its e-mail (after the API's IP
 /// limit, which every request pays). The tightest quota goes to the response headers.
-async fn charge(state: &AppState, parts: &Parts, email: &str) -> ApiResult<()> {
+pub(crate) async fn charge(state: &AppState, parts: &Parts, email: &str) -> ApiResult<()> {
     let now = clock::now_epoch();
     let ip = ratelimit::client_ip(parts).unwrap_or_else(|| "unknown".into());
     let reported = parts.extensions.get::<Reported>().cloned().unwrap_or_default();
@@ -181,7 +204,7 @@ async fn login(
     let user = match login::authenticate(state.store(), &credentials).await? {
         Outcome::Authenticated(user) => user,
         Outcome::Rejected => return Err(rejected()),
-        Outcome::Ambiguous => {
+        Outcome::Ambiguous(_) => {
             return Err(ApiError::field(
                 "workspaceId",
                 "this e-mail and password sign in to several workspaces: give workspaceId",

@@ -29,15 +29,17 @@ pub enum Outcome {
     Authenticated(User),
     /// Unknown e-mail, wrong password, no password set, inactive user: indistinguishable.
     Rejected,
-    /// The e-mail and password are right in several workspaces: the client must name one.
-    Ambiguous,
+    /// The e-mail and password are right in several workspaces (these accounts): the client
+    /// must name one.
+    Ambiguous(Vec<User>),
 }
 
 /// The shape the API accepts for an e-mail: something, `@`, something, no whitespace (the
 /// OpenAPI pattern `^\S+@\S+$`). Whether such a user exists is the login's business.
 pub fn is_email_shaped(email: &str) -> bool {
+    // Some `@` with something before and after it (the pattern allows more `@`s, e.g. `@a@b`).
     !email.chars().any(char::is_whitespace)
-        && email.split_once('@').is_some_and(|(local, domain)| !local.is_empty() && !domain.is_empty())
+        && email.char_indices().any(|(i, c)| c == '@' && i > 0 && i + 1 < email.len())
 }
 
 pub async fn authenticate(store: &dyn Store, credentials: &Credentials) -> StoreResult<Outcome> {
@@ -71,7 +73,7 @@ pub async fn authenticate(store: &dyn Store, credentials: &Credentials) -> Store
     Ok(match matched.len() {
         0 => Outcome::Rejected,
         1 => Outcome::Authenticated(matched.remove(0)),
-        _ => Outcome::Ambiguous,
+        _ => Outcome::Ambiguous(matched),
     })
 }
 
@@ -81,7 +83,7 @@ mod tests {
 
     #[test]
     fn email_shape() {
-        for good in ["a@b", "Ann.Lee+x@acme.example", "é@ü.example"] {
+        for good in ["a@b", "Ann.Lee+x@acme.example", "é@ü.example", "@a@b", "a@b@"] {
             assert!(is_email_shaped(good), "{good}");
         }
         for bad in ["", "@", "a@", "@b", "ab", "a b@c", "a@b c", "a@b\n"] {

@@ -1,9 +1,10 @@
 //! Bearer authentication: who is calling, in which workspace, with which scopes and permissions.
 //!
 //! Order of checks: header shape → the token's kind by its shape → that kind's checks that
-//! need no store (format, checksum and keyed tag of a personal access token; algorithm, key
-//! id, signature and claims of a session JWT) → for personal access tokens, the credential
-//! record by hash (expiry, revocation) → user (active, role). The scope a request needs
+//! need no store (format, checksum and keyed tag of a personal access or OAuth access token;
+//! algorithm, key id, signature and claims of a session JWT) → for personal access tokens, the
+//! credential record by hash (expiry, revocation), for OAuth access tokens that and their grant
+//! → user (active, role). The scope a request needs
 //! follows from its method: reads need `api:read`, everything else `api:write`.
 
 mod imposter;
@@ -126,6 +127,8 @@ impl FromRequestParts<AppState> for Caller {
         // The prefix names the kind of credential; each kind has one verifier.
         let verified = if token.starts_with(pat::PREFIX) {
             verify_personal_token(state, token, now).await?
+        } else if token.starts_with(pat::OAUTH_ACCESS_PREFIX) {
+            verify_oauth_access_token(state, token, now).await?
         } else if session::looks_like(token) {
             verify_session(state, token, now).await?
         } else {
@@ -192,6 +195,25 @@ async fn verify_session(state: &AppState, token: &str, now: i64) -> Result<Verif
         token_id: session.session_id,
         scopes: session.scopes,
     })
+}
+
+/// An OAuth access token: format and keyed tag first (no I/O), then its record by hash and its
+/// grant (revoking the grant revokes the token). Its rate-limit bucket is the grant, so
+/// refreshing does not reset the quota.
+async fn verify_oauth_access_token(state: &AppState, token: &str, now: i64) -> Result<Verified, ApiError> {
+    use crate::oauth::grant::{self, AccessRejection};
+    match grant::verify_access(state.store(), state.token_key().await?, token, now).await {
+        Ok(access) => Ok(Verified {
+            workspace_id: access.workspace_id,
+            user_id: access.user_id,
+            token_id: access.grant_id,
+            scopes: access.scopes,
+        }),
+        Err(AccessRejection::Invalid) => Err(invalid_token()),
+        Err(AccessRejection::Expired) => Err(ApiError::unauthorized("Token has expired")),
+        Err(AccessRejection::Revoked) => Err(ApiError::unauthorized("Token has been revoked")),
+        Err(AccessRejection::Store(e)) => Err(e.into()),
+    }
 }
 
 /// A personal access token: format and keyed tag first (no I/O), then its record by hash.

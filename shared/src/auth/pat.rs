@@ -1,10 +1,13 @@
-//! Personal access tokens: `lt_pat_` + 48 base64url characters + 6 checksum characters.
+//! Random bearer tokens with a kind prefix: personal access tokens (`lt_pat_`), OAuth access
+//! tokens (`lt_oat_`) and OAuth refresh tokens (`lt_ort_`). Each is the prefix + 48 base64url
+//! characters + 6 checksum characters.
 //!
-//! The 48 characters encode 24 random bytes followed by a 12-byte HMAC-SHA256 tag over them,
-//! keyed by the deployment's token key: a forged token fails the tag and is rejected without
-//! reading the store. The trailing checksum (first 4 bytes of SHA-256 over everything before
-//! it, unkeyed) lets secret scanners recognise a real token offline. Only the SHA-256 of the
-//! whole token is stored.
+//! The 48 characters encode 24 random bytes followed by a 12-byte HMAC-SHA256 tag over the
+//! prefix and them, keyed by the deployment's token key: a forged token fails the tag and is
+//! rejected without reading the store, and a token of one kind cannot pass as another (the
+//! prefix is under the tag). The trailing checksum (first 4 bytes of SHA-256 over everything
+//! before it, unkeyed) lets secret scanners recognise a real token offline. Only the SHA-256 of
+//! the whole token is stored.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -12,12 +15,48 @@ use hmac::{Hmac, Mac};
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 
+/// The kinds of token this module mints; the prefix names the kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A personal access token (`lt_pat_`).
+    Personal,
+    /// An OAuth 2.0 access token (`lt_oat_`).
+    OAuthAccess,
+    /// An OAuth 2.0 refresh token (`lt_ort_`).
+    OAuthRefresh,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 3] = [Kind::Personal, Kind::OAuthAccess, Kind::OAuthRefresh];
+
+    /// The prefix; every prefix has [`PREFIX_LEN`] characters.
+    pub const fn prefix(self) -> &'static str {
+        match self {
+            Kind::Personal => PREFIX,
+            Kind::OAuthAccess => OAUTH_ACCESS_PREFIX,
+            Kind::OAuthRefresh => OAUTH_REFRESH_PREFIX,
+        }
+    }
+
+    /// The kind a token's prefix names, if any.
+    pub fn of(token: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| token.starts_with(k.prefix()))
+    }
+}
+
+/// Prefix of personal access tokens.
 pub const PREFIX: &str = "lt_pat_";
+/// Prefix of OAuth access tokens.
+pub const OAUTH_ACCESS_PREFIX: &str = "lt_oat_";
+/// Prefix of OAuth refresh tokens.
+pub const OAUTH_REFRESH_PREFIX: &str = "lt_ort_";
+const PREFIX_LEN: usize = 7;
 const RANDOM_LEN: usize = 24;
 const TAG_LEN: usize = 12;
 const BODY_CHARS: usize = (RANDOM_LEN + TAG_LEN) * 4 / 3; // 48
 const CHECKSUM_CHARS: usize = 6; // 4 bytes, base64url
-pub const TOKEN_LEN: usize = PREFIX.len() + BODY_CHARS + CHECKSUM_CHARS;
+/// The length of every token of this module, whatever its kind.
+pub const TOKEN_LEN: usize = PREFIX_LEN + BODY_CHARS + CHECKSUM_CHARS;
 
 /// The secret that keys token tags. 32 random bytes per deployment.
 #[derive(Clone)]
@@ -51,9 +90,9 @@ impl TokenKey {
         self.0.iter().map(|b| format!("{b:02x}")).collect()
     }
 
-    fn tag(&self, random: &[u8]) -> [u8; TAG_LEN] {
+    fn tag(&self, kind: Kind, random: &[u8]) -> [u8; TAG_LEN] {
         let mut mac = Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes any key length");
-        mac.update(PREFIX.as_bytes());
+        mac.update(kind.prefix().as_bytes());
         mac.update(random);
         let full = mac.finalize().into_bytes();
         let mut tag = [0u8; TAG_LEN];
@@ -72,13 +111,18 @@ fn checksum(head: &str) -> String {
     URL_SAFE_NO_PAD.encode(&Sha256::digest(head.as_bytes())[..4])
 }
 
-/// Mints a new raw token. Show it once; store only [`token_hash`].
+/// Mints a new raw personal access token. Show it once; store only [`token_hash`].
 pub fn mint(key: &TokenKey) -> String {
+    mint_kind(key, Kind::Personal)
+}
+
+/// Mints a new raw token of the given kind. Show it once; store only [`token_hash`].
+pub fn mint_kind(key: &TokenKey, kind: Kind) -> String {
     let mut random = [0u8; RANDOM_LEN];
     rand::rng().fill_bytes(&mut random);
     let mut body = random.to_vec();
-    body.extend_from_slice(&key.tag(&random));
-    let head = format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(&body));
+    body.extend_from_slice(&key.tag(kind, &random));
+    let head = format!("{}{}", kind.prefix(), URL_SAFE_NO_PAD.encode(&body));
     let sum = checksum(&head);
     head + &sum
 }
@@ -91,13 +135,18 @@ pub enum Rejection {
     Forged,
 }
 
-/// Checks a presented token without any I/O.
+/// Checks a presented personal access token without any I/O.
 pub fn verify(key: &TokenKey, token: &str) -> Result<(), Rejection> {
-    if token.len() != TOKEN_LEN || !token.starts_with(PREFIX) || !token.is_ascii() {
+    verify_kind(key, Kind::Personal, token)
+}
+
+/// Checks a presented token of the given kind without any I/O.
+pub fn verify_kind(key: &TokenKey, kind: Kind, token: &str) -> Result<(), Rejection> {
+    if token.len() != TOKEN_LEN || !token.starts_with(kind.prefix()) || !token.is_ascii() {
         return Err(Rejection::Malformed);
     }
     let (head, sum) = token.split_at(TOKEN_LEN - CHECKSUM_CHARS);
-    let body = URL_SAFE_NO_PAD.decode(&head[PREFIX.len()..]).map_err(|_| Rejection::Malformed)?;
+    let body = URL_SAFE_NO_PAD.decode(&head[PREFIX_LEN..]).map_err(|_| Rejection::Malformed)?;
     if body.len() != RANDOM_LEN + TAG_LEN {
         return Err(Rejection::Malformed);
     }
@@ -105,7 +154,7 @@ pub fn verify(key: &TokenKey, token: &str) -> Result<(), Rejection> {
         return Err(Rejection::Forged);
     }
     let (random, tag) = body.split_at(RANDOM_LEN);
-    let expected = key.tag(random);
+    let expected = key.tag(kind, random);
     if subtle::ConstantTimeEq::ct_eq(&expected[..], tag).into() { Ok(()) } else { Err(Rejection::Forged) }
 }
 
@@ -143,6 +192,25 @@ mod tests {
             bytes[i] = if bytes[i] == b'A' { b'B' } else { b'A' };
             let changed = String::from_utf8(bytes).unwrap();
             assert!(verify(&key, &changed).is_err(), "position {i} accepted");
+        }
+    }
+
+    #[test]
+    fn every_kind_verifies_only_as_itself() {
+        let key = TokenKey::generate();
+        for kind in Kind::ALL {
+            assert_eq!(kind.prefix().len(), PREFIX_LEN);
+            let token = mint_kind(&key, kind);
+            assert_eq!(token.len(), TOKEN_LEN);
+            assert_eq!(Kind::of(&token), Some(kind));
+            assert_eq!(verify_kind(&key, kind, &token), Ok(()));
+            for other in Kind::ALL.into_iter().filter(|k| *k != kind) {
+                assert_eq!(verify_kind(&key, other, &token), Err(Rejection::Malformed));
+                // The same body under another prefix (checksum recomputed) fails the tag.
+                let head = format!("{}{}", other.prefix(), &token[PREFIX_LEN..TOKEN_LEN - CHECKSUM_CHARS]);
+                let relabelled = format!("{head}{}", checksum(&head));
+                assert_eq!(verify_kind(&key, other, &relabelled), Err(Rejection::Forged));
+            }
         }
     }
 

@@ -81,6 +81,15 @@ impl WsKeys {
         Key::new(self.tags_pk(tag_type), format!("TAGNAME#{folded_name}"))
     }
 
+    pub const OAUTH_INSTALL_PREFIX: &'static str = "OAUTHINSTALL#";
+
+    /// An OAuth client's installation in this workspace (made on the first approval). None
+    /// unless `client_id` is a well-formed `dcr_<uuid>`.
+    pub fn oauth_installation(&self, client_id: &str) -> Option<Key> {
+        crate::oauth::client::is_client_id(client_id)
+            .then(|| Key::new(self.root_pk(), format!("{}{client_id}", Self::OAUTH_INSTALL_PREFIX)))
+    }
+
     /// GSI1 partition listing one user's personal access tokens.
     pub fn user_tokens_gsi1pk(&self, user_id: Uuid) -> String {
         format!("WS#{}#USER#{user_id}#PATS", self.ws)
@@ -97,6 +106,34 @@ pub fn credential(token_hash_hex: &str) -> Key {
 /// `login-email:<sha256 of the folded e-mail>`) in one window.
 pub fn rate_limit_window(bucket: &str, window_start: i64) -> Key {
     Key::new(format!("RL#{bucket}#{window_start}"), "RL")
+}
+
+/// A registered OAuth client. None unless `client_id` is a well-formed `dcr_<uuid>` (canonical
+/// form), so request input can neither inject a key separator nor spell one client two ways.
+pub fn oauth_client(client_id: &str) -> Option<Key> {
+    crate::oauth::client::is_client_id(client_id).then(|| Key::new(format!("OAUTH#CLIENT#{client_id}"), "CLIENT"))
+}
+
+/// The idempotency guard of dynamic registration: one per registration identity (client name
+/// and set of redirect URIs), named by the SHA-256 (hex) of that identity. None unless the
+/// argument is 64 lower-case hex digits.
+pub fn oauth_registration_guard(identity_hash_hex: &str) -> Option<Key> {
+    is_sha256_hex(identity_hash_hex).then(|| Key::new(format!("OAUTH#REG#{identity_hash_hex}"), "GUARD"))
+}
+
+/// An OAuth authorization code, by the SHA-256 (hex) of the code. None unless the argument is
+/// 64 lower-case hex digits.
+pub fn oauth_code(code_hash_hex: &str) -> Option<Key> {
+    is_sha256_hex(code_hash_hex).then(|| Key::new(format!("OAUTH#CODE#{code_hash_hex}"), "CODE"))
+}
+
+/// An OAuth grant: what one approval gave one client, and the generation of its refresh token.
+pub fn oauth_grant(grant_id: Uuid) -> Key {
+    Key::new(format!("OAUTH#GRANT#{grant_id}"), "GRANT")
+}
+
+fn is_sha256_hex(text: &str) -> bool {
+    text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// GSI1 partition that lists every workspace (operator CLI, demo seeding).
@@ -124,6 +161,7 @@ mod tests {
             keys.tag_name("task", "urgent"),
             keys.custom_role(&crate::permissions::roles::new_custom_role_id(ws)).unwrap(),
             keys.activity(Uuid::new_v4()),
+            keys.oauth_installation(&crate::oauth::client::new_client_id()).unwrap(),
         ] {
             assert!(key.pk.starts_with(&prefix), "{key:?}");
         }
@@ -137,6 +175,16 @@ mod tests {
         assert!(keys.custom_role(&foreign).is_none());
         assert!(keys.custom_role("_root").is_none());
         assert!(keys.custom_role(&format!("{}_x#ACTIVITY", keys.workspace_id())).is_none());
+    }
+
+    #[test]
+    fn oauth_keys_refuse_malformed_segments() {
+        let keys = WsKeys::new(Uuid::new_v4());
+        assert!(keys.oauth_installation("dcr_x#WORKSPACE").is_none());
+        assert!(keys.oauth_installation("").is_none());
+        assert!(oauth_code(&"a".repeat(64)).is_some());
+        assert!(oauth_code(&"A".repeat(64)).is_none());
+        assert!(oauth_code("abc#CODE").is_none());
     }
 
     #[test]

@@ -1,0 +1,114 @@
+//! Discovery: authorization-server metadata (RFC 8414) at the spec's path and at the RFC 8414
+//! location, and protected-resource metadata (RFC 9728). docs/oauth.md#discovery.
+
+use crate::register::{GRANT_TYPES, RESPONSE_TYPES, SCOPES};
+use axum::Json;
+use axum::http::{HeaderMap, header};
+use axum::response::IntoResponse;
+use serde::Serialize;
+use shared::oauth::client::AuthMethod;
+use shared::oauth::issuer::{self, Endpoints};
+
+/// The PKCE methods accepted: S256 only (DESIGN §3).
+pub const CODE_CHALLENGE_METHODS: &[&str] = &["S256"];
+/// Metadata documents may be cached briefly by clients.
+const CACHE: &str = "public, max-age=300";
+
+/// Authorization-server metadata (RFC 8414 §2).
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct AuthorizationServerMetadata {
+    /// `{site_url}/api`
+    #[schema(example = "https://work.example.com/api")]
+    pub issuer: String,
+    pub authorization_endpoint: String,
+    pub token_endpoint: String,
+    pub registration_endpoint: String,
+    pub revocation_endpoint: String,
+    #[schema(example = json!(["api:read", "api:write"]))]
+    pub scopes_supported: Vec<String>,
+    #[schema(example = json!(["code"]))]
+    pub response_types_supported: Vec<String>,
+    #[schema(example = json!(["authorization_code", "refresh_token"]))]
+    pub grant_types_supported: Vec<String>,
+    #[schema(example = json!(["none", "client_secret_post", "client_secret_basic"]))]
+    pub token_endpoint_auth_methods_supported: Vec<String>,
+    #[schema(example = json!(["none", "client_secret_post", "client_secret_basic"]))]
+    pub revocation_endpoint_auth_methods_supported: Vec<String>,
+    #[schema(example = json!(["S256"]))]
+    pub code_challenge_methods_supported: Vec<String>,
+}
+
+/// Protected-resource metadata (RFC 9728 §2).
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ProtectedResourceMetadata {
+    /// The API's base URL (`{site_url}`)
+    #[schema(example = "https://work.example.com")]
+    pub resource: String,
+    /// The issuer of the tokens the API accepts
+    pub authorization_servers: Vec<String>,
+    #[schema(example = json!(["api:read", "api:write"]))]
+    pub scopes_supported: Vec<String>,
+    #[schema(example = json!(["header"]))]
+    pub bearer_methods_supported: Vec<String>,
+}
+
+fn strings(values: &[&str]) -> Vec<String> {
+    values.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// The authorization-server metadata for this request's site URL.
+pub fn authorization_server_metadata(headers: &HeaderMap) -> AuthorizationServerMetadata {
+    let endpoints = Endpoints::of(headers);
+    let methods: Vec<String> = AuthMethod::ALL.iter().map(|m| m.as_str().to_owned()).collect();
+    AuthorizationServerMetadata {
+        issuer: endpoints.issuer,
+        authorization_endpoint: endpoints.authorization,
+        token_endpoint: endpoints.token,
+        registration_endpoint: endpoints.registration,
+        revocation_endpoint: endpoints.revocation,
+        scopes_supported: strings(SCOPES),
+        response_types_supported: strings(RESPONSE_TYPES),
+        grant_types_supported: strings(GRANT_TYPES),
+        token_endpoint_auth_methods_supported: methods.clone(),
+        revocation_endpoint_auth_methods_supported: methods,
+        code_challenge_methods_supported: strings(CODE_CHALLENGE_METHODS),
+    }
+}
+
+fn serve_as_metadata(headers: &HeaderMap) -> impl IntoResponse + use<> {
+    ([(header::CACHE_CONTROL, CACHE)], Json(authorization_server_metadata(headers)))
+}
+
+#[utoipa::path(get, path = "/api/.well-known/oauth-authorization-server", operation_id = "oauthAuthorizationServerMetadata", tag = "oauth",
+    responses((status = 200, description = "Authorization-server metadata (RFC 8414); the same document as at /.well-known/oauth-authorization-server/api", body = AuthorizationServerMetadata)))]
+pub async fn authorization_server(headers: HeaderMap) -> impl IntoResponse {
+    serve_as_metadata(&headers)
+}
+
+#[utoipa::path(get, path = "/.well-known/oauth-authorization-server/api", operation_id = "oauthAuthorizationServerMetadataRfc8414", tag = "oauth",
+    responses((status = 200, description = "Authorization-server metadata at the RFC 8414 §3.1 location for the issuer `{site_url}/api`", body = AuthorizationServerMetadata)))]
+pub async fn authorization_server_rfc8414(headers: HeaderMap) -> impl IntoResponse {
+    serve_as_metadata(&headers)
+}
+
+fn serve_resource_metadata(headers: &HeaderMap) -> impl IntoResponse + use<> {
+    let metadata = ProtectedResourceMetadata {
+        resource: issuer::resource(headers),
+        authorization_servers: vec![issuer::issuer(headers)],
+        scopes_supported: strings(SCOPES),
+        bearer_methods_supported: strings(&["header"]),
+    };
+    ([(header::CACHE_CONTROL, CACHE)], Json(metadata))
+}
+
+#[utoipa::path(get, path = "/.well-known/oauth-protected-resource", operation_id = "oauthProtectedResourceMetadata", tag = "oauth",
+    responses((status = 200, description = "Protected-resource metadata of the API (RFC 9728); named by `WWW-Authenticate` on every 401", body = ProtectedResourceMetadata)))]
+pub async fn protected_resource(headers: HeaderMap) -> impl IntoResponse {
+    serve_resource_metadata(&headers)
+}
+
+#[utoipa::path(get, path = "/api/.well-known/oauth-protected-resource", operation_id = "oauthProtectedResourceMetadataApi", tag = "oauth",
+    responses((status = 200, description = "The same protected-resource metadata under the issuer's path", body = ProtectedResourceMetadata)))]
+pub async fn protected_resource_api(headers: HeaderMap) -> impl IntoResponse {
+    serve_resource_metadata(&headers)
+}

@@ -1,0 +1,520 @@
+//! Dynamic client registration (RFC 7591) and its management protocol (RFC 7592), under
+//! `{site_url}/api/oauth/register` (docs/oauth.md#dynamic-client-registration).
+//!
+//! Errors here use the RFC bodies `{"error", "error_description"}`, not the API's
+//! `{statusCode, message}` body: OAuth client libraries parse these.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use shared::http::JsonObject;
+use shared::identity::{SCOPE_READ, SCOPE_WRITE};
+use shared::oauth::client::{self, AuthMethod, Client, Metadata, Registered, Replaced};
+use shared::oauth::issuer::Endpoints;
+use shared::{ApiError, AppState, clock};
+
+/// At most this many redirect URIs per client.
+pub const MAX_REDIRECT_URIS: usize = 10;
+/// At most this many characters per URI (redirect, client and logo URIs).
+pub const MAX_URI_CHARS: usize = 2000;
+/// At most this many characters in a client name.
+pub const MAX_CLIENT_NAME_CHARS: usize = 200;
+/// The name of a client that registers without one.
+pub const DEFAULT_CLIENT_NAME: &str = "Dynamically registered client";
+/// The grant types every client gets.
+pub const GRANT_TYPES: &[&str] = &["authorization_code", "refresh_token"];
+/// The response types every client gets.
+pub const RESPONSE_TYPES: &[&str] = &["code"];
+/// The scopes a client may request.
+pub const SCOPES: &[&str] = &[SCOPE_READ, SCOPE_WRITE];
+/// Attempts of an RFC 7592 update or delete that lost a race with another one.
+const ATTEMPTS: usize = 4;
+
+/// An error of the registration endpoints, in the RFC 7591 §3.2.2 / RFC 6750 §3 shape.
+#[derive(Debug)]
+pub enum RegistrationError {
+    /// 400 `invalid_redirect_uri`.
+    RedirectUri(String),
+    /// 400 `invalid_client_metadata`.
+    Metadata(String),
+    /// 401 `invalid_token` with `WWW-Authenticate: Bearer error="invalid_token"`: a missing or
+    /// wrong registration access token, or an unknown client (indistinguishable).
+    InvalidToken,
+    /// Anything else (in the API's error body).
+    Api(ApiError),
+}
+
+/// The RFC 7591 error body.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct OAuthErrorBody {
+    /// `invalid_redirect_uri`, `invalid_client_metadata` or (401) `invalid_token`
+    #[schema(example = "invalid_redirect_uri")]
+    pub error: String,
+    /// What was wrong, for the developer
+    pub error_description: String,
+}
+
+impl From<ApiError> for RegistrationError {
+    fn from(e: ApiError) -> Self {
+        RegistrationError::Api(e)
+    }
+}
+
+impl From<shared::store::StoreError> for RegistrationError {
+    fn from(e: shared::store::StoreError) -> Self {
+        RegistrationError::Api(e.into())
+    }
+}
+
+impl IntoResponse for RegistrationError {
+    fn into_response(self) -> Response {
+        let (status, error, description) = match self {
+            RegistrationError::RedirectUri(d) => (StatusCode::BAD_REQUEST, "invalid_redirect_uri", d),
+            RegistrationError::Metadata(d) => (StatusCode::BAD_REQUEST, "invalid_client_metadata", d),
+            RegistrationError::InvalidToken => (
+                StatusCode::UNAUTHORIZED,
+                "invalid_token",
+                "The registration access token is missing or invalid for this client".to_owned(),
+            ),
+            RegistrationError::Api(e) => return e.into_response(),
+        };
+        let mut response =
+            (status, no_store(), Json(OAuthErrorBody { error: error.into(), error_description: description }))
+                .into_response();
+        if status == StatusCode::UNAUTHORIZED {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer error=\"invalid_token\""));
+        }
+        response
+    }
+}
+
+type RegResult<T> = Result<T, RegistrationError>;
+
+fn no_store() -> [(header::HeaderName, &'static str); 2] {
+    [(header::CACHE_CONTROL, "no-store"), (header::PRAGMA, "no-cache")]
+}
+
+/// Client metadata of a registration or an RFC 7592 update (parsed by hand, documented here).
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct ClientMetadataBody {
+    /// Where the authorization server may send the user back: absolute `https` URIs, or `http`
+    /// on a loopback host (127.0.0.1, [::1], localhost; any port matches at authorization
+    /// time). No fragment, no user info.
+    #[schema(min_items = 1, max_items = 10, value_type = Vec<String>, example = json!(["https://app.example/callback"]))]
+    redirect_uris: Vec<String>,
+    /// Shown on the consent page; default "Dynamically registered client"
+    #[schema(min_length = 1, max_length = 200)]
+    client_name: Option<String>,
+    /// The client's home page (`https`, or `http` on loopback)
+    #[schema(max_length = 2000)]
+    client_uri: Option<String>,
+    /// The client's logo (`https`, or `http` on loopback)
+    #[schema(max_length = 2000)]
+    logo_uri: Option<String>,
+    /// Client authentication at the token endpoint; a secret is issued for the two secret methods
+    token_endpoint_auth_method: Option<AuthMethod>,
+    /// If sent: a subset of `authorization_code`, `refresh_token`
+    grant_types: Option<Vec<String>>,
+    /// If sent: `["code"]`
+    response_types: Option<Vec<String>>,
+    /// If sent: space-separated subset of `api:read api:write`
+    scope: Option<String>,
+    /// RFC 7592 update only: true issues a new client secret (confidential clients)
+    rotate_client_secret: Option<bool>,
+}
+
+/// A registered client (RFC 7591 §3.2.1).
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ClientResponse {
+    /// `dcr_<uuid>`
+    #[schema(example = "dcr_0b7e9d4c-8d1f-4b43-9a8e-3f0f5f6f0a11")]
+    pub client_id: String,
+    /// Only for confidential clients, and only when issued (registration, or an update that
+    /// made the client confidential or rotated it): shown once, stored hashed
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
+    /// 0 when a secret is part of the response: secrets do not expire
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_secret_expires_at: Option<i64>,
+    pub client_name: String,
+    pub redirect_uris: Vec<String>,
+    pub token_endpoint_auth_method: AuthMethod,
+    #[schema(example = json!(["authorization_code", "refresh_token"]))]
+    pub grant_types: Vec<String>,
+    #[schema(example = json!(["code"]))]
+    pub response_types: Vec<String>,
+    /// The scopes the client may request
+    #[schema(example = "api:read api:write")]
+    pub scope: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_uri: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub logo_uri: Option<String>,
+    /// Unix seconds
+    pub client_id_issued_at: i64,
+    /// RFC 7592: where to read, update or delete this client
+    pub registration_client_uri: String,
+    /// RFC 7592: the bearer token for `registration_client_uri`. In a new registration's
+    /// response (shown once, stored hashed) and echoed to its holder by read and update; never
+    /// in the answer to a repeated anonymous registration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub registration_access_token: Option<String>,
+}
+
+impl ClientResponse {
+    fn of(client: &Client, endpoints: &Endpoints, secret: Option<String>, token: Option<String>) -> Self {
+        ClientResponse {
+            client_id: client.client_id.clone(),
+            client_secret_expires_at: secret.as_ref().map(|_| 0),
+            client_secret: secret,
+            client_name: client.client_name.clone(),
+            redirect_uris: client.redirect_uris.clone(),
+            token_endpoint_auth_method: client.token_endpoint_auth_method,
+            grant_types: GRANT_TYPES.iter().map(|s| (*s).to_owned()).collect(),
+            response_types: RESPONSE_TYPES.iter().map(|s| (*s).to_owned()).collect(),
+            scope: SCOPES.join(" "),
+            client_uri: client.client_uri.clone(),
+            logo_uri: client.logo_uri.clone(),
+            client_id_issued_at: client.client_id_issued_at,
+            registration_client_uri: endpoints.registration_client_uri(&client.client_id),
+            registration_access_token: token,
+        }
+    }
+}
+
+/// Why a URI is not acceptable as a redirect URI; None when it is.
+pub fn redirect_uri_problem(uri: &str) -> Option<String> {
+    if uri.chars().count() > MAX_URI_CHARS {
+        return Some(format!("a redirect URI may have at most {MAX_URI_CHARS} characters"));
+    }
+    if uri.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Some("a redirect URI must not contain whitespace or control characters".into());
+    }
+    let parsed = match url::Url::parse(uri) {
+        Ok(parsed) => parsed,
+        Err(_) => return Some(format!("{uri:?} is not an absolute URI")),
+    };
+    if parsed.fragment().is_some() {
+        return Some(format!("{uri:?} must not have a fragment"));
+    }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Some(format!("{uri:?} must not carry user information"));
+    }
+    match parsed.scheme() {
+        "https" if parsed.host().is_some() => None,
+        "http" if client::is_loopback_host(&parsed) => None,
+        "http" => {
+            Some(format!("{uri:?}: http is allowed only on loopback hosts (127.0.0.1, [::1], localhost); use https"))
+        }
+        _ => Some(format!("{uri:?}: only https (or http on a loopback host) redirect URIs are allowed")),
+    }
+}
+
+/// `client_uri` / `logo_uri`: an optional web URL.
+fn web_uri(body: &Map<String, Value>, field: &str) -> RegResult<Option<String>> {
+    match body.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => {
+            let ok = s.chars().count() <= MAX_URI_CHARS
+                && url::Url::parse(s).is_ok_and(|u| {
+                    (u.scheme() == "https" && u.host().is_some()
+                        || u.scheme() == "http" && client::is_loopback_host(&u))
+                        && u.username().is_empty()
+                        && u.password().is_none()
+                });
+            if ok {
+                Ok(Some(s.clone()))
+            } else {
+                Err(RegistrationError::Metadata(format!(
+                    "{field} must be an https URL (or http on a loopback host) of at most {MAX_URI_CHARS} characters"
+                )))
+            }
+        }
+        Some(_) => Err(RegistrationError::Metadata(format!("{field} must be a string"))),
+    }
+}
+
+/// An optional array of strings, each in `allowed`, not empty.
+fn subset(body: &Map<String, Value>, field: &str, allowed: &[&str]) -> RegResult<()> {
+    let message = || RegistrationError::Metadata(format!("{field} must be a non-empty subset of {allowed:?}"));
+    match body.get(field) {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::Array(items)) if !items.is_empty() => {
+            if items.iter().all(|v| v.as_str().is_some_and(|s| allowed.contains(&s))) { Ok(()) } else { Err(message()) }
+        }
+        Some(_) => Err(message()),
+    }
+}
+
+/// Parses and validates client metadata (registration and RFC 7592 update).
+pub fn metadata(body: &Map<String, Value>) -> RegResult<Metadata> {
+    let uris = match body.get("redirect_uris") {
+        None | Some(Value::Null) => return Err(RegistrationError::RedirectUri("redirect_uris is required".into())),
+        Some(Value::Array(items)) => items,
+        Some(_) => return Err(RegistrationError::RedirectUri("redirect_uris must be an array of URIs".into())),
+    };
+    if uris.is_empty() {
+        return Err(RegistrationError::RedirectUri("redirect_uris must name at least one URI".into()));
+    }
+    if uris.len() > MAX_REDIRECT_URIS {
+        return Err(RegistrationError::RedirectUri(format!("at most {MAX_REDIRECT_URIS} redirect URIs")));
+    }
+    let mut redirect_uris: Vec<String> = Vec::with_capacity(uris.len());
+    for uri in uris {
+        let Some(uri) = uri.as_str() else {
+            return Err(RegistrationError::RedirectUri("every redirect URI must be a string".into()));
+        };
+        if let Some(problem) = redirect_uri_problem(uri) {
+            return Err(RegistrationError::RedirectUri(problem));
+        }
+        if !redirect_uris.iter().any(|u| u == uri) {
+            redirect_uris.push(uri.to_owned());
+        }
+    }
+    let client_name = match body.get("client_name") {
+        None | Some(Value::Null) => DEFAULT_CLIENT_NAME.to_owned(),
+        Some(Value::String(raw)) => {
+            // The bound applies to the name as sent (as the documented maxLength does).
+            let s = raw.trim();
+            if s.is_empty() || raw.chars().count() > MAX_CLIENT_NAME_CHARS || s.chars().any(char::is_control) {
+                return Err(RegistrationError::Metadata(format!(
+                    "client_name must have 1 to {MAX_CLIENT_NAME_CHARS} characters and no control characters"
+                )));
+            }
+            s.to_owned()
+        }
+        Some(_) => return Err(RegistrationError::Metadata("client_name must be a string".into())),
+    };
+    let token_endpoint_auth_method = match body.get("token_endpoint_auth_method") {
+        None | Some(Value::Null) => AuthMethod::None,
+        Some(value) => value.as_str().and_then(AuthMethod::parse).ok_or_else(|| {
+            RegistrationError::Metadata(
+                "token_endpoint_auth_method must be none, client_secret_post or client_secret_basic".into(),
+            )
+        })?,
+    };
+    subset(body, "grant_types", GRANT_TYPES)?;
+    subset(body, "response_types", RESPONSE_TYPES)?;
+    // RFC 7591 §2.1: the code response type needs the authorization_code grant.
+    if let Some(Value::Array(grants)) = body.get("grant_types")
+        && !grants.iter().any(|g| g == "authorization_code")
+    {
+        return Err(RegistrationError::Metadata("grant_types must include authorization_code".into()));
+    }
+    match body.get("scope") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) if !s.trim().is_empty() && s.split(' ').all(|scope| SCOPES.contains(&scope)) => {}
+        Some(_) => {
+            return Err(RegistrationError::Metadata(
+                "scope must be a space-separated subset of \"api:read api:write\"".into(),
+            ));
+        }
+    }
+    match body.get("rotate_client_secret") {
+        None | Some(Value::Null) | Some(Value::Bool(_)) => {}
+        Some(_) => return Err(RegistrationError::Metadata("rotate_client_secret must be a boolean".into())),
+    }
+    Ok(Metadata {
+        client_name,
+        redirect_uris,
+        token_endpoint_auth_method,
+        client_uri: web_uri(body, "client_uri")?,
+        logo_uri: web_uri(body, "logo_uri")?,
+    })
+}
+
+/// The body as a JSON object; a malformed body is `invalid_client_metadata` (413 and 415 keep
+/// their statuses).
+fn body_of(body: Result<JsonObject, ApiError>) -> RegResult<Map<String, Value>> {
+    match body {
+        Ok(JsonObject(body)) => Ok(body),
+        Err(e) if e.status == StatusCode::BAD_REQUEST => Err(RegistrationError::Metadata(e.message)),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[utoipa::path(post, path = "/api/oauth/register", operation_id = "registerOAuthClient", tag = "oauth",
+    request_body = ClientMetadataBody,
+    responses(
+        (status = 201, description = "The registered client. A repeated registration with the same client_name, the same set of redirect_uris and the same other metadata answers 201 with the existing client, without client_secret and without registration_access_token", body = ClientResponse),
+        (status = 400, description = "`invalid_redirect_uri` or `invalid_client_metadata` (RFC 7591 §3.2.2), also when a client with this name and these redirect URIs exists with other metadata", body = OAuthErrorBody)))]
+pub async fn register(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<JsonObject, ApiError>,
+) -> RegResult<Response> {
+    let body = body_of(body)?;
+    let metadata = metadata(&body)?;
+    let endpoints = Endpoints::of(&headers);
+    // Security clock: issue times never follow LT_CUSTOM_NOW.
+    let response = match client::register(state.store(), metadata, clock::now_epoch()).await? {
+        Registered::Created { client, client_secret, registration_access_token } => {
+            tracing::info!(client = %client.client_id, method = client.token_endpoint_auth_method.as_str(), "oauth client registered");
+            ClientResponse::of(&client, &endpoints, client_secret, Some(registration_access_token))
+        }
+        Registered::Existing(client) => ClientResponse::of(&client, &endpoints, None, None),
+        Registered::Conflict(client) => {
+            return Err(RegistrationError::Metadata(format!(
+                "a client with this client_name and these redirect_uris is already registered with other metadata; \
+                 change it with PUT {} and its registration access token",
+                endpoints.registration_client_uri(&client.client_id)
+            )));
+        }
+    };
+    Ok((StatusCode::CREATED, no_store(), Json(response)).into_response())
+}
+
+/// The RFC 7592 caller: the client named by the path whose registration access token the
+/// request carries. Unknown clients, malformed ids and wrong or missing tokens are the same 401.
+async fn authenticated(state: &AppState, headers: &HeaderMap, client_id: &str) -> RegResult<(Client, String)> {
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim())
+        .filter(|token| !token.is_empty() && token.len() <= 512)
+        .ok_or(RegistrationError::InvalidToken)?;
+    let client = client::get(state.store(), client_id).await?.ok_or(RegistrationError::InvalidToken)?;
+    if !client.registration_token_matches(token) {
+        return Err(RegistrationError::InvalidToken);
+    }
+    Ok((client, token.to_owned()))
+}
+
+#[utoipa::path(get, path = "/api/oauth/register/{client_id}", operation_id = "readOAuthClient", tag = "oauth",
+    params(("client_id" = String, Path, description = "The client id (`dcr_<uuid>`)")),
+    security(("registrationAccessToken" = [])),
+    responses(
+        (status = 200, description = "The client's registration (RFC 7592 §2.1); no client_secret", body = ClientResponse),
+        (status = 401, description = "Missing or wrong registration access token, or no such client", body = OAuthErrorBody)))]
+pub async fn read(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(client_id): Path<String>,
+) -> RegResult<Response> {
+    let (client, token) = authenticated(&state, &headers, &client_id).await?;
+    let response = ClientResponse::of(&client, &Endpoints::of(&headers), None, Some(token));
+    Ok((no_store(), Json(response)).into_response())
+}
+
+#[utoipa::path(put, path = "/api/oauth/register/{client_id}", operation_id = "updateOAuthClient", tag = "oauth",
+    params(("client_id" = String, Path, description = "The client id (`dcr_<uuid>`)")),
+    security(("registrationAccessToken" = [])),
+    request_body = ClientMetadataBody,
+    responses(
+        (status = 200, description = "The updated client (RFC 7592 §2.2): the metadata is replaced (omitted optional fields are cleared). A client_secret is in the response when one was issued: when the client became confidential, or on `rotate_client_secret: true`", body = ClientResponse),
+        (status = 400, description = "`invalid_redirect_uri` or `invalid_client_metadata`", body = OAuthErrorBody),
+        (status = 401, description = "Missing or wrong registration access token, or no such client", body = OAuthErrorBody)))]
+pub async fn update(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(client_id): Path<String>,
+    body: Result<JsonObject, ApiError>,
+) -> RegResult<Response> {
+    let (mut client, token) = authenticated(&state, &headers, &client_id).await?;
+    let body = body_of(body)?;
+    let metadata = metadata(&body)?;
+    match body.get("client_id") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(id)) if *id == client.client_id => {}
+        Some(_) => return Err(RegistrationError::Metadata("client_id must be this client's id".into())),
+    }
+    // RFC 7592 §2.2: a client_secret in the body must be the current one.
+    match body.get("client_secret") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(secret)) if client.secret_matches(secret) => {}
+        Some(_) => return Err(RegistrationError::Metadata("client_secret does not match this client's secret".into())),
+    }
+    let rotate = body.get("rotate_client_secret").and_then(Value::as_bool).unwrap_or(false);
+    let endpoints = Endpoints::of(&headers);
+    for _ in 0..ATTEMPTS {
+        match client::replace(state.store(), &client, metadata.clone(), rotate).await? {
+            Replaced::Updated { client, client_secret } => {
+                tracing::info!(client = %client.client_id, secret_issued = client_secret.is_some(), "oauth client updated");
+                let response = ClientResponse::of(&client, &endpoints, client_secret, Some(token));
+                return Ok((no_store(), Json(response)).into_response());
+            }
+            Replaced::IdentityTaken => {
+                return Err(RegistrationError::Metadata(
+                    "another client is registered with this client_name and these redirect_uris".into(),
+                ));
+            }
+            Replaced::Stale => {
+                // Changed meanwhile: read again (and check the token again: it still must match).
+                client = authenticated(&state, &headers, &client_id).await?.0;
+            }
+        }
+    }
+    Err(ApiError::conflict("The client kept changing during the update; try again").into())
+}
+
+#[utoipa::path(delete, path = "/api/oauth/register/{client_id}", operation_id = "deleteOAuthClient", tag = "oauth",
+    params(("client_id" = String, Path, description = "The client id (`dcr_<uuid>`)")),
+    security(("registrationAccessToken" = [])),
+    responses(
+        (status = 204, description = "Deleted (RFC 7592 §2.3): the client and its registration; its id and tokens stop working"),
+        (status = 401, description = "Missing or wrong registration access token, or no such client", body = OAuthErrorBody)))]
+pub async fn delete(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(client_id): Path<String>,
+) -> RegResult<Response> {
+    let (mut client, _) = authenticated(&state, &headers, &client_id).await?;
+    for _ in 0..ATTEMPTS {
+        if client::delete(state.store(), &client).await? {
+            // TODO(issue 6, grants): revoke the client's grants here once `shared::oauth::grant`
+            // can list them by client (e.g. a GSI1 `OAUTH#CLIENTGRANTS#<clientId>`). Until then
+            // codes and refresh tokens stop working at once (the token endpoint authenticates
+            // the client, which is gone), while access tokens already issued run out at expiry.
+            tracing::info!(client = %client.client_id, "oauth client deleted");
+            return Ok(StatusCode::NO_CONTENT.into_response());
+        }
+        client = authenticated(&state, &headers, &client_id).await?.0;
+    }
+    Err(ApiError::conflict("The client kept changing during the delete; try again").into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redirect_uri_rules() {
+        for good in [
+            "https://app.example/callback",
+            "https://app.example:8443/cb?x=1",
+            "http://127.0.0.1/cb",
+            "http://127.0.0.1:8080/cb",
+            "http://[::1]:3000/cb",
+            "http://localhost:1234/callback",
+        ] {
+            assert_eq!(redirect_uri_problem(good), None, "{good}");
+        }
+        for bad in [
+            "http://app.example/cb",
+            "https://app.example/cb#frag",
+            "https://app.example/cb#",
+            "javascript:alert(1)",
+            "data:text/html,hi",
+            "file:///etc/passwd",
+            "ftp://app.example/cb",
+            "/relative/cb",
+            "app.example/cb",
+            "",
+            "https://user@app.example/cb",
+            "https://user:pw@app.example/cb",
+            "https://app.example/c b",
+            "com.example.app:/callback",
+        ] {
+            assert!(redirect_uri_problem(bad).is_some(), "{bad}");
+        }
+        assert!(redirect_uri_problem(&format!("https://app.example/{}", "a".repeat(MAX_URI_CHARS))).is_some());
+    }
+}

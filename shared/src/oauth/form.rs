@@ -1,0 +1,123 @@
+//! Request parsing shared by the OAuth endpoints: `application/x-www-form-urlencoded` bodies
+//! and queries with the RFC 6749 rule that no parameter appears twice, and HTTP Basic client
+//! credentials (RFC 6749 §2.3.1).
+
+use axum::http::{HeaderMap, header};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use std::collections::BTreeMap;
+
+/// At most this many parameters are read from one request.
+pub const MAX_PARAMS: usize = 64;
+
+/// Parameters by name. Empty values count as absent (RFC 6749 §3.1).
+#[derive(Default)]
+pub struct Params(BTreeMap<String, String>);
+
+/// Why a parameter set is refused: a repeated name (RFC 6749 §3.1, §3.2), or too many.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParamsError {
+    Repeated(String),
+    TooMany,
+}
+
+impl Params {
+    pub fn parse(input: &[u8]) -> Result<Params, ParamsError> {
+        let mut map = BTreeMap::new();
+        for (count, (name, value)) in form_urlencoded::parse(input).enumerate() {
+            if count >= MAX_PARAMS {
+                return Err(ParamsError::TooMany);
+            }
+            if map.contains_key(name.as_ref()) {
+                return Err(ParamsError::Repeated(name.into_owned()));
+            }
+            map.insert(name.into_owned(), value.into_owned());
+        }
+        Ok(Params(map))
+    }
+
+    /// A parameter's value; empty values are absent.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.get(name).map(String::as_str).filter(|v| !v.is_empty())
+    }
+}
+
+/// True when the request declares a form body.
+pub fn is_form(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/x-www-form-urlencoded"))
+}
+
+/// Client credentials of an `Authorization: Basic` header.
+pub struct BasicCredentials {
+    pub client_id: String,
+    pub client_secret: String,
+}
+
+/// A malformed `Authorization: Basic` header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MalformedBasic;
+
+/// `None` without a Basic header; `Some(Err(MalformedBasic))` for a malformed one; otherwise
+/// the client id and secret, each form-decoded as RFC 6749 §2.3.1 says.
+pub fn basic_credentials(headers: &HeaderMap) -> Option<Result<BasicCredentials, MalformedBasic>> {
+    let value = headers.get(header::AUTHORIZATION)?;
+    let value = value.to_str().ok()?;
+    let (scheme, encoded) = value.trim().split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    Some(parse_basic(encoded.trim()))
+}
+
+fn parse_basic(encoded: &str) -> Result<BasicCredentials, MalformedBasic> {
+    let decoded = STANDARD.decode(encoded).map_err(|_| MalformedBasic)?;
+    let text = String::from_utf8(decoded).map_err(|_| MalformedBasic)?;
+    let (id, secret) = text.split_once(':').ok_or(MalformedBasic)?;
+    let decode = |part: &str| -> String {
+        form_urlencoded::parse(format!("x={part}").as_bytes()).next().map(|(_, v)| v.into_owned()).unwrap_or_default()
+    };
+    let client_id = decode(id);
+    if client_id.is_empty() {
+        return Err(MalformedBasic);
+    }
+    Ok(BasicCredentials { client_id, client_secret: decode(secret) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeated_parameters_are_refused() {
+        assert_eq!(Params::parse(b"a=1&a=2").err(), Some(ParamsError::Repeated("a".into())));
+        assert_eq!(Params::parse(b"a=1&a=").err(), Some(ParamsError::Repeated("a".into())));
+        assert_eq!(Params::parse(b"a=&a=1").err(), Some(ParamsError::Repeated("a".into())));
+        let p = Params::parse(b"a=1&b=&c=x%20y+z").unwrap();
+        assert_eq!(p.get("a"), Some("1"));
+        assert_eq!(p.get("b"), None);
+        assert_eq!(p.get("c"), Some("x y z"));
+        let many: String = (0..=MAX_PARAMS).map(|i| format!("p{i}=1&")).collect();
+        assert_eq!(Params::parse(many.as_bytes()).err(), Some(ParamsError::TooMany));
+    }
+
+    #[test]
+    fn basic_credentials_are_form_decoded() {
+        let mut headers = HeaderMap::new();
+        assert!(basic_credentials(&headers).is_none());
+        let encoded = STANDARD.encode("dcr_1%3A2:s%2Bt+u");
+        headers.insert(header::AUTHORIZATION, format!("Basic {encoded}").parse().unwrap());
+        let creds = basic_credentials(&headers).unwrap().unwrap();
+        assert_eq!(creds.client_id, "dcr_1:2");
+        assert_eq!(creds.client_secret, "s+t u");
+        headers.insert(header::AUTHORIZATION, "Basic !!!".parse().unwrap());
+        assert!(basic_credentials(&headers).unwrap().is_err());
+        headers.insert(header::AUTHORIZATION, format!("Basic {}", STANDARD.encode("nocolon")).parse().unwrap());
+        assert!(basic_credentials(&headers).unwrap().is_err());
+        headers.insert(header::AUTHORIZATION, "Bearer x".parse().unwrap());
+        assert!(basic_credentials(&headers).is_none());
+    }
+}
