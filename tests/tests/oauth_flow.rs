@@ -803,3 +803,30 @@ async fn an_account_in_several_workspaces_chooses_one_on_the_page() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn deleting_a_client_revokes_its_tokens() {
+    each_backend(async |backend, api| {
+        let body =
+            json!({"redirect_uris": [REDIRECT], "client_name": format!("Doomed {}", uuid::Uuid::new_v4().simple())});
+        let (status, _, registration) = api.call(reqwest::Method::POST, REGISTER, None, Some(body)).await;
+        assert_eq!(status, 201, "{registration}");
+        let client = Registered { id: str_of(&registration, "client_id").to_owned(), secret: None };
+        let (_, email) = user(api).await;
+        let issued = tokens(api, &client, &email, "api:read").await;
+        let access = str_of(&issued, "access_token");
+        assert_eq!(list_tags(api, access).await, 200, "[{}]", backend.name);
+
+        let deleted = http()
+            .delete(api.url(&format!("{REGISTER}/{}", client.id)))
+            .bearer_auth(str_of(&registration, "registration_access_token"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(deleted.status().as_u16(), 204, "[{}]", backend.name);
+        assert_eq!(list_tags(api, access).await, 401, "[{}] the access token died with its client", backend.name);
+        let refreshed = refresh(api, &client, str_of(&issued, "refresh_token"), None).await;
+        assert!(matches!(refreshed.status, 400 | 401), "[{}] {}", backend.name, refreshed.text);
+    })
+    .await;
+}

@@ -469,11 +469,12 @@ pub async fn delete(
     let (mut client, _) = authenticated(&state, &headers, &client_id).await?;
     for _ in 0..ATTEMPTS {
         if client::delete(state.store(), &client).await? {
-            // TODO(issue 6, grants): revoke the client's grants here once `shared::oauth::grant`
-            // can list them by client (e.g. a GSI1 `OAUTH#CLIENTGRANTS#<clientId>`). Until then
-            // codes and refresh tokens stop working at once (the token endpoint authenticates
-            // the client, which is gone), while access tokens already issued run out at expiry.
-            tracing::info!(client = %client.client_id, "oauth client deleted");
+            // Its codes and refresh tokens already fail (the token endpoint authenticates the
+            // client, which is gone); revoking its grants ends its access tokens too.
+            let revoked =
+                shared::oauth::grant::revoke_client_grants(state.store(), &client.client_id, clock::now_epoch())
+                    .await?;
+            tracing::info!(client = %client.client_id, revoked, "oauth client deleted");
             return Ok(StatusCode::NO_CONTENT.into_response());
         }
         client = authenticated(&state, &headers, &client_id).await?.0;

@@ -21,7 +21,10 @@ use super::scope;
 use crate::auth::pat::{self, Kind, TokenKey, token_hash};
 use crate::clock;
 use crate::identity;
-use crate::store::{Condition, ENTITY, Item, Key, Store, StoreError, StoreResult, TTL, TxOp, Update, from_item};
+use crate::store::{
+    Condition, ENTITY, GSI1PK, GSI1SK, Item, Key, Query, Store, StoreError, StoreResult, TTL, TxOp, Update, from_item,
+    query_all,
+};
 use crate::store::{keys, to_item};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -176,6 +179,8 @@ pub async fn exchange_code(
         ops.insert(0, code::redeem_op(code_key.clone(), now));
         let mut grant_item = to_item(&grant, ENTITY_GRANT, &keys::oauth_grant(grant.id));
         grant_item.insert(TTL.into(), (now + REFRESH_TTL_SECS).into());
+        grant_item.insert(GSI1PK.into(), keys::oauth_client_grants_gsi1pk(&grant.client_id).into());
+        grant_item.insert(GSI1SK.into(), format!("GRANT#{}", grant.id).into());
         ops.push(TxOp::Put { item: grant_item, cond: Condition::NotExists });
         match store.transact(ops).await {
             Ok(()) => return Ok(issued),
@@ -323,6 +328,21 @@ pub async fn revoke_grant(store: &dyn Store, grant_id: Uuid, now: i64) -> StoreR
         Ok(_) | Err(StoreError::ConditionFailed) => Ok(()),
         Err(e) => Err(e),
     }
+}
+
+/// Revokes every grant of a client (RFC 7592 §2.3: a deleted client's tokens stop working at
+/// once). Returns how many grants were revoked.
+pub async fn revoke_client_grants(store: &dyn Store, client_id: &str, now: i64) -> StoreResult<usize> {
+    let items = query_all(store, Query::gsi1(keys::oauth_client_grants_gsi1pk(client_id))).await?;
+    let mut revoked = 0;
+    for item in items {
+        let grant: Grant = from_item(item)?;
+        if grant.revoked_at.is_none() {
+            revoke_grant(store, grant.id, now).await?;
+            revoked += 1;
+        }
+    }
+    Ok(revoked)
 }
 
 /// RFC 7009 revocation by the client the token was issued to: a refresh token revokes its

@@ -128,6 +128,11 @@ pub fn oauth_code(code_hash_hex: &str) -> Option<Key> {
 }
 
 /// An OAuth grant: what one approval gave one client, and the generation of its refresh token.
+/// GSI1 partition listing the grants of one client (revoked together when the client is deleted).
+pub fn oauth_client_grants_gsi1pk(client_id: &str) -> String {
+    format!("OAUTH#CLIENTGRANTS#{client_id}")
+}
+
 pub fn oauth_grant(grant_id: Uuid) -> Key {
     Key::new(format!("OAUTH#GRANT#{grant_id}"), "GRANT")
 }
