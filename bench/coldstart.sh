@@ -2,7 +2,8 @@
 # Cold-start benchmark of the release Lambda bootstraps (DESIGN §7): spawn → first response through
 # a local Lambda Runtime API, median of 10 cold starts, 50 warm invocations each, peak RSS.
 # The functions run as deployed: DynamoDB store (DynamoDB Local here), token key from the
-# environment, one real authenticated request (tags) or the public OpenAPI document (docs).
+# environment, one real authenticated request (tags: list tags; administration: list roles), or a
+# public document (oauth: authorization-server metadata; docs: the OpenAPI document).
 #
 #   bench/coldstart.sh            # build (cargo lambda build --release) and measure
 #   LT_NO_BUILD=1 bench/coldstart.sh
@@ -15,7 +16,7 @@ root=$PWD
 tool="${LT_COLDSTART_TOOL:-$root/../shared/tools/lambda-coldstart.py}"
 [ -f "$tool" ] || { echo "cold-start tool not found at $tool (set LT_COLDSTART_TOOL)" >&2; exit 1; }
 
-[ -n "${LT_NO_BUILD:-}" ] || cargo lambda build --release -p tags -p docs
+[ -n "${LT_NO_BUILD:-}" ] || cargo lambda build --release -p tags -p docs -p administration -p oauth
 cargo build --quiet -p local --bin workapi
 npm ci --prefix tools/dynamodb-local --no-audit --no-fund --loglevel=error
 
@@ -31,20 +32,26 @@ for _ in $(seq 1 60); do curl -s -o /dev/null "http://127.0.0.1:$port" && break;
 export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1
 export AWS_ENDPOINT_URL="http://127.0.0.1:$port"
 LT_TOKEN_KEY=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
-export LT_TOKEN_KEY
+LT_SESSION_KEYS=$(python3 -c 'import json, secrets; print(json.dumps({"active": "k1", "k1": secrets.token_hex(32)}))')
+export LT_TOKEN_KEY LT_SESSION_KEYS
 cli() { ./target/debug/workapi --store dynamodb:bench "$@"; }
 cli table create
 ws=$(cli workspace create --name Bench)
 user=$(cli user create --workspace "$ws" --email bench@bench.example --name Bench --role _root)
 token=$(cli token create --workspace "$ws" --user "$user" 2>/dev/null)
 sed "s/\${TOKEN}/$token/" events/tags/list.json >"$work/tags.json"
+sed "s/\${TOKEN}/$token/" events/administration/list-roles.json >"$work/administration.json"
 
-env_args=(--env TABLE_NAME=bench --env "LT_TOKEN_KEY=$LT_TOKEN_KEY" --env "AWS_ENDPOINT_URL=$AWS_ENDPOINT_URL"
+env_args=(--env TABLE_NAME=bench --env "LT_TOKEN_KEY=$LT_TOKEN_KEY" --env "LT_SESSION_KEYS=$LT_SESSION_KEYS"
+  --env "AWS_ENDPOINT_URL=$AWS_ENDPOINT_URL" --env LT_SITE_URL=https://api.bench.example
   --env AWS_ACCESS_KEY_ID=test --env AWS_SECRET_ACCESS_KEY=test --env AWS_REGION=us-east-1
   --env AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH=true --env RUST_LOG=warn)
-for fn in tags docs; do
-  event="$work/tags.json"
-  [ "$fn" = docs ] && event=events/docs/json.json
+for fn in tags administration oauth docs; do
+  case "$fn" in
+    tags | administration) event="$work/$fn.json" ;;
+    oauth) event=events/oauth/authorization-server-metadata.json ;;
+    docs) event=events/docs/json.json ;;
+  esac
   bootstrap=target/lambda/$fn/bootstrap
   printf '\n== %s: %s bytes stripped\n' "$fn" "$(stat -c %s "$bootstrap")"
   python3 "$tool" --event "$event" -R 10 -N 50 "${env_args[@]}" -- "$bootstrap"

@@ -52,6 +52,23 @@ impl ApiError {
             .with_header(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"))
     }
 
+    /// A presented bearer credential that is not valid (RFC 6750 §3.1 `invalid_token`).
+    pub fn invalid_token(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, message)
+            .with_header(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer error=\"invalid_token\""))
+    }
+
+    /// A valid token without the scope the operation needs (RFC 6750 §3.1), naming the scope
+    /// so that a client can ask for it (step-up authorization).
+    pub fn insufficient_scope(scope: &'static str) -> Self {
+        let challenge = format!("Bearer error=\"insufficient_scope\", scope=\"{scope}\"");
+        let mut error = Self::new(StatusCode::FORBIDDEN, format!("Token lacks scope {scope}"));
+        if let Ok(value) = HeaderValue::from_str(&challenge) {
+            error = error.with_header(header::WWW_AUTHENTICATE, value);
+        }
+        error
+    }
+
     pub fn forbidden(message: impl Into<String>) -> Self {
         Self::new(StatusCode::FORBIDDEN, message)
     }

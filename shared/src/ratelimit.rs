@@ -174,21 +174,52 @@ impl Reported {
     }
 }
 
-/// The caller's IP: API Gateway's `sourceIp`, else the TCP peer (local server). Headers such as
-/// `X-Forwarded-For` are ignored on purpose.
+/// The caller's rate-limit identity by address: API Gateway's `sourceIp`, else the TCP peer
+/// (local server), as [`ip_bucket`] groups it. Headers such as `X-Forwarded-For` are ignored
+/// on purpose.
 pub fn client_ip(parts: &Parts) -> Option<String> {
     use lambda_http::request::RequestContext;
-    match parts.extensions.get::<RequestContext>() {
-        Some(RequestContext::ApiGatewayV1(ctx)) => return ctx.identity.source_ip.clone(),
-        Some(RequestContext::ApiGatewayV2(ctx)) => return ctx.http.source_ip.clone(),
-        _ => {}
+    let ip = match parts.extensions.get::<RequestContext>() {
+        Some(RequestContext::ApiGatewayV1(ctx)) => ctx.identity.source_ip.clone(),
+        Some(RequestContext::ApiGatewayV2(ctx)) => ctx.http.source_ip.clone(),
+        _ => parts
+            .extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map(|info| info.0.ip().to_string()),
+    };
+    ip.map(|ip| ip_bucket(&ip))
+}
+
+/// One bucket per IPv4 address, and one per IPv6 /64: a single subscriber usually holds a
+/// whole /64, so per-address buckets would let one client spread over billions of limits.
+/// IPv4-mapped IPv6 addresses count as their IPv4 address; text that is no address stays as is.
+pub fn ip_bucket(ip: &str) -> String {
+    match ip.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(v4)) => v4.to_string(),
+        Ok(std::net::IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let s = v6.segments();
+                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+        },
+        Err(_) => ip.to_owned(),
     }
-    parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|info| info.0.ip().to_string())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ipv6_clients_share_a_bucket_per_64() {
+        assert_eq!(ip_bucket("198.51.100.7"), "198.51.100.7");
+        assert_eq!(ip_bucket("2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64");
+        assert_eq!(ip_bucket("2001:db8:1:2:ffff:ffff:ffff:ffff"), "2001:db8:1:2::/64");
+        assert_ne!(ip_bucket("2001:db8:1:3::1"), ip_bucket("2001:db8:1:2::1"));
+        assert_eq!(ip_bucket("::ffff:198.51.100.7"), "198.51.100.7");
+        assert_eq!(ip_bucket("unknown"), "unknown");
+    }
 
     #[test]
     fn windows_are_aligned_and_reset_is_never_zero() {

@@ -591,11 +591,16 @@ async fn scopes_gate_reads_and_writes() {
         let (_, write_only) = api.user_in(api.workspace_id, ROOT, UserKind::Employee, &["api:write"]).await;
         let (status, _) = api.get("/administration/roles", &read_only).await;
         assert_eq!(status, 200);
-        let (status, body) = api.post("/administration/roles", &read_only, role_body(None, json!({}))).await;
+        let (status, headers, body) =
+            api.call(Method::POST, "/administration/roles", Some(&read_only), Some(role_body(None, json!({})))).await;
         assert_error_body(api.backend, status, &body, 403);
         assert!(body["message"].as_str().unwrap().contains("api:write"), "{body}");
-        let (status, body) = api.get("/administration/task-settings/activities", &write_only).await;
+        // RFC 6750 §3.1: the challenge names the missing scope, so a client can step up.
+        assert_eq!(headers["www-authenticate"], "Bearer error=\"insufficient_scope\", scope=\"api:write\"");
+        let (status, headers, body) =
+            api.call(Method::GET, "/administration/task-settings/activities", Some(&write_only), None).await;
         assert_error_body(api.backend, status, &body, 403);
+        assert_eq!(headers["www-authenticate"], "Bearer error=\"insufficient_scope\", scope=\"api:read\"");
         let (status, _) = api.post("/administration/roles", &write_only, role_body(None, json!({}))).await;
         assert_eq!(status, 201);
     })

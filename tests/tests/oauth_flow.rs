@@ -424,6 +424,11 @@ async fn a_replayed_code_is_refused_and_revokes_its_tokens() {
         let access = str_of(&first, "access_token");
         assert_eq!(list_tags(api, access).await, 200);
 
+        // Someone who only saw the used code (no verifier) gets nothing and revokes nothing.
+        let (other_verifier, _) = pkce();
+        oauth_error(&exchange(api, &client, &code, REDIRECT, &other_verifier).await, 400, "invalid_grant");
+        assert_eq!(list_tags(api, access).await, 200, "a replay without the verifier does not revoke");
+
         oauth_error(&exchange(api, &client, &code, REDIRECT, &verifier).await, 400, "invalid_grant");
         let (status, body) = api.get("/tags/task", access).await;
         assert_eq!(status, 401, "the access token of a replayed code is revoked: {body}");

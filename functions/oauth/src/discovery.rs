@@ -12,6 +12,8 @@ use shared::oauth::issuer::{self, Endpoints};
 /// The PKCE methods accepted: S256 only (DESIGN §3).
 pub const CODE_CHALLENGE_METHODS: &[&str] = &["S256"];
 /// Metadata documents may be cached briefly by clients.
+/// Cacheable, but per `Host`: without `LT_SITE_URL` the documents name the requested host, so
+/// a shared cache must not hand one host's answer to another.
 const CACHE: &str = "public, max-age=300";
 
 /// Authorization-server metadata (RFC 8414 §2).
@@ -76,7 +78,7 @@ pub fn authorization_server_metadata(headers: &HeaderMap) -> AuthorizationServer
 }
 
 fn serve_as_metadata(headers: &HeaderMap) -> impl IntoResponse + use<> {
-    ([(header::CACHE_CONTROL, CACHE)], Json(authorization_server_metadata(headers)))
+    ([(header::CACHE_CONTROL, CACHE), (header::VARY, "Host")], Json(authorization_server_metadata(headers)))
 }
 
 #[utoipa::path(get, path = "/api/.well-known/oauth-authorization-server", operation_id = "oauthAuthorizationServerMetadata", tag = "oauth",
@@ -98,7 +100,7 @@ fn serve_resource_metadata(headers: &HeaderMap) -> impl IntoResponse + use<> {
         scopes_supported: strings(SCOPES),
         bearer_methods_supported: strings(&["header"]),
     };
-    ([(header::CACHE_CONTROL, CACHE)], Json(metadata))
+    ([(header::CACHE_CONTROL, CACHE), (header::VARY, "Host")], Json(metadata))
 }
 
 #[utoipa::path(get, path = "/.well-known/oauth-protected-resource", operation_id = "oauthProtectedResourceMetadata", tag = "oauth",

@@ -143,7 +143,7 @@ impl FromRequestParts<AppState> for Caller {
 
         let scope = required_scope(&parts.method);
         if !verified.scopes.iter().any(|s| s == scope) {
-            return Err(ApiError::forbidden(format!("Token lacks scope {scope}")));
+            return Err(ApiError::insufficient_scope(scope));
         }
 
         // Charged to the token (an imposter's requests too), after authentication so that

@@ -152,6 +152,13 @@ pub async fn exchange_code(
         if record.client_id != request.client_id {
             return Err(GrantError::InvalidGrant(OTHER_CLIENT_CODE));
         }
+        // The redirect URI and the PKCE verifier first: a replay only revokes when it proves it
+        // holds what the first redemption held, so someone who merely saw a used code (in a
+        // browser history or a log) cannot revoke the user's grant with it.
+        check_redirect(&record, request.redirect_uri)?;
+        if !pkce::verifier_matches(request.code_verifier, &record.code_challenge) {
+            return Err(GrantError::InvalidGrant("The code_verifier does not match the code_challenge"));
+        }
         if record.used_at.is_some() {
             tracing::warn!(grant = %record.grant_id, client = %record.client_id, "authorization code replayed: revoking its grant");
             revoke_grant(store, record.grant_id, now).await?;
@@ -159,10 +166,6 @@ pub async fn exchange_code(
         }
         if record.expires_at <= now {
             return Err(GrantError::InvalidGrant(UNKNOWN_CODE));
-        }
-        check_redirect(&record, request.redirect_uri)?;
-        if !pkce::verifier_matches(request.code_verifier, &record.code_challenge) {
-            return Err(GrantError::InvalidGrant("The code_verifier does not match the code_challenge"));
         }
         let grant = Grant {
             id: record.grant_id,
