@@ -177,6 +177,8 @@ async fn registration_is_idempotent() {
         let (status, _, first) = register(api, first_body.clone()).await;
         assert_eq!(status, 201, "{first}");
         assert!(first["client_secret"].is_string());
+        let id = first["client_id"].as_str().unwrap();
+        assert!(!client::get(api.store.as_ref(), id).await.unwrap().unwrap().is_shared(), "not shared yet");
 
         // Same name, same set of URIs in another order: the same client, no secret, no new token.
         let (status, _, again) = register(
@@ -193,29 +195,84 @@ async fn registration_is_idempotent() {
         assert!(again.get("client_secret").is_none(), "an anonymous caller never gets a secret: {again}");
         assert!(again.get("registration_access_token").is_none(), "{again}");
         assert_eq!(again["registration_client_uri"], first["registration_client_uri"]);
-        // The first secret and token still work: nothing was rewritten.
-        let id = first["client_id"].as_str().unwrap();
+        // The first secret and token still work: nothing was rewritten, but the client is now
+        // shared.
         let stored = client::get(api.store.as_ref(), id).await.unwrap().unwrap();
         assert!(stored.secret_matches(first["client_secret"].as_str().unwrap()));
         assert!(stored.registration_token_matches(first["registration_access_token"].as_str().unwrap()));
+        assert!(stored.is_shared(), "{}: an identical re-registration shares the client", backend.name);
 
-        // Same identity, other metadata: refused, pointing to RFC 7592.
-        let (status, _, conflict) = register(
-            api,
+        // Anything different is another client (no conflict, no squatting of near-identical
+        // metadata): another auth method, a logo_uri, a client_uri, another name or URI set.
+        let mut ids = std::collections::BTreeSet::from([id.to_owned()]);
+        for variant in [
             json!({"client_name": name, "redirect_uris": ["https://a.example/cb", "https://b.example/cb"]}),
-        )
-        .await;
-        assert_eq!(status, 400, "{conflict}");
-        oauth_error(&conflict, "invalid_client_metadata");
-        assert!(conflict["error_description"].as_str().unwrap().contains("registration access token"));
-
-        // Another name or another set of URIs is another client.
-        let (_, _, other) = register(
-            api,
+            json!({"client_name": name, "redirect_uris": ["https://a.example/cb", "https://b.example/cb"], "token_endpoint_auth_method": "client_secret_post"}),
+            json!({"client_name": name, "redirect_uris": ["https://a.example/cb", "https://b.example/cb"], "token_endpoint_auth_method": "client_secret_basic", "logo_uri": "https://a.example/logo.png"}),
+            json!({"client_name": name, "redirect_uris": ["https://a.example/cb", "https://b.example/cb"], "token_endpoint_auth_method": "client_secret_basic", "client_uri": "https://a.example"}),
             json!({"client_name": name, "redirect_uris": ["https://a.example/cb"], "token_endpoint_auth_method": "client_secret_basic"}),
-        )
-        .await;
-        assert_ne!(other["client_id"], first["client_id"]);
+            json!({"client_name": unique_name(), "redirect_uris": ["https://a.example/cb", "https://b.example/cb"], "token_endpoint_auth_method": "client_secret_basic"}),
+        ] {
+            let (status, _, other) = register(api, variant.clone()).await;
+            assert_eq!(status, 201, "{}: {variant}: {other}", backend.name);
+            assert!(other["registration_access_token"].is_string(), "a new client: {other}");
+            assert!(ids.insert(other["client_id"].as_str().unwrap().to_owned()), "{variant}: {other}");
+        }
+    })
+    .await;
+}
+
+/// The squatting attack: whoever registers first cannot, once others were given the same client,
+/// change or delete it (RFC 7592 refuses with 403), and the client keeps working for everyone.
+#[tokio::test]
+async fn shared_clients_cannot_be_changed_or_deleted() {
+    each_backend(async |backend, api| {
+        let body = json!({"client_name": unique_name(), "redirect_uris": ["https://claude.example/api/mcp/auth_callback"]});
+        let (status, _, squatter) = register(api, body.clone()).await;
+        assert_eq!(status, 201, "{squatter}");
+        let id = squatter["client_id"].as_str().unwrap().to_owned();
+        let token = squatter["registration_access_token"].as_str().unwrap().to_owned();
+        let path = format!("{REGISTER}/{id}");
+
+        // The real client registers the same metadata: it gets the same client, which is now shared.
+        let (status, _, real) = register(api, body.clone()).await;
+        assert_eq!(status, 201, "{}: {real}", backend.name);
+        assert_eq!(real["client_id"], id);
+        assert!(real.get("registration_access_token").is_none() && real.get("client_secret").is_none(), "{real}");
+        let before = client::get(api.store.as_ref(), &id).await.unwrap().unwrap();
+        assert!(before.is_shared());
+
+        // The first registrant can no longer rewrite or delete it.
+        let (status, headers, denied) = api
+            .call(
+                Method::PUT,
+                &path,
+                Some(&token),
+                Some(json!({"client_name": body["client_name"], "redirect_uris": body["redirect_uris"], "token_endpoint_auth_method": "client_secret_basic"})),
+            )
+            .await;
+        assert_eq!(status, 403, "{}: {denied}", backend.name);
+        oauth_error(&denied, "access_denied");
+        assert!(denied["error_description"].as_str().unwrap().contains("several parties"), "{denied}");
+        assert_eq!(headers["cache-control"], "no-store");
+        let (status, _, denied) = api.call(Method::DELETE, &path, Some(&token), None).await;
+        assert_eq!(status, 403, "{}: {denied}", backend.name);
+        oauth_error(&denied, "access_denied");
+        // A wrong token is still 401, not 403: nothing is revealed without the token.
+        let (status, _, _) = api.call(Method::DELETE, &path, Some("lt_rat_wrong"), None).await;
+        assert_eq!(status, 401);
+
+        // Nothing changed: the client is there, public, readable with the token, and a further
+        // registration still gets it.
+        let after = client::get(api.store.as_ref(), &id).await.unwrap().unwrap();
+        assert_eq!(after.metadata(), before.metadata());
+        assert!(!after.is_confidential());
+        let (status, _, read) = api.call(Method::GET, &path, Some(&token), None).await;
+        assert_eq!(status, 200, "{read}");
+        assert_eq!(read["token_endpoint_auth_method"], "none");
+        let (status, _, third) = register(api, body).await;
+        assert_eq!(status, 201, "{third}");
+        assert_eq!(third["client_id"], id);
     })
     .await;
 }
@@ -324,14 +381,10 @@ async fn rfc7592_read_update_delete() {
             register(api, json!({"client_name": name, "redirect_uris": ["https://app.example/cb"]})).await;
         assert_eq!(status, 201);
         assert_ne!(fresh["client_id"], id);
-        let (status, _, same) = register(
-            api,
-            json!({"client_name": new_name, "redirect_uris": ["https://app.example/cb2"], "token_endpoint_auth_method": "client_secret_post"}),
-        )
-        .await;
-        assert_eq!(status, 201);
-        assert_eq!(same["client_id"], id);
-        assert!(same.get("client_secret").is_none());
+        // (An identical registration would now get this client and share it: see
+        // shared_clients_cannot_be_changed_or_deleted.)
+        let stored = client::get(api.store.as_ref(), &id).await.unwrap().unwrap();
+        assert!(!stored.is_shared());
 
         // An update keeping the metadata keeps the secret; a wrong client_secret or client_id is refused.
         let body = json!({"client_name": new_name, "redirect_uris": ["https://app.example/cb2"], "token_endpoint_auth_method": "client_secret_post"});
@@ -355,10 +408,26 @@ async fn rfc7592_read_update_delete() {
         let new_secret = rotated["client_secret"].as_str().unwrap();
         let stored = client::get(api.store.as_ref(), &id).await.unwrap().unwrap();
         assert!(stored.secret_matches(new_secret) && !stored.secret_matches(&secret));
-        // Moving onto another client's identity is refused.
+        // Moving onto another client's identity (exactly its metadata) is refused; the guard
+        // stays where it was.
         let (status, _, taken) = api
             .call(Method::PUT, &path, Some(&token), Some(json!({"client_name": name, "redirect_uris": ["https://app.example/cb"]})))
             .await;
+        assert_eq!(status, 400, "{taken}");
+        oauth_error(&taken, "invalid_client_metadata");
+        let stored = client::get(api.store.as_ref(), &id).await.unwrap().unwrap();
+        assert_eq!(stored.client_name, new_name);
+        // Changing only the logo_uri moves the guard too: the old metadata is free again, the
+        // new one names this client.
+        let logo = json!({"client_name": new_name, "redirect_uris": ["https://app.example/cb2"], "token_endpoint_auth_method": "client_secret_post", "logo_uri": "https://app.example/logo.png"});
+        let (status, _, with_logo) = api.call(Method::PUT, &path, Some(&token), Some(logo.clone())).await;
+        assert_eq!(status, 200, "{with_logo}");
+        assert_eq!(with_logo["logo_uri"], "https://app.example/logo.png");
+        let (status, _, other) = register(api, body.clone()).await;
+        assert_eq!(status, 201);
+        assert_ne!(other["client_id"], id, "the old metadata is free: {other}");
+        // Moving back onto it now collides with that new client.
+        let (status, _, taken) = api.call(Method::PUT, &path, Some(&token), Some(body.clone())).await;
         assert_eq!(status, 400, "{taken}");
         oauth_error(&taken, "invalid_client_metadata");
         // Invalid redirect URIs in an update.
@@ -452,8 +521,13 @@ async fn discovery_documents() {
 #[tokio::test]
 async fn every_401_names_the_resource_metadata() {
     each_backend(async |_, api| {
-        let expected = format!("Bearer resource_metadata=\"{}/.well-known/oauth-protected-resource\"", api.base);
-        for token in [None, Some("lt_pat_garbage"), Some("eyJhbGciOiJIUzI1NiJ9.e30.x")] {
+        let metadata = format!("resource_metadata=\"{}/.well-known/oauth-protected-resource\"", api.base);
+        // RFC 6750 §3.1: no error code without a credential, `invalid_token` for a bad one.
+        for (token, expected) in [
+            (None, format!("Bearer {metadata}")),
+            (Some("lt_pat_garbage"), format!("Bearer error=\"invalid_token\", {metadata}")),
+            (Some("eyJhbGciOiJIUzI1NiJ9.e30.x"), format!("Bearer error=\"invalid_token\", {metadata}")),
+        ] {
             let (status, headers, _) = api.call(Method::GET, "/tags/task", token, None).await;
             assert_eq!(status, 401);
             let challenges: Vec<_> =
@@ -508,4 +582,13 @@ fn the_openapi_document_covers_registration_and_discovery() {
         "#/components/schemas/OAuthErrorBody"
     );
     assert_eq!(paths["/api/oauth/register/{client_id}"]["get"]["security"], json!([{"registrationAccessToken": []}]));
+    // A shared client refuses RFC 7592 updates and deletes with 403, in the RFC error body.
+    for method in ["put", "delete"] {
+        assert_eq!(
+            paths["/api/oauth/register/{client_id}"][method]["responses"]["403"]["content"]["application/json"]["schema"]
+                ["$ref"],
+            "#/components/schemas/OAuthErrorBody",
+            "{method}"
+        );
+    }
 }

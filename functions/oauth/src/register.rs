@@ -43,6 +43,9 @@ pub enum RegistrationError {
     /// 401 `invalid_token` with `WWW-Authenticate: Bearer error="invalid_token"`: a missing or
     /// wrong registration access token, or an unknown client (indistinguishable).
     InvalidToken,
+    /// 403 `access_denied`: the client is shared (an identical anonymous registration was
+    /// answered with it), so RFC 7592 can no longer change or delete it.
+    Shared,
     /// Anything else (in the API's error body).
     Api(ApiError),
 }
@@ -50,7 +53,8 @@ pub enum RegistrationError {
 /// The RFC 7591 error body.
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct OAuthErrorBody {
-    /// `invalid_redirect_uri`, `invalid_client_metadata` or (401) `invalid_token`
+    /// `invalid_redirect_uri`, `invalid_client_metadata`, (401) `invalid_token` or (403)
+    /// `access_denied`
     #[schema(example = "invalid_redirect_uri")]
     pub error: String,
     /// What was wrong, for the developer
@@ -78,6 +82,13 @@ impl IntoResponse for RegistrationError {
                 StatusCode::UNAUTHORIZED,
                 "invalid_token",
                 "The registration access token is missing or invalid for this client".to_owned(),
+            ),
+            RegistrationError::Shared => (
+                StatusCode::FORBIDDEN,
+                "access_denied",
+                "This client was registered by several parties (an identical registration was answered with it), \
+                 so it can no longer be updated or deleted; register a client with other metadata instead"
+                    .to_owned(),
             ),
             RegistrationError::Api(e) => return e.into_response(),
         };
@@ -342,8 +353,8 @@ fn body_of(body: Result<JsonObject, ApiError>) -> RegResult<Map<String, Value>> 
 #[utoipa::path(post, path = "/api/oauth/register", operation_id = "registerOAuthClient", tag = "oauth",
     request_body = ClientMetadataBody,
     responses(
-        (status = 201, description = "The registered client. A repeated registration with the same client_name, the same set of redirect_uris and the same other metadata answers 201 with the existing client, without client_secret and without registration_access_token", body = ClientResponse),
-        (status = 400, description = "`invalid_redirect_uri` or `invalid_client_metadata` (RFC 7591 §3.2.2), also when a client with this name and these redirect URIs exists with other metadata", body = OAuthErrorBody)))]
+        (status = 201, description = "The registered client. A repeated registration with identical metadata (client_name, the same set of redirect_uris, token_endpoint_auth_method, client_uri, logo_uri) answers 201 with the existing client, without client_secret and without registration_access_token, and the client becomes shared: RFC 7592 can no longer update or delete it. A registration that differs in anything creates another client", body = ClientResponse),
+        (status = 400, description = "`invalid_redirect_uri` or `invalid_client_metadata` (RFC 7591 §3.2.2)", body = OAuthErrorBody)))]
 pub async fn register(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -359,13 +370,6 @@ pub async fn register(
             ClientResponse::of(&client, &endpoints, client_secret, Some(registration_access_token))
         }
         Registered::Existing(client) => ClientResponse::of(&client, &endpoints, None, None),
-        Registered::Conflict(client) => {
-            return Err(RegistrationError::Metadata(format!(
-                "a client with this client_name and these redirect_uris is already registered with other metadata; \
-                 change it with PUT {} and its registration access token",
-                endpoints.registration_client_uri(&client.client_id)
-            )));
-        }
     };
     Ok((StatusCode::CREATED, no_store(), Json(response)).into_response())
 }
@@ -386,6 +390,17 @@ async fn authenticated(state: &AppState, headers: &HeaderMap, client_id: &str) -
         return Err(RegistrationError::InvalidToken);
     }
     Ok((client, token.to_owned()))
+}
+
+/// The RFC 7592 caller of an update or delete: as [`authenticated`], and the client must not be
+/// shared (403 `access_denied`): an anonymous registrant must never rewrite or delete a client
+/// that others were given.
+async fn manageable(state: &AppState, headers: &HeaderMap, client_id: &str) -> RegResult<(Client, String)> {
+    let (client, token) = authenticated(state, headers, client_id).await?;
+    if client.is_shared() {
+        return Err(RegistrationError::Shared);
+    }
+    Ok((client, token))
 }
 
 #[utoipa::path(get, path = "/api/oauth/register/{client_id}", operation_id = "readOAuthClient", tag = "oauth",
@@ -410,15 +425,16 @@ pub async fn read(
     request_body = ClientMetadataBody,
     responses(
         (status = 200, description = "The updated client (RFC 7592 §2.2): the metadata is replaced (omitted optional fields are cleared). A client_secret is in the response when one was issued: when the client became confidential, or on `rotate_client_secret: true`", body = ClientResponse),
-        (status = 400, description = "`invalid_redirect_uri` or `invalid_client_metadata`", body = OAuthErrorBody),
-        (status = 401, description = "Missing or wrong registration access token, or no such client", body = OAuthErrorBody)))]
+        (status = 400, description = "`invalid_redirect_uri` or `invalid_client_metadata` (also when another client is registered with exactly the new metadata)", body = OAuthErrorBody),
+        (status = 401, description = "Missing or wrong registration access token, or no such client", body = OAuthErrorBody),
+        (status = 403, description = "`access_denied`: the client is shared (an identical registration was answered with it) and can no longer be updated", body = OAuthErrorBody)))]
 pub async fn update(
     State(state): State<AppState>,
     headers: HeaderMap,
     Path(client_id): Path<String>,
     body: Result<JsonObject, ApiError>,
 ) -> RegResult<Response> {
-    let (mut client, token) = authenticated(&state, &headers, &client_id).await?;
+    let (mut client, token) = manageable(&state, &headers, &client_id).await?;
     let body = body_of(body)?;
     let metadata = metadata(&body)?;
     match body.get("client_id") {
@@ -443,12 +459,12 @@ pub async fn update(
             }
             Replaced::IdentityTaken => {
                 return Err(RegistrationError::Metadata(
-                    "another client is registered with this client_name and these redirect_uris".into(),
+                    "another client is registered with exactly this metadata".into(),
                 ));
             }
             Replaced::Stale => {
                 // Changed meanwhile: read again (and check the token again: it still must match).
-                client = authenticated(&state, &headers, &client_id).await?.0;
+                client = manageable(&state, &headers, &client_id).await?.0;
             }
         }
     }
@@ -460,13 +476,14 @@ pub async fn update(
     security(("registrationAccessToken" = [])),
     responses(
         (status = 204, description = "Deleted (RFC 7592 §2.3): the client and its registration; its id and tokens stop working"),
-        (status = 401, description = "Missing or wrong registration access token, or no such client", body = OAuthErrorBody)))]
+        (status = 401, description = "Missing or wrong registration access token, or no such client", body = OAuthErrorBody),
+        (status = 403, description = "`access_denied`: the client is shared (an identical registration was answered with it) and can no longer be deleted", body = OAuthErrorBody)))]
 pub async fn delete(
     State(state): State<AppState>,
     headers: HeaderMap,
     Path(client_id): Path<String>,
 ) -> RegResult<Response> {
-    let (mut client, _) = authenticated(&state, &headers, &client_id).await?;
+    let (mut client, _) = manageable(&state, &headers, &client_id).await?;
     for _ in 0..ATTEMPTS {
         if client::delete(state.store(), &client).await? {
             // Its codes and refresh tokens already fail (the token endpoint authenticates the
@@ -477,7 +494,7 @@ pub async fn delete(
             tracing::info!(client = %client.client_id, revoked, "oauth client deleted");
             return Ok(StatusCode::NO_CONTENT.into_response());
         }
-        client = authenticated(&state, &headers, &client_id).await?.0;
+        client = manageable(&state, &headers, &client_id).await?.0;
     }
     Err(ApiError::conflict("The client kept changing during the delete; try again").into())
 }

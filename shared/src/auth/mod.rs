@@ -86,8 +86,10 @@ impl<P: Policy> FromRequestParts<AppState> for Authorized<P> {
     }
 }
 
+/// A presented credential that does not authenticate (RFC 6750 `invalid_token`); a request
+/// without any credential gets the bare challenge instead.
 fn invalid_token() -> ApiError {
-    ApiError::unauthorized("Invalid or missing authentication token")
+    ApiError::invalid_token("Invalid or missing authentication token")
 }
 
 /// Extracts the raw bearer token from the Authorization header.
@@ -181,7 +183,7 @@ async fn verify_session(state: &AppState, token: &str, now: i64) -> Result<Verif
     let rejected = |reason: session::Rejection| {
         tracing::debug!(?reason, "session token rejected");
         match reason {
-            session::Rejection::Expired => ApiError::unauthorized("Session has expired; log in again"),
+            session::Rejection::Expired => ApiError::invalid_token("Session has expired; log in again"),
             _ => invalid_token(),
         }
     };
@@ -210,8 +212,8 @@ async fn verify_oauth_access_token(state: &AppState, token: &str, now: i64) -> R
             scopes: access.scopes,
         }),
         Err(AccessRejection::Invalid) => Err(invalid_token()),
-        Err(AccessRejection::Expired) => Err(ApiError::unauthorized("Token has expired")),
-        Err(AccessRejection::Revoked) => Err(ApiError::unauthorized("Token has been revoked")),
+        Err(AccessRejection::Expired) => Err(ApiError::invalid_token("Token has expired")),
+        Err(AccessRejection::Revoked) => Err(ApiError::invalid_token("Token has been revoked")),
         Err(AccessRejection::Store(e)) => Err(e.into()),
     }
 }
@@ -226,10 +228,10 @@ async fn verify_personal_token(state: &AppState, token: &str, now: i64) -> Resul
         None => return Err(invalid_token()),
     };
     if record.revoked_at.is_some() {
-        return Err(ApiError::unauthorized("Token has been revoked"));
+        return Err(ApiError::invalid_token("Token has been revoked"));
     }
     if record.expires_at.is_some_and(|at| at <= now) {
-        return Err(ApiError::unauthorized("Token has expired"));
+        return Err(ApiError::invalid_token("Token has expired"));
     }
     if record.last_used_at.is_none_or(|at| now - at >= LAST_USED_GRANULARITY_SECS) {
         // Best effort: a failure here must not fail the request.

@@ -63,9 +63,13 @@ pub struct Client {
     pub(crate) secret_hash: Option<String>,
     /// SHA-256 (hex) of the RFC 7592 registration access token.
     pub(crate) registration_token_hash: String,
-    /// SHA-256 (hex) of the registration identity (name and redirect-URI set): the key of the
-    /// idempotency guard.
+    /// SHA-256 (hex) of the registration identity (the complete metadata, see
+    /// [`Metadata::registration_key`]): the key of the idempotency guard.
     pub(crate) registration_key: String,
+    /// Set when an anonymous registration was answered with this existing client: several
+    /// parties rely on it, so RFC 7592 can no longer change or delete it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) shared: bool,
     #[serde(default)]
     pub(crate) version: i64,
 }
@@ -81,6 +85,7 @@ impl std::fmt::Debug for Client {
             .field("client_uri", &self.client_uri)
             .field("logo_uri", &self.logo_uri)
             .field("client_id_issued_at", &self.client_id_issued_at)
+            .field("shared", &self.shared)
             .field("version", &self.version)
             .finish_non_exhaustive()
     }
@@ -155,6 +160,12 @@ impl Client {
         self.redirect_uris.iter().any(|registered| redirect_uri_matches(registered, presented))
     }
 
+    /// True when an anonymous registration was answered with this existing client (several
+    /// parties may rely on it): RFC 7592 updates and deletes are refused.
+    pub fn is_shared(&self) -> bool {
+        self.shared
+    }
+
     /// The metadata a registration or an RFC 7592 update sets.
     pub fn metadata(&self) -> Metadata {
         Metadata {
@@ -183,13 +194,23 @@ pub struct Metadata {
 }
 
 impl Metadata {
-    /// SHA-256 (hex) of the registration identity: the client name and the *set* of redirect
-    /// URIs (sorted, so their order does not matter), encoded unambiguously as JSON.
+    /// SHA-256 (hex) of the registration identity: the *complete* metadata — client name, the
+    /// *set* of redirect URIs (sorted, so their order does not matter), auth method, client and
+    /// logo URIs — encoded unambiguously as JSON. Only an identical registration is
+    /// deduplicated; one that differs in anything is another client, so nobody can squat an
+    /// identity with near-identical metadata.
     pub fn registration_key(&self) -> String {
         let mut uris: Vec<&str> = self.redirect_uris.iter().map(String::as_str).collect();
         uris.sort_unstable();
         uris.dedup();
-        let identity = serde_json::json!([self.client_name, uris]);
+        let identity = serde_json::json!([
+            "v2",
+            self.client_name,
+            uris,
+            self.token_endpoint_auth_method.as_str(),
+            self.client_uri,
+            self.logo_uri,
+        ]);
         sha256_hex(&identity.to_string())
     }
 
@@ -229,12 +250,10 @@ pub enum Registered {
     /// A new client. The secret (confidential clients only) and the registration access token
     /// exist only here: the store keeps their hashes.
     Created { client: Client, client_secret: Option<String>, registration_access_token: String },
-    /// A client with the same identity and the same metadata existed: returned as it is, with
-    /// no secret and no new registration access token.
+    /// A client with the same metadata existed: returned with no secret and no new
+    /// registration access token, and marked shared (RFC 7592 can no longer change or delete
+    /// it: others now rely on it).
     Existing(Client),
-    /// A client with the same identity but other metadata exists: changing it needs its
-    /// registration access token (RFC 7592).
-    Conflict(Client),
 }
 
 /// Attempts at a registration when concurrent transactions cancel ours (DynamoDB's
@@ -242,18 +261,31 @@ pub enum Registered {
 const ATTEMPTS: usize = 8;
 
 /// Registers a client, idempotently: the client item and its guard item are written in one
-/// transaction, both `NotExists`, so concurrent identical registrations create one client.
+/// transaction, both `NotExists`, so concurrent identical registrations create one client. An
+/// identical registration gets the existing client, which becomes shared.
 pub async fn register(store: &dyn Store, metadata: Metadata, now: i64) -> StoreResult<Registered> {
     let registration_key = metadata.registration_key();
     let guard_key = keys::oauth_registration_guard(&registration_key)
         .ok_or_else(|| StoreError::Invalid("malformed registration key".into()))?;
     for attempt in 0..ATTEMPTS {
-        if let Some(existing) = guarded_client(store, &guard_key).await? {
-            return Ok(if existing.metadata().same_as(&metadata) {
-                Registered::Existing(existing)
-            } else {
-                Registered::Conflict(existing)
-            });
+        if let Some(existing) = guarded_client(store, &guard_key).await?
+            && existing.metadata().same_as(&metadata)
+        {
+            if existing.shared {
+                return Ok(Registered::Existing(existing));
+            }
+            // Mark it shared, conditioned on the version read: a concurrent RFC 7592 change or
+            // delete by its registrant either lands first (we read again) or fails.
+            let shared = Client { shared: true, version: existing.version + 1, ..existing.clone() };
+            match store.put(to_item(&shared, ENTITY, &shared.key()?), Condition::VersionEquals(existing.version)).await
+            {
+                Ok(()) => return Ok(Registered::Existing(shared)),
+                Err(StoreError::ConditionFailed) | Err(StoreError::TransactionCancelled { .. }) => {
+                    tokio::time::sleep(std::time::Duration::from_millis(10 * (attempt as u64 + 1))).await;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            }
         }
         let client_secret =
             (metadata.token_endpoint_auth_method != AuthMethod::None).then(|| random_credential(CLIENT_SECRET_PREFIX));
@@ -269,6 +301,7 @@ pub async fn register(store: &dyn Store, metadata: Metadata, now: i64) -> StoreR
             secret_hash: client_secret.as_deref().map(sha256_hex),
             registration_token_hash: sha256_hex(&registration_access_token),
             registration_key: registration_key.clone(),
+            shared: false,
             version: 1,
         };
         let ops = vec![
@@ -309,7 +342,7 @@ async fn guarded_client(store: &dyn Store, guard_key: &Key) -> StoreResult<Optio
 pub enum Replaced {
     /// Updated; `client_secret` is set when a new secret was issued (shown once).
     Updated { client: Box<Client>, client_secret: Option<String> },
-    /// Another client already has the new name and redirect URIs.
+    /// Another client is already registered with exactly the new metadata.
     IdentityTaken,
     /// The client changed or disappeared meanwhile (its version moved): nothing was written.
     Stale,
@@ -443,6 +476,7 @@ mod tests {
             secret_hash: Some(sha256_hex("s3cret")),
             registration_token_hash: sha256_hex("rat"),
             registration_key: String::new(),
+            shared: false,
             version: 1,
         }
     }
