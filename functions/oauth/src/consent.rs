@@ -45,20 +45,7 @@ static CSP: LazyLock<String> = LazyLock::new(|| {
 });
 
 /// Escapes text for HTML element content and quoted attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use shared::richtext::escape_attr as escape;
 
 /// A page response with the security headers every page carries.
 fn page(status: StatusCode, title: &str, body: &str, extra: Vec<(header::HeaderName, HeaderValue)>) -> Response {

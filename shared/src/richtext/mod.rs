@@ -28,6 +28,9 @@ pub use detect::Format;
 pub use model::{
     CellAttrs, Doc, HeadingAttrs, IconAttrs, LINK_REL, LINK_TARGET, LinkAttrs, Mark, Node, OrderedListAttrs,
 };
+/// Escapes text for HTML element content and quoted attribute values (also used by the
+/// server-rendered OAuth pages).
+pub use render::escape_attr;
 
 /// Largest accepted input, in bytes (descriptions are a few KB; this leaves two orders of
 /// magnitude and bounds the work one request can cause).
