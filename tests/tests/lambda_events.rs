@@ -39,6 +39,14 @@ async fn invoke(router: axum::Router, event: &str) -> Value {
     serde_json::to_value(response).unwrap()
 }
 
+/// A fresh embedded store holding the demo workspace, as the local server's first start makes it.
+async fn demo_state() -> (AppState, local::demo::Demo) {
+    let store = Arc::new(SqliteStore::in_memory().unwrap());
+    let key = TokenKey::generate();
+    let demo = local::demo::ensure_demo(store.as_ref(), &key).await.unwrap().expect("an empty store");
+    (AppState::new(store, TokenKeySource::Static(key)), demo)
+}
+
 fn body(response: &Value) -> Value {
     serde_json::from_str(response["body"].as_str().expect("a text body")).expect("a JSON body")
 }
@@ -119,10 +127,8 @@ fn oauth_events_run_through_the_lambda_adapter() {
     tokio::runtime::Runtime::new().unwrap().block_on(async {
         // The event carries the demo admin's documented credentials, so `cargo lambda invoke`
         // works against the local server's store as it is.
-        let store = Arc::new(SqliteStore::in_memory().unwrap());
-        let key = TokenKey::generate();
-        local::demo::ensure_demo(store.as_ref(), &key).await.unwrap().expect("an empty store");
-        let router = oauth::router(AppState::new(store, TokenKeySource::Static(key)));
+        let (state, _) = demo_state().await;
+        let router = oauth::router(state);
 
         let events = load_events("oauth");
         assert_eq!(
@@ -212,10 +218,8 @@ fn oauth_authorization_events_run_through_the_lambda_adapter() {
     // SAFETY: set before any thread of this test process reads the environment here.
     unsafe { std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true") };
     tokio::runtime::Runtime::new().unwrap().block_on(async {
-        let store = Arc::new(SqliteStore::in_memory().unwrap());
-        let key = TokenKey::generate();
-        local::demo::ensure_demo(store.as_ref(), &key).await.unwrap().expect("an empty store");
-        let router = oauth::router(AppState::new(store, TokenKeySource::Static(key)));
+        let (state, _) = demo_state().await;
+        let router = oauth::router(state);
         let events = load_events("oauth");
         let client = body(&invoke(router.clone(), &events["register"]).await);
         let client_id = client["client_id"].as_str().unwrap();
@@ -249,10 +253,8 @@ fn administration_events_run_through_the_lambda_adapter() {
     // SAFETY: set before any thread of this test process reads the environment here.
     unsafe { std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true") };
     tokio::runtime::Runtime::new().unwrap().block_on(async {
-        let store = Arc::new(SqliteStore::in_memory().unwrap());
-        let key = TokenKey::generate();
-        let demo = local::demo::ensure_demo(store.as_ref(), &key).await.unwrap().expect("an empty store");
-        let router = administration::router(AppState::new(store, TokenKeySource::Static(key)));
+        let (state, demo) = demo_state().await;
+        let router = administration::router(state);
         let events = load_events("administration");
         assert_eq!(
             events.keys().collect::<Vec<_>>(),
