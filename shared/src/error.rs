@@ -17,6 +17,8 @@ pub struct ApiError {
     pub errors: Option<FieldErrors>,
     /// Extra response headers (Retry-After, WWW-Authenticate, Allow…).
     pub headers: Vec<(header::HeaderName, HeaderValue)>,
+    /// Why a server error happened: logged when the response is produced, never sent.
+    cause: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -30,7 +32,7 @@ pub struct ErrorBody<'a> {
 
 impl ApiError {
     pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
-        ApiError { status, message: message.into(), errors: None, headers: Vec::new() }
+        ApiError { status, message: message.into(), errors: None, headers: Vec::new(), cause: None }
     }
 
     pub fn bad_request(message: impl Into<String>) -> Self {
@@ -81,10 +83,9 @@ impl ApiError {
         Self::new(StatusCode::CONFLICT, message)
     }
 
-    /// A 500 whose cause is logged, never sent.
+    /// A 500 whose cause is logged when the response is produced, never sent.
     pub fn internal(cause: impl std::fmt::Display) -> Self {
-        tracing::error!(cause = %cause, "internal error");
-        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "Internal server error")
+        ApiError { cause: Some(cause.to_string()), ..Self::new(StatusCode::INTERNAL_SERVER_ERROR, "Internal server error") }
     }
 
     pub fn with_header(mut self, name: header::HeaderName, value: HeaderValue) -> Self {
@@ -107,6 +108,9 @@ impl std::error::Error for ApiError {}
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        if let Some(cause) = &self.cause {
+            tracing::error!(status = self.status.as_u16(), cause = %cause, "request failed");
+        }
         let mut response = (self.status, axum::Json(self.body())).into_response();
         for (name, value) in self.headers {
             response.headers_mut().append(name, value);

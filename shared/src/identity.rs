@@ -102,7 +102,7 @@ pub async fn create_workspace(store: &dyn Store, name: &str, language: &str) -> 
         api_enabled: true,
     };
     let keys = WsKeys::new(workspace.id);
-    let mut item = to_item(&workspace, ENTITY_WORKSPACE, &keys.workspace());
+    let mut item = to_item(&workspace, ENTITY_WORKSPACE, &keys.workspace())?;
     item.insert(crate::store::GSI1PK.into(), keys::WORKSPACES_GSI1PK.into());
     item.insert(crate::store::GSI1SK.into(), format!("{}#{}", workspace.created_at, workspace.id).into());
     store.put(item, Condition::NotExists).await?;
@@ -160,10 +160,10 @@ pub async fn create_user(store: &dyn Store, workspace_id: Uuid, new: NewUser<'_>
         created_at: clock::now_rfc3339(),
     };
     let folded = email.to_lowercase();
-    let mut user_item = to_item(&user, ENTITY_USER, &keys.user(user.id));
+    let mut user_item = to_item(&user, ENTITY_USER, &keys.user(user.id))?;
     user_item.insert(crate::store::GSI1PK.into(), keys::user_email_gsi1pk(&folded).into());
     user_item.insert(crate::store::GSI1SK.into(), format!("WS#{workspace_id}#USER#{}", user.id).into());
-    let guard = to_item(&serde_json::json!({ "userId": user.id }), ENTITY_EMAIL_GUARD, &keys.user_email(&folded));
+    let guard = to_item(&serde_json::json!({ "userId": user.id }), ENTITY_EMAIL_GUARD, &keys.user_email(&folded))?;
     let mut ops = vec![
         TxOp::Put { item: guard, cond: Condition::NotExists },
         TxOp::Put { item: user_item, cond: Condition::NotExists },
@@ -248,7 +248,7 @@ pub async fn create_token(
         last_used_at: None,
     };
     let keys = WsKeys::new(workspace_id);
-    let mut item = to_item(&record, ENTITY_TOKEN, &keys::credential(&pat::token_hash(&raw)));
+    let mut item = to_item(&record, ENTITY_TOKEN, &keys::credential(&pat::token_hash(&raw)))?;
     item.insert(crate::store::GSI1PK.into(), keys.user_tokens_gsi1pk(user_id).into());
     item.insert(crate::store::GSI1SK.into(), format!("PAT#{}#{}", record.created_at, record.id).into());
     store.put(item, Condition::NotExists).await?;

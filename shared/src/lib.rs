@@ -1,17 +1,24 @@
 //! What every workapi function needs: the store, authentication, permissions, response
 //! projection, rich-text conversion, the one error type and the HTTP glue.
 
+// The derive macros name `::shared::…`, also from inside this crate.
+extern crate self as shared;
+
 pub mod app;
 pub mod auth;
 pub mod clock;
+pub mod entity;
 pub mod error;
+pub mod function;
 pub mod http;
 pub mod identity;
+pub mod input;
 pub mod oauth;
 pub mod openapi;
 pub mod permissions;
 pub mod projection;
 pub mod ratelimit;
+pub mod request;
 pub mod richtext;
 pub mod store;
 pub mod telemetry;

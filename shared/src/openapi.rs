@@ -1,165 +1,202 @@
 //! The OpenAPI 3.1 document, generated from the code: each function registers its handlers
 //! through `utoipa_axum::routes!`, so a route and its documentation are one declaration; this
-//! module adds what every operation shares (security, error responses, rate-limit headers) and
-//! the projection parameters of [P] endpoints, from the same [`Projected`] declarations the
-//! handlers apply.
+//! module adds, as typed modifications, what every operation shares (security, error
+//! responses, rate-limit headers) and the projection parameters of [P] endpoints, read from
+//! their response types ([`crate::projection::Projected`]).
 
-use crate::projection::Projection;
-use serde_json::{Map, Value, json};
+use crate::projection::COMPACT_EXTENSION;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use utoipa::openapi::extensions::Extensions;
+use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::info::{ContactBuilder, InfoBuilder, LicenseBuilder};
+use utoipa::openapi::path::{HttpMethod, Operation, ParameterBuilder, ParameterIn, PathItem};
+use utoipa::openapi::response::{Response, ResponseBuilder};
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::openapi::security::{
+    AuthorizationCode, Flow, HttpAuthScheme, HttpBuilder, OAuth2, Scopes, SecurityRequirement, SecurityScheme,
+};
+use utoipa::openapi::server::ServerBuilder;
+use utoipa::openapi::tag::TagBuilder;
+use utoipa::openapi::{Content, OpenApi, Ref, RefOr, Required};
 
-/// A [P] endpoint: its operation id and its compact default (top-level fields), declared once.
-/// Handlers project with it; the document gets the parameters and `x-lt-response-projection`.
-#[derive(Debug, Clone, Copy)]
-pub struct Projected {
-    pub operation_id: &'static str,
-    pub compact: Option<&'static [&'static str]>,
-}
-
-impl Projected {
-    /// Projects a success body as this endpoint declares.
-    pub fn apply(&self, projection: &Projection, body: Value) -> Value {
-        projection.apply(body, self.compact)
-    }
-}
-
-/// Paths served without authentication.
-/// OAuth endpoints and discovery documents are public (the RFC 7592 client routes declare
-/// their own `registrationAccessToken` security, which is kept).
+/// Paths served without authentication: the OAuth endpoints and discovery documents (the
+/// RFC 7592 client routes declare their own `registrationAccessToken` security, which is kept),
+/// the login and the document itself.
 const PUBLIC_PREFIXES: &[&str] = &["/docs/", LOGIN_PATH, "/api/oauth/", "/api/.well-known/", "/.well-known/"];
 /// The password login: public, yet it answers 401 for wrong credentials.
 const LOGIN_PATH: &str = "/api/auth/login";
+/// The projection parameters of [P] endpoints, in the order the document lists them.
+pub const PROJECTION_PARAMETERS: [&str; 3] = ["fieldsToReturn", "responseShape", "LT-Response-Shape"];
 
-const METHODS: &[&str] = &["get", "put", "post", "delete", "patch", "head", "options", "trace"];
+/// A top-level tag: the name every operation of a function carries, and what it is about.
+#[derive(Debug, Clone, Copy)]
+pub struct ApiTag {
+    pub name: &'static str,
+    pub description: &'static str,
+}
 
-/// Completes a generated document. Panics when a [`Projected`] names an operation the document
-/// lacks: a build-time mistake, caught by the OpenAPI tests.
-pub fn finish(api: utoipa::openapi::OpenApi, projected: &[Projected]) -> Value {
-    let mut doc = serde_json::to_value(api).expect("an OpenAPI document serialises");
-    doc["openapi"] = json!("3.1.0");
-    doc["info"] = json!({
-        "title": "workapi",
-        "version": "1.0",
-        "description": "Work-management public API. Errors are {statusCode, message, errors?}. \
-            Every response carries X-RateLimit-Limit and X-RateLimit-Remaining.",
-    });
-    add_components(&mut doc);
-    let mut found = Vec::new();
-    let paths = doc["paths"].as_object_mut().expect("paths");
-    for (path, item) in paths.iter_mut() {
+/// Completes a generated document: info, servers, tags, shared components, and per operation
+/// its security, error responses, rate-limit headers and projection parameters.
+pub fn finish(mut api: OpenApi, tags: &[ApiTag]) -> OpenApi {
+    api.info = InfoBuilder::new()
+        .title("workapi")
+        .version("1.0")
+        .description(Some(
+            "Work-management public API. Errors have the body {statusCode, message, errors?}; every \
+             response carries X-RateLimit-Limit and X-RateLimit-Remaining (1200 requests a minute per \
+             token, 3000 per client IP). [P] operations accept fieldsToReturn, responseShape and \
+             LT-Response-Shape (x-lt-response-projection names their compact default).",
+        ))
+        .contact(Some(ContactBuilder::new().name(Some("workapi developers")).build()))
+        .license(Some(LicenseBuilder::new().name("Proprietary").build()))
+        .build();
+    api.servers = Some(vec![
+        ServerBuilder::new().url("/").description(Some("This deployment (the origin serving this document)")).build(),
+    ]);
+    api.tags = Some(tags.iter().map(|t| TagBuilder::new().name(t.name).description(Some(t.description)).build()).collect());
+    let compact = take_compact_defaults(&mut api);
+    add_components(&mut api);
+    for (path, item) in api.paths.paths.iter_mut() {
         let public = PUBLIC_PREFIXES.iter().any(|p| path.starts_with(p));
-        for method in METHODS {
-            let Some(operation) = item.get_mut(*method).and_then(Value::as_object_mut) else { continue };
+        for (method, operation) in operations_mut(item) {
             complete_operation(operation, method, public);
-            if path == LOGIN_PATH
-                && let Some(responses) = operation.get_mut("responses").and_then(Value::as_object_mut)
-            {
-                responses.insert("401".into(), json!({"$ref": "#/components/responses/Error"}));
+            if path == LOGIN_PATH {
+                operation.responses.responses.insert("401".into(), error_ref());
             }
-            let id = operation.get("operationId").and_then(Value::as_str).unwrap_or_default().to_owned();
-            if let Some(p) = projected.iter().find(|p| p.operation_id == id) {
-                add_projection(operation, p);
-                found.push(id);
+            if let Some(fields) = projected_compact(operation, &compact) {
+                add_projection(operation, fields);
             }
         }
     }
-    for p in projected {
-        assert!(
-            found.iter().any(|id| id == p.operation_id),
-            "projected operation {} is not documented",
-            p.operation_id
-        );
-    }
-    project_response_schemas(&mut doc);
-    doc
+    api
 }
 
-fn add_components(doc: &mut Value) {
-    if !doc["components"].is_object() {
-        doc["components"] = json!({});
-    }
-    let components = &mut doc["components"];
-    if !components["schemas"].is_object() {
-        components["schemas"] = json!({});
-    }
-    components["schemas"]["Error"] = json!({
-        "type": "object",
-        "required": ["statusCode", "message"],
-        "properties": {
-            "statusCode": {"type": "integer", "description": "The HTTP status"},
-            "message": {"type": "string"},
-            "errors": {
-                "type": "object",
-                "description": "Validation errors: field name to messages",
-                "additionalProperties": {"type": "array", "items": {"type": "string"}}
-            }
-        }
-    });
-    components["headers"] = json!({
-        "X-RateLimit-Limit": {"description": "Requests allowed in the current window", "schema": {"type": "integer"}},
-        "X-RateLimit-Remaining": {"description": "Requests left in the current window", "schema": {"type": "integer"}},
-        "Retry-After": {"description": "Seconds until the window resets", "schema": {"type": "integer"}}
-    });
-    components["responses"] = json!({
-        "Error": {
-            "description": "Error in the API's error body",
-            "headers": rate_headers(),
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
-        },
-        "TooManyRequests": {
-            "description": "Rate limit exceeded",
-            "headers": {
-                "Retry-After": {"$ref": "#/components/headers/Retry-After"},
-                "X-RateLimit-Limit": {"$ref": "#/components/headers/X-RateLimit-Limit"},
-                "X-RateLimit-Remaining": {"$ref": "#/components/headers/X-RateLimit-Remaining"}
-            },
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
-        }
-    });
-    components["securitySchemes"] = json!({
-        "bearer": {
-            "type": "http",
-            "scheme": "bearer",
-            "description": "A personal access token (lt_pat_…), an OAuth access token or a session JWT"
-        },
-        "registrationAccessToken": {
-            "type": "http",
-            "scheme": "bearer",
-            "description": "RFC 7592: the registration access token returned by POST /api/oauth/register"
-        },
-        "oauth2": {
-            "type": "oauth2",
-            "flows": {"authorizationCode": {
-                "authorizationUrl": "/api/oauth/authorize",
-                "tokenUrl": "/api/oauth/token",
-                "refreshUrl": "/api/oauth/token",
-                "scopes": {"api:read": "Read access", "api:write": "Write access"}
-            }}
-        }
-    });
+/// The operations of a path item with their methods.
+pub fn operations_mut(item: &mut PathItem) -> Vec<(HttpMethod, &mut Operation)> {
+    [
+        (HttpMethod::Get, item.get.as_mut()),
+        (HttpMethod::Put, item.put.as_mut()),
+        (HttpMethod::Post, item.post.as_mut()),
+        (HttpMethod::Delete, item.delete.as_mut()),
+        (HttpMethod::Patch, item.patch.as_mut()),
+        (HttpMethod::Head, item.head.as_mut()),
+        (HttpMethod::Options, item.options.as_mut()),
+        (HttpMethod::Trace, item.trace.as_mut()),
+    ]
+    .into_iter()
+    .filter_map(|(method, operation)| operation.map(|o| (method, o)))
+    .collect()
 }
 
-fn rate_headers() -> Value {
-    json!({
-        "X-RateLimit-Limit": {"$ref": "#/components/headers/X-RateLimit-Limit"},
-        "X-RateLimit-Remaining": {"$ref": "#/components/headers/X-RateLimit-Remaining"}
+fn is_read(method: &HttpMethod) -> bool {
+    matches!(method, HttpMethod::Get | HttpMethod::Head | HttpMethod::Options)
+}
+
+/// The compact defaults carried by `…Projection` schemas, removed from them: the document
+/// states them once, on the operation (`x-lt-response-projection`).
+fn take_compact_defaults(api: &mut OpenApi) -> BTreeMap<String, Value> {
+    let mut found = BTreeMap::new();
+    let Some(components) = api.components.as_mut() else { return found };
+    for (name, schema) in components.schemas.iter_mut() {
+        if let RefOr::T(Schema::Object(object)) = schema
+            && let Some(extensions) = object.extensions.as_mut()
+            && let Some(compact) = extensions.remove(COMPACT_EXTENSION)
+        {
+            found.insert(format!("#/components/schemas/{name}"), compact);
+        }
+    }
+    found
+}
+
+fn projected_compact(operation: &Operation, compact: &BTreeMap<String, Value>) -> Option<Value> {
+    operation.responses.responses.iter().filter(|(status, _)| status.starts_with('2')).find_map(|(_, response)| {
+        let RefOr::T(response) = response else { return None };
+        let schema = response.content.get("application/json")?.schema.as_ref()?;
+        let RefOr::Ref(reference) = schema else { return None };
+        compact.get(&reference.ref_location).cloned()
     })
 }
 
-fn complete_operation(operation: &mut Map<String, Value>, method: &str, public: bool) {
-    let scope = if matches!(method, "get" | "head" | "options") { "api:read" } else { "api:write" };
-    if !operation.contains_key("security") {
-        operation.insert(
-            "security".into(),
-            if public { json!([]) } else { json!([{"bearer": [scope]}, {"oauth2": [scope]}]) },
-        );
+fn error_ref() -> RefOr<Response> {
+    RefOr::Ref(Ref::from_response_name("Error"))
+}
+
+fn integer_header(description: &str) -> utoipa::openapi::header::Header {
+    HeaderBuilder::new()
+        .schema(ObjectBuilder::new().schema_type(Type::Integer))
+        .description(Some(description))
+        .build()
+}
+
+fn rate_headers() -> BTreeMap<String, utoipa::openapi::header::Header> {
+    BTreeMap::from([
+        ("X-RateLimit-Limit".to_owned(), integer_header("Requests allowed in the current window")),
+        ("X-RateLimit-Remaining".to_owned(), integer_header("Requests left in the current window")),
+    ])
+}
+
+fn add_components(api: &mut OpenApi) {
+    let components = api.components.get_or_insert_with(Default::default);
+    let error_schema = ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .description(Some("The error body of every failed request"))
+        .property("statusCode", ObjectBuilder::new().schema_type(Type::Integer).description(Some("The HTTP status")))
+        .required("statusCode")
+        .property("message", ObjectBuilder::new().schema_type(Type::String).description(Some("What went wrong")))
+        .required("message")
+        .property(
+            "errors",
+            ObjectBuilder::new()
+                .schema_type(Type::Object)
+                .description(Some("Validation errors: field path to messages"))
+                .additional_properties(Some(
+                    utoipa::openapi::schema::ArrayBuilder::new().items(ObjectBuilder::new().schema_type(Type::String)),
+                )),
+        )
+        .examples([json!({"statusCode": 400, "message": "Validation failed", "errors": {"name": ["name is required"]}})])
+        .build();
+    components.schemas.insert("Error".into(), RefOr::T(Schema::Object(error_schema)));
+    let error_content = || Content::new(Some(Ref::from_schema_name("Error")));
+    let mut error = ResponseBuilder::new().description("Error in the API's error body").content("application/json", error_content()).build();
+    error.headers = rate_headers();
+    let mut too_many =
+        ResponseBuilder::new().description("Rate limit exceeded").content("application/json", error_content()).build();
+    too_many.headers = rate_headers();
+    too_many.headers.insert("Retry-After".into(), integer_header("Seconds until the window resets"));
+    components.responses.insert("Error".into(), RefOr::T(error));
+    components.responses.insert("TooManyRequests".into(), RefOr::T(too_many));
+
+    let bearer = |description: &str| {
+        SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).description(Some(description)).build())
+    };
+    components.security_schemes.insert(
+        "bearer".into(),
+        bearer("A personal access token (lt_pat_…), an OAuth access token or a session JWT"),
+    );
+    components.security_schemes.insert(
+        "registrationAccessToken".into(),
+        bearer("RFC 7592: the registration access token returned by POST /api/oauth/register"),
+    );
+    let scopes = Scopes::from_iter([("api:read", "Read access"), ("api:write", "Write access")]);
+    let flow = AuthorizationCode::with_refresh_url("/api/oauth/authorize", "/api/oauth/token", scopes, "/api/oauth/token");
+    components
+        .security_schemes
+        .insert("oauth2".into(), SecurityScheme::OAuth2(OAuth2::new([Flow::AuthorizationCode(flow)])));
+}
+
+fn complete_operation(operation: &mut Operation, method: HttpMethod, public: bool) {
+    let scope = if is_read(&method) { "api:read" } else { "api:write" };
+    if operation.security.is_none() {
+        operation.security = Some(if public {
+            Vec::new()
+        } else {
+            vec![SecurityRequirement::new("bearer", [scope]), SecurityRequirement::new("oauth2", [scope])]
+        });
     }
-    let responses = operation.entry("responses").or_insert_with(|| json!({}));
-    let responses = responses.as_object_mut().expect("responses");
-    for (_, response) in responses.iter_mut() {
-        if let Some(response) = response.as_object_mut()
-            && !response.contains_key("$ref")
-        {
-            response.insert("headers".into(), rate_headers());
+    for response in operation.responses.responses.values_mut() {
+        if let RefOr::T(response) = response {
+            response.headers.extend(rate_headers());
         }
     }
     let mut errors = vec!["400", "404", "405", "413", "415", "500"];
@@ -168,83 +205,52 @@ fn complete_operation(operation: &mut Map<String, Value>, method: &str, public: 
     }
     // Writes use optimistic concurrency: a write that keeps losing races (or a delete of
     // something still in use) answers 409.
-    if !matches!(method, "get" | "head" | "options") {
+    if !is_read(&method) {
         errors.push("409");
     }
+    let responses = &mut operation.responses.responses;
     for status in errors {
-        responses.entry(status).or_insert_with(|| json!({"$ref": "#/components/responses/Error"}));
+        responses.entry(status.into()).or_insert_with(error_ref);
     }
-    responses.entry("429").or_insert_with(|| json!({"$ref": "#/components/responses/TooManyRequests"}));
+    responses.entry("429".into()).or_insert_with(|| RefOr::Ref(Ref::from_response_name("TooManyRequests")));
 }
 
-fn add_projection(operation: &mut Map<String, Value>, projected: &Projected) {
-    let parameters = operation.entry("parameters").or_insert_with(|| json!([]));
-    let parameters = parameters.as_array_mut().expect("parameters");
-    parameters.extend([
-        json!({
-            "name": "fieldsToReturn", "in": "query", "required": false,
-            "description": "Comma-separated top-level response fields; overrides the compact default unless responseShape=full. Unknown names are ignored.",
-            "schema": {"type": "string"}
-        }),
-        json!({
-            "name": "responseShape", "in": "query", "required": false,
-            "description": "compact (default) or full (the complete response)",
-            "schema": {"type": "string", "enum": ["compact", "full"]}
-        }),
-        json!({
-            "name": "LT-Response-Shape", "in": "header", "required": false,
-            "description": "full: same as responseShape=full",
-            "schema": {"type": "string", "enum": ["full"]}
-        }),
-    ]);
-    operation.insert(
-        "x-lt-response-projection".into(),
-        json!({"compact": projected.compact, "parameters": ["fieldsToReturn", "responseShape", "LT-Response-Shape"]}),
-    );
-    operation.insert("x-lt-projected".into(), json!(true));
-}
-
-/// A projected success response may omit any field: point it at a copy of its schema without
-/// `required`, so the document describes every shape the endpoint can return.
-fn project_response_schemas(doc: &mut Value) {
-    let mut copies = Vec::new();
-    for item in doc["paths"].as_object_mut().expect("paths").values_mut() {
-        for method in METHODS {
-            let Some(operation) = item.get_mut(*method).and_then(Value::as_object_mut) else { continue };
-            if operation.remove("x-lt-projected").is_none() {
-                continue;
-            }
-            for (status, response) in operation["responses"].as_object_mut().expect("responses").iter_mut() {
-                if !status.starts_with('2') {
-                    continue;
-                }
-                let Some(schema) = response.pointer_mut("/content/application~1json/schema") else { continue };
-                if let Some(name) =
-                    schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/components/schemas/"))
-                {
-                    let copy = format!("{name}Projection");
-                    copies.push((name.to_owned(), copy.clone()));
-                    *schema = json!({"$ref": format!("#/components/schemas/{copy}")});
-                }
-            }
-        }
-    }
-    let schemas = doc["components"]["schemas"].as_object_mut().expect("schemas");
-    for (name, copy) in copies {
-        if let Some(mut schema) = schemas.get(&name).cloned() {
-            if let Some(object) = schema.as_object_mut() {
-                object.remove("required");
-                object.insert(
-                    "description".into(),
-                    json!(format!("{name}, possibly projected to a subset of its fields")),
-                );
-            }
-            schemas.insert(copy, schema);
-        }
-    }
+fn add_projection(operation: &mut Operation, compact: Value) {
+    let string = || ObjectBuilder::new().schema_type(Type::String);
+    let parameters = [
+        ParameterBuilder::new()
+            .name(PROJECTION_PARAMETERS[0])
+            .parameter_in(ParameterIn::Query)
+            .required(Required::False)
+            .description(Some(
+                "Comma-separated top-level response fields; overrides the compact default unless \
+                 responseShape=full. Unknown names are ignored.",
+            ))
+            .schema(Some(string()))
+            .build(),
+        ParameterBuilder::new()
+            .name(PROJECTION_PARAMETERS[1])
+            .parameter_in(ParameterIn::Query)
+            .required(Required::False)
+            .description(Some("compact (default) or full (the complete response)"))
+            .schema(Some(string().enum_values(Some(["compact", "full"]))))
+            .build(),
+        ParameterBuilder::new()
+            .name(PROJECTION_PARAMETERS[2])
+            .parameter_in(ParameterIn::Header)
+            .required(Required::False)
+            .description(Some("full: same as responseShape=full"))
+            .schema(Some(string().enum_values(Some(["full"]))))
+            .build(),
+    ];
+    operation.parameters.get_or_insert_with(Vec::new).extend(parameters);
+    operation
+        .extensions
+        .get_or_insert_with(Extensions::default)
+        .insert("x-lt-response-projection".into(), json!({"compact": compact, "parameters": PROJECTION_PARAMETERS}));
 }
 
 /// The document as YAML.
-pub fn to_yaml(doc: &Value) -> String {
-    serde_norway::to_string(doc).unwrap_or_default()
+pub fn to_yaml(api: &OpenApi) -> Result<String, String> {
+    serde_norway::to_string(api).map_err(|e| e.to_string())
 }

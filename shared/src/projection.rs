@@ -5,10 +5,62 @@
 //! the operation runs; field names in `fieldsToReturn` that the response lacks are ignored;
 //! error responses are never projected because only handlers' success bodies pass through here.
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ApiResult};
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
+use axum::response::{IntoResponse, Response};
 use serde_json::Value;
+use std::marker::PhantomData;
+use utoipa::openapi::schema::Schema;
+use utoipa::openapi::{RefOr, extensions::Extensions};
+
+/// A response type of [P] endpoints declares its compact default once, here; handlers project
+/// with it and the document reads it from the response schema ([`Projected`]).
+pub trait Compact {
+    /// The top-level fields a compact response keeps.
+    const COMPACT: &'static [&'static str];
+}
+
+/// The schema extension that carries a compact default from a response type to the document.
+pub const COMPACT_EXTENSION: &str = "x-lt-compact";
+
+/// A projected success body of type `T`: what a [P] handler returns.
+pub struct Projected<T> {
+    body: Value,
+    kind: PhantomData<fn() -> T>,
+}
+
+impl<T> IntoResponse for Projected<T> {
+    fn into_response(self) -> Response {
+        axum::Json(self.body).into_response()
+    }
+}
+
+/// `TProjection` in the document: `T`'s schema without required fields (a projection may omit
+/// any), carrying `T`'s compact default for the document to turn into parameters.
+impl<T: utoipa::ToSchema + Compact> utoipa::PartialSchema for Projected<T> {
+    fn schema() -> RefOr<Schema> {
+        let mut schema = T::schema();
+        if let RefOr::T(Schema::Object(object)) = &mut schema {
+            object.required.clear();
+            object.description = Some(format!("{}, possibly projected to a subset of its fields", T::name()));
+            let compact = serde_json::json!(T::COMPACT);
+            object.extensions.get_or_insert_with(Extensions::default).insert(COMPACT_EXTENSION.into(), compact);
+        }
+        schema
+    }
+}
+
+impl<T: utoipa::ToSchema + Compact> utoipa::ToSchema for Projected<T> {
+    fn name() -> std::borrow::Cow<'static, str> {
+        format!("{}Projection", T::name()).into()
+    }
+
+    fn schemas(out: &mut Vec<(String, RefOr<Schema>)>) {
+        out.push((T::name().into_owned(), T::schema()));
+        T::schemas(out);
+    }
+}
 
 pub const HEADER: &str = "lt-response-shape";
 
@@ -45,6 +97,12 @@ impl Projection {
             Some(_) => return Err(ApiError::field("LT-Response-Shape", "LT-Response-Shape must be full")),
         }
         Ok(projection)
+    }
+
+    /// Projects a success body by its type's compact default.
+    pub fn project<T: serde::Serialize + Compact>(&self, body: &T) -> ApiResult<Projected<T>> {
+        let value = serde_json::to_value(body).map_err(ApiError::internal)?;
+        Ok(Projected { body: self.apply(value, Some(T::COMPACT)), kind: PhantomData })
     }
 
     /// Projects a success body. `compact` is the endpoint's declared compact default.

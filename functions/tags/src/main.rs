@@ -1,8 +1,4 @@
-//! The tags function on AWS Lambda (API Gateway REST proxy events).
-
-#[tokio::main]
-async fn main() -> Result<(), lambda_http::Error> {
-    shared::telemetry::init_lambda();
-    let state = shared::AppState::from_lambda_env().await?;
-    lambda_http::run(tags::router(state)).await
+//! The tags function on AWS Lambda.
+fn main() -> Result<(), shared::function::LambdaError> {
+    shared::function::run_on_lambda(&tags::FUNCTION)
 }

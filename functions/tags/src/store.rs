@@ -1,38 +1,45 @@
 //! Tag persistence. A tag item plus a name guard (`TAGNAME#<folded name>`) written in one
 //! transaction: concurrent creates of one name produce exactly one tag, and every caller gets it.
+//! Keys: each tag type has its partition `WS#<ws>#TAGS#<type>` (docs/data-model.md).
 
-use crate::domain::{TagType, fold_name};
+use crate::domain::{Color, TagType, fold_name};
 use serde::{Deserialize, Serialize};
-use shared::clock;
+use shared::entity::{self, Attempt, Entity, Versioned};
 use shared::store::keys::WsKeys;
-use shared::store::{Condition, Query, Store, StoreError, TxOp, Update, VERSION, from_item, query_all, to_item};
-use shared::{ApiError, ApiResult};
+use shared::store::{Condition, Key, Query, Store, StoreError, TxOp, Update, query_all};
+use shared::{ApiError, ApiResult, clock};
 use uuid::Uuid;
 
-const ENTITY_TAG: &str = "Tag";
-const ENTITY_TAG_NAME: &str = "TagName";
+/// Where a tag's items live: the workspace and the tag type.
+pub type Scope = (WsKeys, TagType);
 
-/// How often a create retries after losing a race whose winner vanished again (a concurrent
-/// delete) or after a transaction conflict.
-const CREATE_ATTEMPTS: usize = 5;
+fn partition((keys, tag_type): Scope) -> String {
+    keys.partition(&format!("TAGS#{}", tag_type.as_str()))
+}
 
 /// The tag as the API returns it (spec §2.5).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(examples(json!({"id": "3f0c6a5e-8f1e-4c55-9d3a-0b1d2c3e4f50", "name": "Urgent", "color": "red", "isDeleted": false})))]
 pub struct Tag {
     pub id: Uuid,
     pub name: String,
     /// One of the palette, or null when unset
-    #[schema(required, value_type = Option<crate::domain::Color>)]
-    pub color: Option<String>,
+    #[schema(required)]
+    pub color: Option<Color>,
     /// Soft-deleted tags do not appear in lists
     pub is_deleted: bool,
+}
+
+/// Compact default of the [P] tag endpoints: identifiers and the display field.
+impl shared::projection::Compact for Tag {
+    const COMPACT: &'static [&'static str] = &["id", "name"];
 }
 
 /// The stored record: the tag plus bookkeeping that is not part of the response.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct TagRecord {
+pub struct TagRecord {
     #[serde(flatten)]
     tag: Tag,
     created_at: String,
@@ -40,60 +47,100 @@ struct TagRecord {
     version: i64,
 }
 
-#[derive(Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct NameGuard {
-    tag_id: Uuid,
+impl Entity for TagRecord {
+    const TYPE: &'static str = "Tag";
+    const PREFIX: &'static str = "TAG#";
+    type Scope = Scope;
+
+    fn key(&self, scope: Scope) -> Key {
+        tag_key(scope, self.tag.id)
+    }
 }
 
-async fn get_record(store: &dyn Store, keys: WsKeys, tag_type: TagType, id: Uuid) -> ApiResult<Option<TagRecord>> {
-    Ok(store.get(&keys.tag(tag_type.as_str(), id)).await?.map(from_item).transpose()?)
+impl Versioned for TagRecord {
+    fn version(&self) -> i64 {
+        self.version
+    }
+    fn set_version(&mut self, version: i64) {
+        self.version = version;
+    }
+}
+
+fn tag_key(scope: Scope, id: Uuid) -> Key {
+    Key::new(partition(scope), format!("{}{id}", TagRecord::PREFIX))
+}
+
+/// The uniqueness guard of a live tag's name (case-folded).
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NameGuard {
+    tag_id: Uuid,
+    /// Guards written before this attribute existed lack it; only new guards are keyed by it.
+    #[serde(default)]
+    folded_name: String,
+}
+
+impl Entity for NameGuard {
+    const TYPE: &'static str = "TagName";
+    const PREFIX: &'static str = "TAGNAME#";
+    type Scope = Scope;
+
+    fn key(&self, scope: Scope) -> Key {
+        guard_key(scope, &self.folded_name)
+    }
+}
+
+fn guard_key(scope: Scope, folded_name: &str) -> Key {
+    Key::new(partition(scope), format!("{}{folded_name}", NameGuard::PREFIX))
+}
+
+async fn get_live(store: &dyn Store, scope: Scope, id: Uuid) -> ApiResult<TagRecord> {
+    let record: Option<TagRecord> = entity::get(store, &tag_key(scope, id)).await?;
+    record.filter(|r| !r.tag.is_deleted).ok_or_else(|| ApiError::not_found("Tag not found"))
 }
 
 /// Creates the tag, or returns the live tag whose name matches case-insensitively.
-pub async fn create_or_get(store: &dyn Store, keys: WsKeys, tag_type: TagType, name: &str, by: Uuid) -> ApiResult<Tag> {
+pub async fn create_or_get(store: &dyn Store, scope: Scope, name: &str, by: Uuid) -> ApiResult<Tag> {
     let folded = fold_name(name);
-    let guard_key = keys.tag_name(tag_type.as_str(), &folded);
-    for _ in 0..CREATE_ATTEMPTS {
+    entity::retry_on_conflict("The tag name is being changed concurrently; retry", |_| async {
         let record = TagRecord {
             tag: Tag { id: Uuid::new_v4(), name: name.to_owned(), color: None, is_deleted: false },
             created_at: clock::now_rfc3339(),
             created_by: by,
             version: 1,
         };
-        let guard = to_item(&NameGuard { tag_id: record.tag.id }, ENTITY_TAG_NAME, &guard_key);
-        let item = to_item(&record, ENTITY_TAG, &keys.tag(tag_type.as_str(), record.tag.id));
+        let guard = NameGuard { tag_id: record.tag.id, folded_name: folded.clone() };
         let written = store
             .transact(vec![
-                TxOp::Put { item: guard, cond: Condition::NotExists },
-                TxOp::Put { item, cond: Condition::NotExists },
+                TxOp::Put { item: entity::to_item(&guard, scope)?, cond: Condition::NotExists },
+                TxOp::Put { item: entity::to_item(&record, scope)?, cond: Condition::NotExists },
             ])
             .await;
         match written {
-            Ok(()) => return Ok(record.tag),
-            Err(StoreError::TransactionCancelled { .. }) => {
-                // Someone holds the name (or we collided with a concurrent transaction).
-                if let Some(guard) = store.get(&guard_key).await? {
-                    let guard: NameGuard = from_item(guard)?;
-                    if let Some(existing) = get_record(store, keys, tag_type, guard.tag_id).await?
-                        && !existing.tag.is_deleted
-                    {
-                        return Ok(existing.tag);
-                    }
+            Ok(()) => Ok(Attempt::Done(record.tag)),
+            // Someone holds the name: theirs is the tag, unless it vanished meanwhile.
+            Err(e) if entity::is_conflict(&e) => {
+                let holder: Option<NameGuard> = entity::get(store, &guard_key(scope, &folded)).await?;
+                match holder {
+                    Some(holder) => match get_live(store, scope, holder.tag_id).await {
+                        Ok(existing) => Ok(Attempt::Done(existing.tag)),
+                        Err(_) => Ok(Attempt::Conflict),
+                    },
+                    None => Ok(Attempt::Conflict),
                 }
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => Err(e.into()),
         }
-    }
-    Err(ApiError::internal(format!("tag create for {tag_type:?} did not settle after {CREATE_ATTEMPTS} attempts")))
+    })
+    .await
 }
 
 /// Live tags of a type, ordered by name (case-insensitive).
-pub async fn list_live(store: &dyn Store, keys: WsKeys, tag_type: TagType) -> ApiResult<Vec<Tag>> {
-    let query = Query::table(keys.tags_pk(tag_type.as_str())).begins_with(WsKeys::TAG_PREFIX);
+pub async fn list_live(store: &dyn Store, scope: Scope) -> ApiResult<Vec<Tag>> {
+    let query = Query::table(partition(scope)).begins_with(TagRecord::PREFIX);
     let mut tags = Vec::new();
     for item in query_all(store, query).await? {
-        let record: TagRecord = from_item(item)?;
+        let record: TagRecord = entity::from_item(item)?;
         if !record.tag.is_deleted {
             tags.push(record.tag);
         }
@@ -102,43 +149,28 @@ pub async fn list_live(store: &dyn Store, keys: WsKeys, tag_type: TagType) -> Ap
     Ok(tags)
 }
 
-fn tag_not_found() -> ApiError {
-    ApiError::not_found("Tag not found")
-}
-
-pub async fn set_color(
-    store: &dyn Store,
-    keys: WsKeys,
-    tag_type: TagType,
-    id: Uuid,
-    color: Option<String>,
-) -> ApiResult<Tag> {
-    let record =
-        get_record(store, keys, tag_type, id).await?.filter(|r| !r.tag.is_deleted).ok_or_else(tag_not_found)?;
-    let update = Update::default().set("color", color).set(VERSION, record.version + 1);
-    match store.update(&keys.tag(tag_type.as_str(), id), update, Condition::VersionEquals(record.version)).await {
-        Ok(item) => Ok(from_item::<TagRecord>(item)?.tag),
-        // Changed or deleted in between: report the state the client can re-read.
-        Err(StoreError::ConditionFailed) => Err(ApiError::conflict("Tag changed concurrently; retry")),
-        Err(e) => Err(e.into()),
-    }
+pub async fn set_color(store: &dyn Store, scope: Scope, id: Uuid, color: Option<Color>) -> ApiResult<Tag> {
+    let record = get_live(store, scope, id).await?;
+    let color = serde_json::to_value(color).map_err(ApiError::internal)?;
+    let update = Update::default().set("color", color);
+    let updated: TagRecord = entity::update_if_version(store, &tag_key(scope, id), update, record.version).await?;
+    Ok(updated.tag)
 }
 
 /// Marks the tag deleted and frees its name, atomically.
-pub async fn soft_delete(store: &dyn Store, keys: WsKeys, tag_type: TagType, id: Uuid) -> ApiResult<()> {
-    let record =
-        get_record(store, keys, tag_type, id).await?.filter(|r| !r.tag.is_deleted).ok_or_else(tag_not_found)?;
+pub async fn soft_delete(store: &dyn Store, scope: Scope, id: Uuid) -> ApiResult<()> {
+    let record = get_live(store, scope, id).await?;
     let ops = vec![
         TxOp::Update {
-            key: keys.tag(tag_type.as_str(), id),
-            update: Update::default().set("isDeleted", true).set(VERSION, record.version + 1),
+            key: tag_key(scope, id),
+            update: Update::default().set("isDeleted", true).set(shared::store::VERSION, record.version + 1),
             cond: Condition::VersionEquals(record.version),
         },
-        TxOp::Delete { key: keys.tag_name(tag_type.as_str(), &fold_name(&record.tag.name)), cond: Condition::None },
+        TxOp::Delete { key: guard_key(scope, &fold_name(&record.tag.name)), cond: Condition::None },
     ];
     match store.transact(ops).await {
         Ok(()) => Ok(()),
-        Err(StoreError::TransactionCancelled { .. }) => Err(ApiError::conflict("Tag changed concurrently; retry")),
+        Err(StoreError::TransactionCancelled { .. }) => Err(entity::changed_concurrently("tag")),
         Err(e) => Err(e.into()),
     }
 }

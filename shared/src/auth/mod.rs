@@ -16,13 +16,13 @@ use crate::app::AppState;
 use crate::clock;
 use crate::error::ApiError;
 use crate::identity::{self, SCOPE_READ, SCOPE_WRITE, TokenRecord, User, UserKind};
-use crate::permissions::{PermissionSet, Policy, Requirement};
+use crate::permissions::{PermissionSet, Requirement};
+use crate::request::Permit;
 use crate::ratelimit::{self, Bucket, Reported};
 use crate::store::keys::{self, WsKeys};
 use crate::store::{Condition, Update, from_item};
 use axum::extract::FromRequestParts;
 use axum::http::{Method, request::Parts};
-use std::marker::PhantomData;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -52,9 +52,9 @@ impl Caller {
         WsKeys::new(self.workspace_id)
     }
 
-    /// The one permission check: every route declares a [`Requirement`] and calls this (or
-    /// takes an [`Authorized`] extractor, which does).
-    pub fn authorize(&self, requirement: Requirement) -> Result<(), ApiError> {
+    /// The one permission check: every protected handler calls it first, with the route's
+    /// [`Requirement`], and needs the [`Permit`] it returns to read the request body.
+    pub fn authorize(&self, requirement: Requirement) -> Result<Permit, ApiError> {
         let allowed = match requirement {
             Requirement::Member => true,
             Requirement::Employee => self.user.kind == UserKind::Employee && self.permissions.is_internal(),
@@ -62,7 +62,7 @@ impl Caller {
             Requirement::AnyOf(keys) => keys.iter().any(|k| self.permissions.allows(k)),
         };
         if allowed {
-            return Ok(());
+            return Ok(Permit::granted());
         }
         Err(ApiError::forbidden(match requirement {
             Requirement::Member => unreachable!("members are always allowed"),
@@ -70,19 +70,6 @@ impl Caller {
             Requirement::Permission(key) => format!("Missing permission {key}"),
             Requirement::AnyOf(keys) => format!("Missing permission: one of {}", keys.join(", ")),
         }))
-    }
-}
-
-/// An authenticated caller who meets the route's fixed [`Policy`].
-pub struct Authorized<P>(pub Caller, pub PhantomData<P>);
-
-impl<P: Policy> FromRequestParts<AppState> for Authorized<P> {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let caller = Caller::from_request_parts(parts, state).await?;
-        caller.authorize(P::REQUIREMENT)?;
-        Ok(Authorized(caller, PhantomData))
     }
 }
 

@@ -110,7 +110,7 @@ pub async fn set_password(
     }
     let phc = hash(password).await.map_err(IdentityError::Invalid)?;
     let record = PasswordRecord { user_id, workspace_id, phc, updated_at: clock::now_rfc3339() };
-    let item = to_item(&record, ENTITY_PASSWORD, &WsKeys::new(workspace_id).user_password(user_id));
+    let item = to_item(&record, ENTITY_PASSWORD, &WsKeys::new(workspace_id).user_password(user_id))?;
     store.put(item, Condition::None).await?;
     Ok(())
 }

@@ -277,7 +277,7 @@ pub async fn register(store: &dyn Store, metadata: Metadata, now: i64) -> StoreR
             // Mark it shared, conditioned on the version read: a concurrent RFC 7592 change or
             // delete by its registrant either lands first (we read again) or fails.
             let shared = Client { shared: true, version: existing.version + 1, ..existing.clone() };
-            match store.put(to_item(&shared, ENTITY, &shared.key()?), Condition::VersionEquals(existing.version)).await
+            match store.put(to_item(&shared, ENTITY, &shared.key()?)?, Condition::VersionEquals(existing.version)).await
             {
                 Ok(()) => return Ok(Registered::Existing(shared)),
                 Err(StoreError::ConditionFailed) | Err(StoreError::TransactionCancelled { .. }) => {
@@ -305,8 +305,8 @@ pub async fn register(store: &dyn Store, metadata: Metadata, now: i64) -> StoreR
             version: 1,
         };
         let ops = vec![
-            TxOp::Put { item: to_item(&client, ENTITY, &client.key()?), cond: Condition::NotExists },
-            TxOp::Put { item: guard_item(&guard_key, &client.client_id), cond: Condition::NotExists },
+            TxOp::Put { item: to_item(&client, ENTITY, &client.key()?)?, cond: Condition::NotExists },
+            TxOp::Put { item: guard_item(&guard_key, &client.client_id)?, cond: Condition::NotExists },
         ];
         match store.transact(ops).await {
             Ok(()) => return Ok(Registered::Created { client, client_secret, registration_access_token }),
@@ -321,10 +321,10 @@ pub async fn register(store: &dyn Store, metadata: Metadata, now: i64) -> StoreR
     Err(StoreError::Backend("registration kept conflicting with concurrent registrations".into()))
 }
 
-fn guard_item(guard_key: &Key, client_id: &str) -> Item {
-    let mut item = to_item(&serde_json::json!({ "clientId": client_id }), GUARD_ENTITY, guard_key);
+fn guard_item(guard_key: &Key, client_id: &str) -> StoreResult<Item> {
+    let mut item = to_item(&serde_json::json!({ "clientId": client_id }), GUARD_ENTITY, guard_key)?;
     item.remove(VERSION);
-    item
+    Ok(item)
 }
 
 /// Entity type of a registration guard item.
@@ -379,14 +379,14 @@ pub async fn replace(
         ..current.clone()
     };
     let mut ops = vec![TxOp::Put {
-        item: to_item(&client, ENTITY, &client.key()?),
+        item: to_item(&client, ENTITY, &client.key()?)?,
         cond: Condition::VersionEquals(current.version),
     }];
     let moves = registration_key != current.registration_key;
     if moves {
         let new_guard = keys::oauth_registration_guard(&registration_key)
             .ok_or_else(|| StoreError::Invalid("malformed registration key".into()))?;
-        ops.push(TxOp::Put { item: guard_item(&new_guard, &client.client_id), cond: Condition::NotExists });
+        ops.push(TxOp::Put { item: guard_item(&new_guard, &client.client_id)?, cond: Condition::NotExists });
         if let Some(old_guard) = keys::oauth_registration_guard(&current.registration_key) {
             ops.push(TxOp::Delete { key: old_guard, cond: Condition::None });
         }

@@ -87,7 +87,7 @@ pub async fn issue(store: &dyn Store, new: NewCode<'_>, now: i64) -> StoreResult
         version: 0,
     };
     let key = key_of(&code).ok_or_else(|| crate::store::StoreError::Invalid("code hash is not hex".into()))?;
-    let mut item = to_item(&record, ENTITY_CODE, &key);
+    let mut item = to_item(&record, ENTITY_CODE, &key)?;
     item.insert(crate::store::TTL.into(), record.expires_at.into());
     store.put(item, Condition::NotExists).await?;
     Ok(code)

@@ -178,9 +178,9 @@ pub async fn exchange_code(
             rotated_at: None,
             revoked_at: None,
         };
-        let (mut ops, issued) = new_tokens(key, &grant, grant.scopes.clone(), now);
+        let (mut ops, issued) = new_tokens(key, &grant, grant.scopes.clone(), now)?;
         ops.insert(0, code::redeem_op(code_key.clone(), now));
-        let mut grant_item = to_item(&grant, ENTITY_GRANT, &keys::oauth_grant(grant.id));
+        let mut grant_item = to_item(&grant, ENTITY_GRANT, &keys::oauth_grant(grant.id))?;
         grant_item.insert(TTL.into(), (now + REFRESH_TTL_SECS).into());
         grant_item.insert(GSI1PK.into(), keys::oauth_client_grants_gsi1pk(&grant.client_id).into());
         grant_item.insert(GSI1SK.into(), format!("GRANT#{}", grant.id).into());
@@ -266,7 +266,7 @@ pub async fn refresh(store: &dyn Store, key: &TokenKey, request: Refresh<'_>, no
     }
 
     let next = Grant { version: grant.version + 1, ..grant.clone() };
-    let (mut ops, issued) = new_tokens(key, &next, scopes, now);
+    let (mut ops, issued) = new_tokens(key, &next, scopes, now)?;
     let bump = Update::default()
         .set(crate::store::VERSION, next.version)
         .set("rotatedAt", now)
@@ -285,7 +285,7 @@ pub async fn refresh(store: &dyn Store, key: &TokenKey, request: Refresh<'_>, no
 
 /// An access token and a refresh token of the grant's current generation, and the writes that
 /// store them.
-fn new_tokens(key: &TokenKey, grant: &Grant, scopes: Vec<String>, now: i64) -> (Vec<TxOp>, Issued) {
+fn new_tokens(key: &TokenKey, grant: &Grant, scopes: Vec<String>, now: i64) -> StoreResult<(Vec<TxOp>, Issued)> {
     let access_token = pat::mint_kind(key, Kind::OAuthAccess);
     let refresh_token = pat::mint_kind(key, Kind::OAuthRefresh);
     let access = AccessRecord {
@@ -304,15 +304,15 @@ fn new_tokens(key: &TokenKey, grant: &Grant, scopes: Vec<String>, now: i64) -> (
         generation: grant.version,
         expires_at: now + REFRESH_TTL_SECS,
     };
-    let mut access_item = to_item(&access, ENTITY_ACCESS_TOKEN, &keys::credential(&token_hash(&access_token)));
+    let mut access_item = to_item(&access, ENTITY_ACCESS_TOKEN, &keys::credential(&token_hash(&access_token)))?;
     access_item.insert(TTL.into(), access.expires_at.into());
-    let mut refresh_item = to_item(&refresh, ENTITY_REFRESH_TOKEN, &keys::credential(&token_hash(&refresh_token)));
+    let mut refresh_item = to_item(&refresh, ENTITY_REFRESH_TOKEN, &keys::credential(&token_hash(&refresh_token)))?;
     refresh_item.insert(TTL.into(), refresh.expires_at.into());
     let ops = vec![
         TxOp::Put { item: access_item, cond: Condition::NotExists },
         TxOp::Put { item: refresh_item, cond: Condition::NotExists },
     ];
-    (ops, Issued { access_token, refresh_token, expires_in: ACCESS_TTL_SECS, scopes })
+    Ok((ops, Issued { access_token, refresh_token, expires_in: ACCESS_TTL_SECS, scopes }))
 }
 
 fn entity_is(item: &Item, entity: &str) -> bool {

@@ -24,7 +24,7 @@ pub async fn ensure(store: &dyn Store, keys: WsKeys, client_id: &str, user_id: U
     let key = keys.oauth_installation(client_id).ok_or_else(|| StoreError::Invalid("malformed client id".into()))?;
     let installation =
         Installation { client_id: client_id.to_owned(), installed_by: user_id, installed_at: clock::now_rfc3339() };
-    match store.put(to_item(&installation, ENTITY_INSTALLATION, &key), Condition::NotExists).await {
+    match store.put(to_item(&installation, ENTITY_INSTALLATION, &key)?, Condition::NotExists).await {
         Ok(()) | Err(StoreError::ConditionFailed) => Ok(()),
         Err(e) => Err(e),
     }

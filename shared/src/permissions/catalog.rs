@@ -140,3 +140,72 @@ impl utoipa::ToSchema for PermissionKeySchema {
         "PermissionKey".into()
     }
 }
+
+/// A permission key of the catalog, as a path parameter names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PermissionKey(&'static str);
+
+impl PermissionKey {
+    pub fn as_str(self) -> &'static str {
+        self.0
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PermissionKey {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        find(&text).map(|p| PermissionKey(p.key)).ok_or_else(|| {
+            serde::de::Error::custom(format!("{text} is not a permission key (e.g. {})", key::INVOICES_MANAGE))
+        })
+    }
+}
+
+impl utoipa::PartialSchema for PermissionKey {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        crate::input::reference("PermissionKey")
+    }
+}
+
+impl utoipa::ToSchema for PermissionKey {
+    fn schemas(out: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>) {
+        out.push(("PermissionKey".into(), <PermissionKeySchema as utoipa::PartialSchema>::schema()));
+    }
+}
+
+/// A permission map in a request body: an object of booleans. Whether its keys are catalog
+/// keys the role may hold is a rule of the role (`roles::invalid_entries`), reported with the
+/// role's other problems.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PermissionEntries(pub super::roles::PermissionMap);
+
+impl crate::input::Field for PermissionEntries {
+    fn read(value: &serde_json::Value, at: &crate::input::At, errors: &mut crate::input::Errors) -> Option<Self> {
+        let name = at.name();
+        let Some(map) = value.as_object() else {
+            errors.add(at, format!("{name} must be an object of permission key to true or false"));
+            return None;
+        };
+        let mut entries = super::roles::PermissionMap::new();
+        let mut valid = true;
+        for (key, value) in map {
+            match value.as_bool() {
+                Some(allow) => {
+                    entries.insert(key.clone(), allow);
+                }
+                None => {
+                    errors.add(at, format!("{name}.{key} must be true or false"));
+                    valid = false;
+                }
+            }
+        }
+        valid.then_some(PermissionEntries(entries))
+    }
+
+    fn schema() -> crate::input::SchemaRef {
+        crate::input::reference("PermissionMap")
+    }
+
+    fn schemas(out: &mut crate::input::Schemas) {
+        out.push(("PermissionMap".into(), <PermissionMapSchema as utoipa::PartialSchema>::schema()));
+    }
+}

@@ -66,27 +66,5 @@ pub enum Requirement {
     AnyOf(&'static [&'static str]),
 }
 
-/// A named requirement, for routes whose requirement is fixed: `Authorized<ManageRoles>`.
-pub trait Policy: Send + Sync + 'static {
-    const REQUIREMENT: Requirement;
-}
-
-/// Declares a [`Policy`] type.
-#[macro_export]
-macro_rules! policy {
-    ($(#[$doc:meta])* $name:ident = $requirement:expr) => {
-        $(#[$doc])*
-        pub struct $name;
-        impl $crate::permissions::Policy for $name {
-            const REQUIREMENT: $crate::permissions::Requirement = $requirement;
-        }
-    };
-}
-
-policy!(
-    /// Any authenticated member of the workspace (reads open to everyone in it).
-    AnyMember = Requirement::Member
-);
-
 #[cfg(test)]
 mod tests;

@@ -47,6 +47,82 @@ impl RoleType {
     }
 }
 
+crate::closed_enum!(RoleType);
+
+/// A role id as a path or a body names it: a base role (`_staff`; any `_name` is well-formed)
+/// or a custom role (`<workspace id>_<32 hex digits>`). Well-formed says nothing about
+/// existence: an unknown or another workspace's role is a 404 where it is looked up.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct RoleId(String);
+
+impl RoleId {
+    const PATTERN: &'static str = "^(_[a-z][a-z_]{0,31}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}_[0-9a-f]{32})$";
+
+    pub fn parse(text: &str) -> Option<RoleId> {
+        let base_shaped = text.strip_prefix('_').is_some_and(|name| {
+            (1..=32).contains(&name.len())
+                && name.starts_with(|c: char| c.is_ascii_lowercase())
+                && name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+        });
+        let custom_shaped = text.split_once('_').is_some_and(|(ws, hex)| {
+            Uuid::try_parse(ws).is_ok_and(|u| u.hyphenated().to_string() == ws)
+                && hex.len() == 32
+                && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        });
+        (base_shaped || custom_shaped).then(|| RoleId(text.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
+    const EXPECTED: &'static str = "a role id: a base role such as _staff, or <workspace id>_<32 hex digits>";
+}
+
+impl<'de> Deserialize<'de> for RoleId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        RoleId::parse(&text).ok_or_else(|| serde::de::Error::custom(format!("must be {}", RoleId::EXPECTED)))
+    }
+}
+
+impl utoipa::PartialSchema for RoleId {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some(RoleId::PATTERN))
+            .description(Some("A base role (_root, _ceo, _team_leader, _staff, _guest) or a custom role id"))
+            .examples(["_staff"])
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for RoleId {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "RoleId".into()
+    }
+}
+
+impl crate::input::Field for RoleId {
+    fn read(value: &serde_json::Value, at: &crate::input::At, errors: &mut crate::input::Errors) -> Option<Self> {
+        let parsed = value.as_str().and_then(RoleId::parse);
+        if parsed.is_none() {
+            errors.add(at, format!("{} must be {}", at.name(), RoleId::EXPECTED));
+        }
+        parsed
+    }
+
+    fn schema() -> crate::input::SchemaRef {
+        <RoleId as utoipa::PartialSchema>::schema()
+    }
+}
+
 /// A text in the languages the base roles are translated to.
 #[derive(Debug)]
 pub struct Text {
@@ -189,6 +265,16 @@ pub struct CustomRole {
     /// Optimistic-concurrency counter; bumped by every change and by every new reference
     /// (a child role or a user), so a delete conditioned on it cannot orphan anything.
     pub version: i64,
+}
+
+impl crate::entity::Entity for CustomRole {
+    const TYPE: &'static str = "Role";
+    const PREFIX: &'static str = WsKeys::ROLE_PREFIX;
+    type Scope = WsKeys;
+
+    fn key(&self, keys: WsKeys) -> crate::store::Key {
+        keys.root(format!("{}{}", Self::PREFIX, self.id))
+    }
 }
 
 /// Custom role ids carry their workspace: `<workspace id>_<32 hex>`.

@@ -28,6 +28,17 @@ impl WsKeys {
         format!("WS#{}", self.ws)
     }
 
+    /// A key in the workspace partition. Functions build their entities' keys with this and
+    /// [`WsKeys::partition`], beside the entities (e.g. `functions/tags/src/store.rs`).
+    pub fn root(&self, sort_key: impl Into<String>) -> Key {
+        Key::new(self.root_pk(), sort_key)
+    }
+
+    /// A partition of its own inside the workspace: `WS#<id>#<name>`.
+    pub fn partition(&self, name: &str) -> String {
+        format!("WS#{}#{name}", self.ws)
+    }
+
     pub fn workspace(&self) -> Key {
         Key::new(self.root_pk(), "WORKSPACE")
     }
@@ -56,29 +67,6 @@ impl WsKeys {
     pub fn custom_role(&self, role_id: &str) -> Option<Key> {
         crate::permissions::roles::is_custom_role_id_of(self.ws, role_id)
             .then(|| Key::new(self.root_pk(), format!("{}{role_id}", Self::ROLE_PREFIX)))
-    }
-
-    pub const ACTIVITY_PREFIX: &'static str = "ACTIVITY#";
-
-    /// A work activity (task settings).
-    pub fn activity(&self, activity_id: Uuid) -> Key {
-        Key::new(self.root_pk(), format!("{}{activity_id}", Self::ACTIVITY_PREFIX))
-    }
-
-    /// Partition holding the tags of one type.
-    pub fn tags_pk(&self, tag_type: &str) -> String {
-        format!("WS#{}#TAGS#{tag_type}", self.ws)
-    }
-
-    pub const TAG_PREFIX: &'static str = "TAG#";
-
-    pub fn tag(&self, tag_type: &str, tag_id: Uuid) -> Key {
-        Key::new(self.tags_pk(tag_type), format!("{}{tag_id}", Self::TAG_PREFIX))
-    }
-
-    /// Uniqueness guard of a tag name; `folded_name` is the case-folded name.
-    pub fn tag_name(&self, tag_type: &str, folded_name: &str) -> Key {
-        Key::new(self.tags_pk(tag_type), format!("TAGNAME#{folded_name}"))
     }
 
     pub const OAUTH_INSTALL_PREFIX: &'static str = "OAUTHINSTALL#";
@@ -162,10 +150,8 @@ mod tests {
             keys.workspace(),
             keys.user(Uuid::new_v4()),
             keys.user_password(Uuid::new_v4()),
-            keys.tag("task", Uuid::new_v4()),
-            keys.tag_name("task", "urgent"),
+            keys.root("X"),
             keys.custom_role(&crate::permissions::roles::new_custom_role_id(ws)).unwrap(),
-            keys.activity(Uuid::new_v4()),
             keys.oauth_installation(&crate::oauth::client::new_client_id()).unwrap(),
         ] {
             assert!(key.pk.starts_with(&prefix), "{key:?}");
@@ -196,7 +182,8 @@ mod tests {
     fn different_workspaces_never_share_a_partition() {
         let a = WsKeys::new(Uuid::new_v4());
         let b = WsKeys::new(Uuid::new_v4());
-        assert_ne!(a.tags_pk("task"), b.tags_pk("task"));
+        assert_ne!(a.partition("TAGS#task"), b.partition("TAGS#task"));
+        assert!(a.partition("TAGS#task").starts_with(&a.root_pk()));
         assert_ne!(a.root_pk(), b.root_pk());
     }
 }

@@ -275,16 +275,19 @@ pub async fn query_all(store: &dyn Store, query: Query) -> StoreResult<Vec<Item>
     }
 }
 
-/// Builds an item from a serialisable entity plus its key attributes.
-pub fn to_item<T: serde::Serialize>(entity: &T, entity_type: &str, key: &Key) -> Item {
-    let mut item = match serde_json::to_value(entity) {
+/// Builds an item from a serialisable record plus its key attributes (entities declared with
+/// [`crate::entity::Entity`] use [`crate::entity::to_item`], which also writes index keys). A
+/// record that does not serialise to an object is an error, never an item with keys only.
+pub fn to_item<T: serde::Serialize>(record: &T, entity_type: &str, key: &Key) -> StoreResult<Item> {
+    let mut item = match serde_json::to_value(record) {
         Ok(Value::Object(map)) => map,
-        _ => Item::new(),
+        Ok(other) => return Err(StoreError::Invalid(format!("{entity_type} serialises to {other}, not an object"))),
+        Err(e) => return Err(StoreError::Invalid(format!("{entity_type} does not serialise: {e}"))),
     };
     item.insert(PK.into(), Value::String(key.pk.clone()));
     item.insert(SK.into(), Value::String(key.sk.clone()));
     item.insert(ENTITY.into(), Value::String(entity_type.to_owned()));
-    item
+    Ok(item)
 }
 
 /// Reads an entity back from an item, ignoring key and bookkeeping attributes.

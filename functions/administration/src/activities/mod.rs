@@ -3,93 +3,69 @@
 pub mod rules;
 pub mod store;
 
-use crate::ManageTaskSettings;
+use crate::MANAGE_TASK_SETTINGS;
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
-use rules::Activity;
-use serde_json::{Value, json};
-use shared::auth::Authorized;
-use shared::http::JsonObject;
-use shared::openapi::Projected;
-use shared::permissions::AnyMember;
-use shared::projection::Projection;
-use shared::{ApiError, ApiResult, AppState};
+use rules::{Activity, ActivityBody, NewActivityBody};
+use serde::Deserialize;
+use shared::permissions::Requirement;
+use shared::projection::{Projected, Projection};
+use shared::request::{Body, Path};
+use shared::{ApiResult, AppState, Caller};
+use utoipa::IntoParams;
 use uuid::Uuid;
 
-const ACTIVITY_COMPACT: Option<&[&str]> = Some(&["id", "name"]);
-pub const CREATE_ACTIVITY: Projected = Projected { operation_id: "createWorkActivity", compact: ACTIVITY_COMPACT };
-pub const REPLACE_ACTIVITY: Projected = Projected { operation_id: "replaceWorkActivity", compact: ACTIVITY_COMPACT };
-pub const PROJECTED: &[Projected] = &[CREATE_ACTIVITY, REPLACE_ACTIVITY];
-
-/// Request body of the full update.
-#[derive(utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct ActivityBody {
-    #[schema(
-        min_length = 1,
-        max_length = 100,
-        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
-    )]
-    name: String,
-    /// A language may appear once
-    #[schema(max_items = 184)]
-    translations: Vec<rules::Translation>,
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct ActivityPath {
+    /// Work activity id
+    #[param(example = "0b7f3f0e-2a4b-4f5e-9d1c-5e6f7a8b9c0d")]
+    id: Uuid,
 }
 
-/// Request body of create: translations may be omitted.
-#[derive(utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct NewActivityBody {
-    #[schema(
-        min_length = 1,
-        max_length = 100,
-        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
-    )]
-    name: String,
-    /// A language may appear once; omitted means none
-    #[schema(max_items = 184, nullable = false)]
-    translations: Option<Vec<rules::Translation>>,
-}
-
+/// List work activities
+///
+/// Every work activity of the workspace, by sort order.
 #[utoipa::path(get, path = "/administration/task-settings/activities", operation_id = "listWorkActivities", tag = "administration",
     responses((status = 200, description = "Every work activity, by sort order", body = [Activity])))]
-pub async fn list_activities(
-    State(state): State<AppState>,
-    Authorized(caller, _): Authorized<AnyMember>,
-) -> ApiResult<Json<Value>> {
-    Ok(Json(json!(store::list(state.store(), caller.keys()).await?)))
+pub async fn list_activities(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Vec<Activity>>> {
+    caller.authorize(Requirement::Member)?;
+    Ok(Json(store::list(state.store(), caller.keys()).await?))
 }
 
+/// Create a work activity
+///
+/// A new activity, sorted after the existing ones.
 #[utoipa::path(post, path = "/administration/task-settings/activities", operation_id = "createWorkActivity", tag = "administration",
     request_body = NewActivityBody,
-    responses((status = 201, description = "The new activity, sorted last", body = Activity)))]
+    responses((status = 201, description = "The new activity, sorted last", body = Projected<Activity>)))]
 pub async fn create_activity(
     State(state): State<AppState>,
-    Authorized(caller, _): Authorized<ManageTaskSettings>,
+    caller: Caller,
     projection: Projection,
-    JsonObject(body): JsonObject,
-) -> ApiResult<(StatusCode, Json<Value>)> {
-    let draft = rules::draft(&body, false)?;
+    body: Body<NewActivityBody>,
+) -> ApiResult<(StatusCode, Projected<Activity>)> {
+    let permit = caller.authorize(MANAGE_TASK_SETTINGS)?;
+    let draft = body.parse(&permit)?.into();
     let activity = store::create(state.store(), caller.keys(), draft).await?;
-    Ok((StatusCode::CREATED, Json(CREATE_ACTIVITY.apply(&projection, json!(activity)))))
+    Ok((StatusCode::CREATED, projection.project(&activity)?))
 }
 
+/// Replace a work activity
+///
+/// Replaces the name and the translations; the sort order stays.
 #[utoipa::path(put, path = "/administration/task-settings/activities/{id}", operation_id = "replaceWorkActivity", tag = "administration",
-    params(("id" = Uuid, Path, description = "Work activity id")),
-    request_body = ActivityBody,
-    responses((status = 200, description = "The updated activity", body = Activity)))]
+    params(ActivityPath), request_body = ActivityBody,
+    responses((status = 200, description = "The updated activity", body = Projected<Activity>)))]
 pub async fn replace_activity(
     State(state): State<AppState>,
-    Authorized(caller, _): Authorized<ManageTaskSettings>,
+    caller: Caller,
     projection: Projection,
-    Path(id): Path<String>,
-    JsonObject(body): JsonObject,
-) -> ApiResult<Json<Value>> {
-    let id = Uuid::parse_str(&id).map_err(|_| ApiError::field("id", "id must be a UUID"))?;
-    let draft = rules::draft(&body, true)?;
-    let activity = store::replace(state.store(), caller.keys(), id, draft).await?;
-    Ok(Json(REPLACE_ACTIVITY.apply(&projection, json!(activity))))
+    Path(path): Path<ActivityPath>,
+    body: Body<ActivityBody>,
+) -> ApiResult<Projected<Activity>> {
+    let permit = caller.authorize(MANAGE_TASK_SETTINGS)?;
+    let draft = body.parse(&permit)?.into();
+    projection.project(&store::replace(state.store(), caller.keys(), path.id, draft).await?)
 }

@@ -1,19 +1,18 @@
-//! Work-activity persistence: one item per activity in the workspace partition. Updates are
-//! conditioned on the version they read, so two concurrent full updates cannot interleave.
+//! Work-activity persistence: one item per activity in the workspace partition, appended at the
+//! end through the workspace's activity counter. Updates are conditioned on the version they
+//! read, so two concurrent full updates cannot interleave.
 
 use super::rules::{Activity, Draft};
 use serde::{Deserialize, Serialize};
-use shared::clock;
+use shared::entity::{self, Entity, Versioned};
 use shared::store::keys::WsKeys;
-use shared::store::{Condition, Query, Store, StoreError, from_item, query_all, to_item};
-use shared::{ApiError, ApiResult};
+use shared::store::{Key, Query, Store, query_all};
+use shared::{ApiError, ApiResult, clock};
 use uuid::Uuid;
-
-const ENTITY_ACTIVITY: &str = "WorkActivity";
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct ActivityRecord {
+pub struct ActivityRecord {
     #[serde(flatten)]
     activity: Activity,
     created_at: String,
@@ -21,39 +20,65 @@ struct ActivityRecord {
     version: i64,
 }
 
+impl Entity for ActivityRecord {
+    const TYPE: &'static str = "WorkActivity";
+    const PREFIX: &'static str = "ACTIVITY#";
+    type Scope = WsKeys;
+
+    fn key(&self, keys: WsKeys) -> Key {
+        activity_key(keys, self.activity.id)
+    }
+}
+
+impl Versioned for ActivityRecord {
+    fn version(&self) -> i64 {
+        self.version
+    }
+    fn set_version(&mut self, version: i64) {
+        self.version = version;
+    }
+}
+
+fn activity_key(keys: WsKeys, id: Uuid) -> Key {
+    keys.root(format!("{}{id}", ActivityRecord::PREFIX))
+}
+
+/// The counter behind the activities' sort order.
+fn sort_counter(keys: WsKeys) -> Key {
+    keys.root(format!("{}ACTIVITY", entity::SEQUENCE.prefix))
+}
+
 /// Every activity of the workspace, by sort order then name.
 pub async fn list(store: &dyn Store, keys: WsKeys) -> ApiResult<Vec<Activity>> {
-    let items = query_all(store, Query::table(keys.root_pk()).begins_with(WsKeys::ACTIVITY_PREFIX)).await?;
-    let mut all =
-        items.into_iter().map(|i| from_item::<ActivityRecord>(i).map(|r| r.activity)).collect::<Result<Vec<_>, _>>()?;
+    let items = query_all(store, Query::table(keys.root_pk()).begins_with(ActivityRecord::PREFIX)).await?;
+    let mut all = items
+        .into_iter()
+        .map(|i| entity::from_item::<ActivityRecord>(i).map(|r| r.activity))
+        .collect::<Result<Vec<_>, _>>()?;
     all.sort_by(|a, b| (a.sort, &a.name, a.id).cmp(&(b.sort, &b.name, b.id)));
     Ok(all)
 }
 
-/// Appends an activity after the last one.
+/// Appends an activity after the last one: its sort comes from the workspace's atomic counter,
+/// so concurrent creates get distinct consecutive values.
 pub async fn create(store: &dyn Store, keys: WsKeys, draft: Draft) -> ApiResult<Activity> {
-    let sort = list(store, keys).await?.iter().map(|a| a.sort).max().map_or(1, |s| s + 1);
+    let last = async { Ok(list(store, keys).await?.iter().map(|a| a.sort).max().unwrap_or(0)) };
+    let sort = entity::append_at_end(store, &sort_counter(keys), last).await?;
     let now = clock::now_rfc3339();
     let activity = Activity { id: Uuid::new_v4(), name: draft.name, sort, translations: draft.translations };
     let record = ActivityRecord { activity, created_at: now.clone(), updated_at: now, version: 1 };
-    store.put(to_item(&record, ENTITY_ACTIVITY, &keys.activity(record.activity.id)), Condition::NotExists).await?;
+    entity::create(store, &record, keys, "Work activity exists").await?;
     Ok(record.activity)
 }
 
 /// Replaces name and translations; the sort order stays.
 pub async fn replace(store: &dyn Store, keys: WsKeys, id: Uuid, draft: Draft) -> ApiResult<Activity> {
-    let key = keys.activity(id);
-    let current: ActivityRecord =
-        from_item(store.get(&key).await?.ok_or_else(|| ApiError::not_found("Work activity not found"))?)?;
-    let record = ActivityRecord {
-        activity: Activity { id, name: draft.name, sort: current.activity.sort, translations: draft.translations },
-        created_at: current.created_at,
-        updated_at: clock::now_rfc3339(),
-        version: current.version + 1,
-    };
-    match store.put(to_item(&record, ENTITY_ACTIVITY, &key), Condition::VersionEquals(current.version)).await {
-        Ok(()) => Ok(record.activity),
-        Err(StoreError::ConditionFailed) => Err(ApiError::conflict("Work activity changed concurrently; retry")),
-        Err(e) => Err(e.into()),
-    }
+    let mut record: ActivityRecord = entity::get(store, &activity_key(keys, id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("Work activity not found"))?;
+    record.activity.name = draft.name;
+    record.activity.translations = draft.translations;
+    record.updated_at = clock::now_rfc3339();
+    entity::replace(store, &mut record, keys).await?;
+    Ok(record.activity)
 }

@@ -3,218 +3,205 @@
 pub mod rules;
 mod store;
 
-use crate::{EmployeesOnly, ManageRoles};
+use crate::{EMPLOYEES, MANAGE_ROLES};
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
-use rules::RoleView;
-use serde_json::{Value, json};
-use shared::auth::Authorized;
-use shared::http::{JsonObject, Success};
-use shared::openapi::Projected;
-use shared::permissions::catalog::{PermissionKeySchema, PermissionMapSchema};
-use shared::projection::Projection;
+use rules::{AllowBody, RoleBody, RolePatchBody, RoleView};
+use serde::Deserialize;
+use shared::http::Success;
+use shared::permissions::catalog::{PermissionKey, PermissionMapSchema};
+use shared::permissions::roles::RoleId;
+use shared::projection::{Compact, Projected, Projection};
+use shared::request::{Body, Path};
 use shared::{ApiResult, AppState, Caller};
+use utoipa::IntoParams;
 
-const ROLE_COMPACT: Option<&[&str]> = Some(&["id", "name"]);
-pub const CREATE_ROLE: Projected = Projected { operation_id: "createRole", compact: ROLE_COMPACT };
-pub const REPLACE_ROLE: Projected = Projected { operation_id: "replaceRole", compact: ROLE_COMPACT };
-pub const UPDATE_ROLE: Projected = Projected { operation_id: "updateRole", compact: ROLE_COMPACT };
-pub const PROJECTED: &[Projected] = &[CREATE_ROLE, REPLACE_ROLE, UPDATE_ROLE];
+impl Compact for RoleView {
+    const COMPACT: &'static [&'static str] = &["id", "name"];
+}
 
-/// Request body of create and full replacement.
-#[derive(utoipa::ToSchema)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct RolePath {
+    /// Role id: a base role (`_staff`; read-only) or a custom role of the workspace
+    #[param(value_type = RoleId, example = "_staff")]
+    id: RoleId,
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
 #[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct RoleBody {
-    /// Not only whitespace, no control characters
-    #[schema(
-        min_length = 1,
-        max_length = 100,
-        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
-    )]
-    name: String,
-    /// An icon-set class name or an emoji shortcode
-    #[schema(min_length = 1, max_length = 64, pattern = r"^[A-Za-z0-9 _:+-]+$")]
-    icon: String,
-    r#type: shared::permissions::RoleType,
-    /// May be empty; omitted means empty
-    #[schema(max_length = 400, nullable = false, pattern = r"^[^\x00-\x09\x0B-\x1F\x7F-\x9F]*$")]
-    description: Option<String>,
-    /// A base role id or a custom role of the workspace; omitted or null means no parent
-    #[schema(
-        nullable,
-        pattern = r"^(_root|_ceo|_team_leader|_staff|_guest|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}_[0-9a-f]{32})$"
-    )]
-    parent_id: Option<String>,
-    /// Omitted keeps the stored map (empty on create)
-    #[schema(value_type = Option<PermissionMapSchema>, nullable = false)]
-    permissions: Option<std::collections::BTreeMap<String, bool>>,
+pub struct PermissionPath {
+    /// Custom role id
+    #[param(value_type = RoleId, example = "_staff")]
+    id: RoleId,
+    /// A permission key, e.g. Invoices.manage
+    #[param(value_type = PermissionKey, example = "Invoices.manage")]
+    permission_key: PermissionKey,
 }
 
-/// Request body of the partial update: every field optional, permissions refused.
-#[derive(utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct RolePatchBody {
-    #[schema(
-        min_length = 1,
-        max_length = 100,
-        nullable = false,
-        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
-    )]
-    name: Option<String>,
-    #[schema(max_length = 400, nullable = false, pattern = r"^[^\x00-\x09\x0B-\x1F\x7F-\x9F]*$")]
-    description: Option<String>,
-    #[schema(min_length = 1, max_length = 64, pattern = r"^[A-Za-z0-9 _:+-]+$", nullable = false)]
-    icon: Option<String>,
-    /// null removes the parent
-    #[schema(
-        nullable,
-        pattern = r"^(_root|_ceo|_team_leader|_staff|_guest|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}_[0-9a-f]{32})$"
-    )]
-    parent_id: Option<String>,
-    #[schema(nullable = false)]
-    r#type: Option<shared::permissions::RoleType>,
+fn respond(caller: &Caller, roles: &shared::permissions::Roles, id: &str) -> ApiResult<RoleView> {
+    store::view(roles, id, &caller.user.language)
 }
 
-/// Request body of the single-permission toggle.
-#[derive(utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct AllowBody {
-    /// true grants, false revokes (both override inheritance); null returns to inheritance
-    #[schema(required, nullable)]
-    allow: Option<bool>,
-}
-
-fn respond(caller: &Caller, roles: &shared::permissions::Roles, id: &str) -> ApiResult<Value> {
-    Ok(json!(store::view(roles, id, &caller.user.language)?))
-}
-
+/// List roles
+///
+/// The base roles, then the workspace's custom roles by creation; base-role names are
+/// localized to the caller's language.
 #[utoipa::path(get, path = "/administration/roles", operation_id = "listRoles", tag = "administration",
     responses((status = 200, description = "Base roles, then custom roles by creation; names localized", body = [RoleView])))]
-pub async fn list_roles(
-    State(state): State<AppState>,
-    Authorized(caller, _): Authorized<EmployeesOnly>,
-) -> ApiResult<Json<Value>> {
+pub async fn list_roles(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Vec<RoleView>>> {
+    caller.authorize(EMPLOYEES)?;
     let roles = store::load(state.store(), caller.keys()).await?;
     let ids = shared::permissions::BASE_ROLES
         .iter()
         .map(|r| r.id)
         .chain(roles.custom_roles().into_iter().map(|r| r.id.as_str()));
-    let views = ids.map(|id| store::view(&roles, id, &caller.user.language)).collect::<ApiResult<Vec<_>>>()?;
-    Ok(Json(json!(views)))
+    Ok(Json(ids.map(|id| store::view(&roles, id, &caller.user.language)).collect::<ApiResult<Vec<_>>>()?))
 }
 
+/// Get a role
+///
+/// One role with its explicit, inherited and effective permissions.
 #[utoipa::path(get, path = "/administration/roles/{id}", operation_id = "getRole", tag = "administration",
-    params(("id" = String, Path, description = "Role id")),
+    params(RolePath),
     responses((status = 200, description = "The role", body = RoleView)))]
 pub async fn get_role(
     State(state): State<AppState>,
-    Authorized(caller, _): Authorized<EmployeesOnly>,
-    Path(id): Path<String>,
-) -> ApiResult<Json<Value>> {
+    caller: Caller,
+    Path(path): Path<RolePath>,
+) -> ApiResult<Json<RoleView>> {
+    caller.authorize(EMPLOYEES)?;
     let roles = store::load(state.store(), caller.keys()).await?;
-    Ok(Json(respond(&caller, &roles, &id)?))
+    Ok(Json(respond(&caller, &roles, path.id.as_str())?))
 }
 
+/// Create a custom role
+///
+/// A new custom role, optionally inheriting from a parent role; its permissions must be ones
+/// its type may hold.
 #[utoipa::path(post, path = "/administration/roles", operation_id = "createRole", tag = "administration",
     request_body = RoleBody,
-    responses((status = 201, description = "The new custom role", body = RoleView)))]
+    responses((status = 201, description = "The new custom role", body = Projected<RoleView>)))]
 pub async fn create_role(
     State(state): State<AppState>,
-    Authorized(caller, _): Authorized<ManageRoles>,
+    caller: Caller,
     projection: Projection,
-    JsonObject(body): JsonObject,
-) -> ApiResult<(StatusCode, Json<Value>)> {
-    let draft = rules::full(&body, None)?;
+    body: Body<RoleBody>,
+) -> ApiResult<(StatusCode, Projected<RoleView>)> {
+    let permit = caller.authorize(MANAGE_ROLES)?;
+    let draft = rules::full(&body.parse(&permit)?, None);
     let (roles, id) = store::create(state.store(), caller.keys(), caller.user.id, draft).await?;
-    Ok((StatusCode::CREATED, Json(CREATE_ROLE.apply(&projection, respond(&caller, &roles, &id)?))))
+    Ok((StatusCode::CREATED, projection.project(&respond(&caller, &roles, &id)?)?))
 }
 
+/// Replace a custom role
+///
+/// Replaces name, icon, type, description and parent; omitted permissions keep the stored map.
+/// Base roles are read-only (403).
 #[utoipa::path(put, path = "/administration/roles/{id}", operation_id = "replaceRole", tag = "administration",
-    params(("id" = String, Path, description = "Custom role id (base roles are read-only: 403)")),
-    request_body = RoleBody,
-    responses((status = 200, description = "The updated role", body = RoleView)))]
+    params(RolePath), request_body = RoleBody,
+    responses((status = 200, description = "The updated role", body = Projected<RoleView>)))]
 pub async fn replace_role(
     State(state): State<AppState>,
-    Authorized(caller, _): Authorized<ManageRoles>,
+    caller: Caller,
     projection: Projection,
-    Path(id): Path<String>,
-    JsonObject(body): JsonObject,
-) -> ApiResult<Json<Value>> {
-    let blame = if body.contains_key("permissions") { "permissions" } else { "type" };
-    let roles =
-        store::update(state.store(), caller.keys(), &id, &|current| Ok((rules::full(&body, Some(current))?, blame)))
-            .await?;
-    Ok(Json(REPLACE_ROLE.apply(&projection, respond(&caller, &roles, &id)?)))
+    Path(path): Path<RolePath>,
+    body: Body<RoleBody>,
+) -> ApiResult<Projected<RoleView>> {
+    let permit = caller.authorize(MANAGE_ROLES)?;
+    let body = body.parse(&permit)?;
+    let blame = rules::full_blame(&body);
+    let id = path.id.as_str();
+    let roles = store::update(state.store(), caller.keys(), id, &|current| Ok((rules::full(&body, Some(current)), blame)))
+        .await?;
+    projection.project(&respond(&caller, &roles, id)?)
 }
 
+/// Update a custom role
+///
+/// Changes the fields the body carries; `parentId: null` removes the parent. Permissions have
+/// their own endpoints.
 #[utoipa::path(patch, path = "/administration/roles/{id}", operation_id = "updateRole", tag = "administration",
-    params(("id" = String, Path, description = "Custom role id (base roles are read-only: 403)")),
-    request_body = RolePatchBody,
-    responses((status = 200, description = "The updated role", body = RoleView)))]
+    params(RolePath), request_body = RolePatchBody,
+    responses((status = 200, description = "The updated role", body = Projected<RoleView>)))]
 pub async fn update_role(
     State(state): State<AppState>,
-    Authorized(caller, _): Authorized<ManageRoles>,
+    caller: Caller,
     projection: Projection,
-    Path(id): Path<String>,
-    JsonObject(body): JsonObject,
-) -> ApiResult<Json<Value>> {
+    Path(path): Path<RolePath>,
+    body: Body<RolePatchBody>,
+) -> ApiResult<Projected<RoleView>> {
+    let permit = caller.authorize(MANAGE_ROLES)?;
+    let body = body.parse(&permit)?;
+    let id = path.id.as_str();
     let roles =
-        store::update(state.store(), caller.keys(), &id, &|current| Ok((rules::partial(&body, current)?, "type")))
-            .await?;
-    Ok(Json(UPDATE_ROLE.apply(&projection, respond(&caller, &roles, &id)?)))
+        store::update(state.store(), caller.keys(), id, &|current| Ok((rules::partial(&body, current), "type"))).await?;
+    projection.project(&respond(&caller, &roles, id)?)
 }
 
+/// Replace a role's permissions
+///
+/// The complete map of explicit entries; keys left out are inherited again.
 #[utoipa::path(put, path = "/administration/roles/{id}/permissions", operation_id = "replaceRolePermissions", tag = "administration",
-    params(("id" = String, Path, description = "Custom role id")),
-    request_body(content = PermissionMapSchema, description = "The complete map of explicit entries (also accepted wrapped as {\"permissions\": {…}})"),
+    params(RolePath),
+    request_body(content = PermissionMapSchema, description = "The complete map of explicit entries (also accepted wrapped as {\"permissions\": {…}})",
+        example = json!({"Invoices.manage": true, "Projects.edit": false})),
     responses((status = 200, description = "The role with its new permissions", body = RoleView)))]
 pub async fn replace_permissions(
     State(state): State<AppState>,
-    Authorized(caller, _): Authorized<ManageRoles>,
-    Path(id): Path<String>,
-    JsonObject(body): JsonObject,
-) -> ApiResult<Json<Value>> {
-    let raw = rules::permission_map(&body)?;
-    let roles = store::update(state.store(), caller.keys(), &id, &|current| {
+    caller: Caller,
+    Path(path): Path<RolePath>,
+    body: Body<PermissionMapSchema>,
+) -> ApiResult<Json<RoleView>> {
+    let permit = caller.authorize(MANAGE_ROLES)?;
+    let raw = rules::permission_map(body.json(&permit)?)?;
+    let id = path.id.as_str();
+    let roles = store::update(state.store(), caller.keys(), id, &|current| {
         Ok((rules::Draft { raw: raw.clone(), ..rules::Draft::of(current) }, "permissions"))
     })
     .await?;
-    Ok(Json(respond(&caller, &roles, &id)?))
+    Ok(Json(respond(&caller, &roles, id)?))
 }
 
+/// Set one permission of a role
+///
+/// `allow` true grants, false revokes (both override inheritance), null returns the key to
+/// inheritance.
 #[utoipa::path(patch, path = "/administration/roles/{id}/permissions/{permissionKey}", operation_id = "setRolePermission", tag = "administration",
-    params(("id" = String, Path, description = "Custom role id"), ("permissionKey" = PermissionKeySchema, Path, description = "A permission key, e.g. Invoices.manage")),
-    request_body = AllowBody,
+    params(PermissionPath), request_body = AllowBody,
     responses((status = 200, description = "The role with its updated permissions", body = RoleView)))]
 pub async fn set_permission(
     State(state): State<AppState>,
-    Authorized(caller, _): Authorized<ManageRoles>,
-    Path((id, permission_key)): Path<(String, String)>,
-    JsonObject(body): JsonObject,
-) -> ApiResult<Json<Value>> {
-    // Validate once up front so a bad request fails before any store read.
-    rules::set_permission(&body, &mut Default::default(), &permission_key)?;
-    let roles = store::update(state.store(), caller.keys(), &id, &|current| {
+    caller: Caller,
+    Path(path): Path<PermissionPath>,
+    body: Body<AllowBody>,
+) -> ApiResult<Json<RoleView>> {
+    let permit = caller.authorize(MANAGE_ROLES)?;
+    let allow = body.parse(&permit)?.allow.0;
+    let id = path.id.as_str();
+    let roles = store::update(state.store(), caller.keys(), id, &|current| {
         let mut draft = rules::Draft::of(current);
-        rules::set_permission(&body, &mut draft.raw, &permission_key)?;
+        rules::set_permission(&mut draft.raw, path.permission_key, allow);
         Ok((draft, "allow"))
     })
     .await?;
-    Ok(Json(respond(&caller, &roles, &id)?))
+    Ok(Json(respond(&caller, &roles, id)?))
 }
 
+/// Delete a custom role
+///
+/// Only a role that no user holds and no role inherits from (409 otherwise).
 #[utoipa::path(delete, path = "/administration/roles/{id}", operation_id = "deleteRole", tag = "administration",
-    params(("id" = String, Path, description = "Custom role id")),
+    params(RolePath),
     responses((status = 200, description = "Deleted; 409 while users hold the role or roles inherit from it", body = Success)))]
 pub async fn delete_role(
     State(state): State<AppState>,
-    Authorized(caller, _): Authorized<ManageRoles>,
-    Path(id): Path<String>,
-) -> ApiResult<Json<Value>> {
-    store::delete(state.store(), caller.keys(), &id).await?;
-    Ok(Json(json!(Success { success: true })))
+    caller: Caller,
+    Path(path): Path<RolePath>,
+) -> ApiResult<Json<Success>> {
+    caller.authorize(MANAGE_ROLES)?;
+    store::delete(state.store(), caller.keys(), path.id.as_str()).await?;
+    Ok(Json(Success { success: true }))
 }

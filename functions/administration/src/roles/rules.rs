@@ -2,19 +2,103 @@
 //! checking a draft against the workspace's roles, and shaping the response.
 
 use serde::Serialize;
-use serde_json::{Map, Value};
 use shared::error::FieldErrors;
+use shared::input::{At, Errors, Field, Input, MultilineText, Patch, SchemaRef, Text};
+use shared::permissions::catalog::{self, PermissionEntries};
 use shared::permissions::roles::{
-    ChainError, CustomRole, MAX_DEPTH, ParentError, PermissionMap, Resolved, RoleRef, invalid_entries,
+    ChainError, CustomRole, MAX_DEPTH, ParentError, PermissionMap, Resolved, RoleId, RoleRef, invalid_entries,
 };
-use shared::permissions::{RoleType, Roles, catalog};
-use shared::validate::Fields;
+use shared::permissions::{RoleType, Roles};
 use shared::{ApiError, ApiResult};
 use uuid::Uuid;
 
 pub const MAX_NAME_CHARS: usize = 100;
 pub const MAX_DESCRIPTION_CHARS: usize = 400;
 pub const MAX_ICON_CHARS: usize = 64;
+
+/// An icon-set class name (`fa-star`, `fa-solid fa-star`) or an emoji shortcode (`:star:`):
+/// letters, digits, spaces and `-_:+`, so it can be written into any client's markup safely.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Icon(String);
+
+impl Field for Icon {
+    fn read(value: &serde_json::Value, at: &At, errors: &mut Errors) -> Option<Self> {
+        let text = Text::<1, MAX_ICON_CHARS>::read(value, at, errors)?.into_string();
+        if text.chars().all(|c| c.is_ascii_alphanumeric() || " -_:+".contains(c)) {
+            Some(Icon(text))
+        } else {
+            let name = at.name();
+            errors.add(at, format!("{name} must be an icon class name or an emoji shortcode (letters, digits, spaces, - _ : +)"));
+            None
+        }
+    }
+
+    fn schema() -> SchemaRef {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .min_length(Some(1))
+            .max_length(Some(MAX_ICON_CHARS))
+            .pattern(Some(r"^[A-Za-z0-9 _:+-]*[A-Za-z0-9_:+-][A-Za-z0-9 _:+-]*$"))
+            .examples(["fa-star"])
+            .into()
+    }
+}
+
+/// A custom role: create and full replacement.
+#[derive(Input)]
+#[input(example = serde_json::json!({"name": "Reviewers", "icon": "fa-eye", "type": "normal", "description": "Review the work of others", "parentId": "_staff", "permissions": {"Invoices.manage": false}}))]
+pub struct RoleBody {
+    name: Text<1, MAX_NAME_CHARS>,
+    /// An icon-set class name or an emoji shortcode
+    icon: Icon,
+    r#type: RoleType,
+    /// May be empty; omitted means empty
+    description: Option<MultilineText<0, MAX_DESCRIPTION_CHARS>>,
+    /// A base role or a custom role of the workspace; omitted or null means no parent
+    parent_id: Patch<RoleId>,
+    /// Explicit entries; omitted keeps the stored map (empty on create)
+    permissions: Option<PermissionEntries>,
+}
+
+/// A partial update of a custom role: every field optional. Permissions have their own
+/// endpoints.
+#[derive(Input)]
+#[input(example = serde_json::json!({"name": "Senior reviewers", "parentId": null}))]
+pub struct RolePatchBody {
+    name: Option<Text<1, MAX_NAME_CHARS>>,
+    description: Option<MultilineText<0, MAX_DESCRIPTION_CHARS>>,
+    icon: Option<Icon>,
+    /// null removes the parent
+    parent_id: Patch<RoleId>,
+    r#type: Option<RoleType>,
+    #[input(hidden)]
+    permissions: Option<NotHere>,
+}
+
+/// A field a body may not carry, with the message saying where it belongs.
+pub struct NotHere;
+
+impl Field for NotHere {
+    fn read(_: &serde_json::Value, at: &At, errors: &mut Errors) -> Option<Self> {
+        errors.add(
+            at,
+            "permissions cannot be changed here; use PUT /administration/roles/{id}/permissions or PATCH /administration/roles/{id}/permissions/{permissionKey}",
+        );
+        None
+    }
+
+    fn schema() -> SchemaRef {
+        utoipa::openapi::schema::ObjectBuilder::new().into()
+    }
+}
+
+/// One permission: true grants, false revokes (both override inheritance), null returns the
+/// key to inheritance.
+#[derive(Input)]
+#[input(example = serde_json::json!({"allow": true}))]
+pub struct AllowBody {
+    allow: shared::input::Nullable<bool>,
+}
 
 /// The editable fields of a custom role: what a write would store.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,111 +124,76 @@ impl Draft {
     }
 }
 
-/// An icon-set class name (`fa-star`, `fa-solid fa-star`) or an emoji shortcode (`:star:`):
-/// letters, digits, spaces and `-_:+`, so it can be written into any client's markup safely.
-fn icon(fields: &mut Fields, value: Option<String>) -> Option<String> {
-    let icon = value?;
-    let valid = !icon.is_empty() && icon.chars().all(|c| c.is_ascii_alphanumeric() || " -_:+".contains(c));
-    if valid {
-        Some(icon)
-    } else {
-        fields
-            .error("icon", "icon must be an icon class name or an emoji shortcode (letters, digits, spaces, - _ : +)");
-        None
-    }
-}
-
-fn role_type(text: Option<String>) -> Option<RoleType> {
-    text.as_deref().and_then(RoleType::parse)
-}
-
 /// Create (`current` None) and PUT: the whole role. Omitted `description` is empty, omitted
 /// `parentId` means no parent; omitted `permissions` keeps the stored map on PUT (it has its
 /// own endpoints, and a rename must not wipe it) and is empty on create.
-pub fn full(body: &Map<String, Value>, current: Option<&CustomRole>) -> ApiResult<Draft> {
-    let mut fields = Fields::new(body);
-    let name = fields.required_text("name", MAX_NAME_CHARS);
-    let icon_text = fields.required_text("icon", MAX_ICON_CHARS);
-    let icon = icon(&mut fields, icon_text);
-    let role_type = role_type(fields.required_choice("type", RoleType::ALL));
-    let description = fields.optional_text("description", MAX_DESCRIPTION_CHARS).unwrap_or_default();
-    let parent_id = fields.optional_nullable_text("parentId", 200).flatten();
-    let raw = fields.optional_bool_map("permissions");
-    fields.finish()?;
-    Ok(Draft {
-        name: name.expect("validated"),
-        description,
-        icon: icon.expect("validated"),
-        role_type: role_type.expect("validated"),
-        parent_id,
-        raw: raw.or_else(|| current.map(|c| c.raw_permissions.clone())).unwrap_or_default(),
-    })
+pub fn full(body: &RoleBody, current: Option<&CustomRole>) -> Draft {
+    Draft {
+        name: body.name.to_string(),
+        description: body.description.as_ref().map(|d| d.to_string()).unwrap_or_default(),
+        icon: body.icon.0.clone(),
+        role_type: body.r#type,
+        parent_id: body.parent_id.clone().into_option().map(RoleId::into_string),
+        raw: match &body.permissions {
+            Some(entries) => entries.0.clone(),
+            None => current.map(|c| c.raw_permissions.clone()).unwrap_or_default(),
+        },
+    }
+}
+
+/// The request field blamed when a full replacement holds permissions its type forbids.
+pub fn full_blame(body: &RoleBody) -> &'static str {
+    if body.permissions.is_some() { "permissions" } else { "type" }
 }
 
 /// PATCH: the fields present replace the stored ones; `parentId: null` removes the parent.
-/// Permissions have their own endpoints and are refused here.
-pub fn partial(body: &Map<String, Value>, current: &CustomRole) -> ApiResult<Draft> {
-    let mut fields = Fields::new(body);
-    if fields.has("permissions") {
-        fields.error(
-            "permissions",
-            "permissions cannot be changed here; use PUT /administration/roles/{id}/permissions or PATCH /administration/roles/{id}/permissions/{permissionKey}",
-        );
-    }
+pub fn partial(body: &RolePatchBody, current: &CustomRole) -> Draft {
     let mut draft = Draft::of(current);
-    if fields.has("name") {
-        draft.name = fields.required_text("name", MAX_NAME_CHARS).unwrap_or_default();
+    if let Some(name) = &body.name {
+        draft.name = name.to_string();
     }
-    if fields.has("icon") {
-        let text = fields.required_text("icon", MAX_ICON_CHARS);
-        draft.icon = icon(&mut fields, text).unwrap_or_default();
+    if let Some(icon) = &body.icon {
+        draft.icon = icon.0.clone();
     }
-    if fields.has("type") {
-        draft.role_type = role_type(fields.required_choice("type", RoleType::ALL)).unwrap_or(draft.role_type);
+    if let Some(role_type) = body.r#type {
+        draft.role_type = role_type;
     }
-    if let Some(description) = fields.optional_text("description", MAX_DESCRIPTION_CHARS) {
-        draft.description = description;
+    if let Some(description) = &body.description {
+        draft.description = description.to_string();
     }
-    if let Some(parent) = fields.optional_nullable_text("parentId", 200) {
-        draft.parent_id = parent;
-    }
-    fields.finish()?;
-    Ok(draft)
+    draft.parent_id = match &body.parent_id {
+        Patch::Absent => draft.parent_id,
+        Patch::Null => None,
+        Patch::Value(parent) => Some(parent.as_str().to_owned()),
+    };
+    draft
 }
 
 /// `PUT /administration/roles/{id}/permissions`: the complete map, given either as the body
 /// itself or as `{"permissions": {…}}`.
-pub fn permission_map(body: &Map<String, Value>) -> ApiResult<PermissionMap> {
-    let wrapped;
-    let body = match body.get("permissions") {
-        Some(Value::Object(_)) if body.len() == 1 => body,
-        _ => {
-            wrapped = Map::from_iter([("permissions".to_owned(), Value::Object(body.clone()))]);
-            &wrapped
+pub fn permission_map(body: serde_json::Value) -> ApiResult<PermissionMap> {
+    let map = match body {
+        serde_json::Value::Object(mut map) if map.len() == 1 && map.get("permissions").is_some_and(|v| v.is_object()) => {
+            map.remove("permissions").unwrap_or_default()
         }
+        other => other,
     };
-    let mut fields = Fields::new(body);
-    let map = fields.optional_bool_map("permissions");
-    fields.finish()?;
-    Ok(map.unwrap_or_default())
+    let mut errors = Errors::default();
+    let entries = PermissionEntries::read(&map, &At::root().child("permissions"), &mut errors);
+    Ok(errors.finish(entries)?.0)
 }
 
 /// `PATCH …/permissions/{permissionKey}`: `allow` true or false sets an explicit entry; null
 /// removes it, so the key is inherited again.
-pub fn set_permission(body: &Map<String, Value>, raw: &mut PermissionMap, key: &str) -> ApiResult<()> {
-    if catalog::find(key).is_none() {
-        return Err(ApiError::field("permissionKey", format!("{key} is not a permission key")));
-    }
-    match body.get("allow") {
-        Some(Value::Bool(allow)) => {
-            raw.insert(key.to_owned(), *allow);
+pub fn set_permission(raw: &mut PermissionMap, key: catalog::PermissionKey, allow: Option<bool>) {
+    match allow {
+        Some(allow) => {
+            raw.insert(key.as_str().to_owned(), allow);
         }
-        Some(Value::Null) => {
-            raw.remove(key);
+        None => {
+            raw.remove(key.as_str());
         }
-        _ => return Err(ApiError::field("allow", "allow is required: true, false, or null to inherit")),
     }
-    Ok(())
 }
 
 /// What a checked draft needs written: its resolved maps, and the custom roles of its parent
@@ -277,8 +326,12 @@ mod tests {
     use serde_json::json;
     use shared::permissions::{STAFF, key};
 
-    fn body(v: Value) -> Map<String, Value> {
-        v.as_object().unwrap().clone()
+    fn role(v: serde_json::Value) -> ApiResult<RoleBody> {
+        shared::input::parse(&v)
+    }
+
+    fn patch(v: serde_json::Value) -> ApiResult<RolePatchBody> {
+        shared::input::parse(&v)
     }
 
     fn stored(id: &str, parent: Option<&str>) -> CustomRole {
@@ -303,60 +356,62 @@ mod tests {
 
     #[test]
     fn put_requires_name_icon_type_and_bounds_the_description() {
-        let err = full(&body(json!({"description": "x".repeat(401)})), None).unwrap_err();
+        let err = role(json!({"description": "x".repeat(401)})).err().unwrap();
         assert_eq!(field_errors(err), ["description", "icon", "name", "type"]);
-        let ok =
-            full(&body(json!({"name": "QA", "icon": ":bug:", "type": "guest", "description": "x".repeat(400)})), None)
-                .unwrap();
+        let body = role(json!({"name": "QA", "icon": ":bug:", "type": "guest", "description": "x".repeat(400)}));
+        let ok = full(&body.ok().unwrap(), None);
         assert_eq!(ok.role_type, RoleType::Guest);
         assert_eq!(ok.description.chars().count(), 400);
-        let bad = full(&body(json!({"name": "QA", "icon": "<svg>", "type": "admin"})), None).unwrap_err();
+        let bad = role(json!({"name": "QA", "icon": "<svg>", "type": "admin"})).err().unwrap();
         assert_eq!(field_errors(bad), ["icon", "type"]);
     }
 
     #[test]
     fn put_keeps_stored_permissions_when_omitted_and_replaces_them_when_given() {
         let current = stored("r", Some(STAFF));
-        let kept = full(&body(json!({"name": "N", "icon": "fa-x", "type": "normal"})), Some(&current)).unwrap();
+        let kept = full(&role(json!({"name": "N", "icon": "fa-x", "type": "normal"})).ok().unwrap(), Some(&current));
         assert_eq!(kept.raw, current.raw_permissions);
         assert_eq!(kept.parent_id, None, "an omitted parent is no parent");
         assert_eq!(kept.description, "");
         let replaced = full(
-            &body(json!({"name": "N", "icon": "fa-x", "type": "normal", "permissions": {key::PROJECTS_EDIT: false}})),
+            &role(json!({"name": "N", "icon": "fa-x", "type": "normal", "permissions": {key::PROJECTS_EDIT: false}}))
+                .ok()
+                .unwrap(),
             Some(&current),
-        )
-        .unwrap();
+        );
         assert_eq!(replaced.raw, [(key::PROJECTS_EDIT.to_owned(), false)].into());
     }
 
     #[test]
     fn patch_keeps_what_it_omits_and_refuses_permissions() {
         let current = stored("r", Some(STAFF));
-        let draft = partial(&body(json!({"name": "Renamed"})), &current).unwrap();
+        let draft = partial(&patch(json!({"name": "Renamed"})).ok().unwrap(), &current);
         assert_eq!(draft.name, "Renamed");
         assert_eq!((draft.icon.as_str(), draft.parent_id.as_deref()), ("fa-star", Some(STAFF)));
-        assert_eq!(partial(&body(json!({"parentId": null})), &current).unwrap().parent_id, None);
-        let err = partial(&body(json!({"permissions": {}, "name": ""})), &current).unwrap_err();
+        assert_eq!(partial(&patch(json!({"parentId": null})).ok().unwrap(), &current).parent_id, None);
+        let err = patch(json!({"permissions": {}, "name": ""})).err().unwrap();
         assert_eq!(field_errors(err), ["name", "permissions"]);
     }
 
     #[test]
     fn permission_maps_come_bare_or_wrapped() {
-        let bare = permission_map(&body(json!({key::PROJECTS_EDIT: true}))).unwrap();
-        let wrapped = permission_map(&body(json!({"permissions": {key::PROJECTS_EDIT: true}}))).unwrap();
+        let bare = permission_map(json!({key::PROJECTS_EDIT: true})).unwrap();
+        let wrapped = permission_map(json!({"permissions": {key::PROJECTS_EDIT: true}})).unwrap();
         assert_eq!(bare, wrapped);
-        assert!(permission_map(&body(json!({key::PROJECTS_EDIT: "yes"}))).is_err());
+        assert!(permission_map(json!({key::PROJECTS_EDIT: "yes"})).is_err());
     }
 
     #[test]
     fn a_single_permission_is_set_or_returned_to_inheritance() {
+        let edit: catalog::PermissionKey = serde_json::from_value(json!(key::PROJECTS_EDIT)).unwrap();
         let mut raw = PermissionMap::new();
-        set_permission(&body(json!({"allow": false})), &mut raw, key::PROJECTS_EDIT).unwrap();
+        let allow = |v| shared::input::parse::<AllowBody>(&v).map(|b| b.allow.0);
+        set_permission(&mut raw, edit, allow(json!({"allow": false})).unwrap());
         assert!(!raw[key::PROJECTS_EDIT]);
-        set_permission(&body(json!({"allow": null})), &mut raw, key::PROJECTS_EDIT).unwrap();
+        set_permission(&mut raw, edit, allow(json!({"allow": null})).unwrap());
         assert!(raw.is_empty());
-        assert!(set_permission(&body(json!({})), &mut raw, key::PROJECTS_EDIT).is_err());
-        assert!(set_permission(&body(json!({"allow": true})), &mut raw, "projects.fly").is_err());
+        assert!(allow(json!({})).is_err(), "allow is required");
+        assert!(serde_json::from_value::<catalog::PermissionKey>(json!("projects.fly")).is_err());
     }
 
     #[test]

@@ -12,15 +12,13 @@ use shared::clock;
 use shared::permissions::roles::{CustomRole, new_custom_role_id};
 use shared::permissions::{Roles, base_role};
 use shared::store::keys::WsKeys;
-use shared::store::{Condition, Key, Store, StoreError, TxOp, Update, VERSION, to_item};
+use shared::entity::{self, Attempt};
+use shared::store::{Condition, Key, Store, TxOp, Update, VERSION};
 use shared::{ApiError, ApiResult, identity};
-use std::time::Duration;
 use uuid::Uuid;
 
-const ENTITY_ROLE: &str = "Role";
-
-/// A write that keeps losing races gives up with 409 after this many attempts.
-const ATTEMPTS: u32 = 8;
+/// The 409 of a write that keeps losing races.
+const BUSY: &str = "The role is being changed concurrently; retry";
 
 pub async fn load(store: &dyn Store, keys: WsKeys) -> ApiResult<Roles> {
     Ok(Roles::load(store, keys).await?)
@@ -61,12 +59,6 @@ fn pin_chain(keys: WsKeys, chain: &[&CustomRole]) -> Vec<TxOp> {
         .collect()
 }
 
-/// A short random pause before retrying, so racing writers spread out.
-async fn back_off(attempt: u32) {
-    let millis = rand::random_range(1..=5u64) * u64::from(attempt + 1);
-    tokio::time::sleep(Duration::from_millis(millis)).await;
-}
-
 /// The roles after a successful write, for the response.
 fn with_role(roles: &Roles, role: CustomRole) -> Roles {
     let mut all: Vec<CustomRole> = roles.custom_roles().into_iter().filter(|r| r.id != role.id).cloned().collect();
@@ -76,21 +68,26 @@ fn with_role(roles: &Roles, role: CustomRole) -> Roles {
 
 pub async fn create(store: &dyn Store, keys: WsKeys, by: Uuid, draft: Draft) -> ApiResult<(Roles, String)> {
     let id = new_custom_role_id(keys.workspace_id());
-    let key = keys.custom_role(&id).expect("a fresh id of this workspace");
-    for attempt in 0..ATTEMPTS {
+    let roles = entity::retry_on_conflict(BUSY, |_| async {
         let roles = load(store, keys).await?;
         let checked = rules::check(&roles, None, &draft, "permissions")?;
         let now = clock::now_rfc3339();
         let role = record(id.clone(), &draft, now.clone(), by, now, 1);
-        let mut ops = vec![TxOp::Put { item: to_item(&role, ENTITY_ROLE, &key), cond: Condition::NotExists }];
+        let mut ops = vec![TxOp::Put { item: entity::to_item(&role, keys)?, cond: Condition::NotExists }];
         ops.extend(pin_chain(keys, &checked.chain));
-        match store.transact(ops).await {
-            Ok(()) => return Ok((with_role(&roles, role), id)),
-            Err(StoreError::TransactionCancelled { .. }) => back_off(attempt).await,
-            Err(e) => return Err(e.into()),
-        }
+        written(store.transact(ops).await, || with_role(&roles, role))
+    })
+    .await?;
+    Ok((roles, id))
+}
+
+/// A transaction's outcome as an attempt: lost races are retried.
+fn written<T>(result: Result<(), shared::store::StoreError>, done: impl FnOnce() -> T) -> ApiResult<Attempt<T>> {
+    match result {
+        Ok(()) => Ok(Attempt::Done(done())),
+        Err(e) if entity::is_conflict(&e) => Ok(Attempt::Conflict),
+        Err(e) => Err(e.into()),
     }
-    Err(busy())
 }
 
 fn record(
@@ -116,18 +113,14 @@ fn record(
     }
 }
 
-fn busy() -> ApiError {
-    ApiError::conflict("The role is being changed concurrently; retry")
-}
-
 /// What a change produces from the stored role: the new draft, and the request field blamed
 /// when the draft holds permissions its type forbids.
 pub type Change<'a> = dyn Fn(&CustomRole) -> ApiResult<(Draft, &'static str)> + Send + Sync + 'a;
 
 /// Applies `change` to the stored role and writes it; `editedAt` and the version move on.
 pub async fn update(store: &dyn Store, keys: WsKeys, id: &str, change: &Change<'_>) -> ApiResult<Roles> {
-    let key = writable_key(keys, id)?;
-    for attempt in 0..ATTEMPTS {
+    writable_key(keys, id)?;
+    entity::retry_on_conflict(BUSY, |_| async {
         let roles = load(store, keys).await?;
         let current = roles.custom(id).ok_or_else(role_not_found)?;
         let (draft, blame) = change(current)?;
@@ -140,27 +133,21 @@ pub async fn update(store: &dyn Store, keys: WsKeys, id: &str, change: &Change<'
             clock::now_rfc3339(),
             current.version + 1,
         );
-        let mut ops = vec![TxOp::Put {
-            item: to_item(&role, ENTITY_ROLE, &key),
-            cond: Condition::VersionEquals(current.version),
-        }];
+        let mut ops =
+            vec![TxOp::Put { item: entity::to_item(&role, keys)?, cond: Condition::VersionEquals(current.version) }];
         if draft.parent_id != current.parent_id {
             ops.extend(pin_chain(keys, &checked.chain));
         }
-        match store.transact(ops).await {
-            Ok(()) => return Ok(with_role(&roles, role)),
-            Err(StoreError::TransactionCancelled { .. }) => back_off(attempt).await,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(busy())
+        written(store.transact(ops).await, || with_role(&roles, role))
+    })
+    .await
 }
 
 /// Deletes a custom role that no user holds and no role inherits from (409 otherwise: the
 /// holders must be moved first, so nobody silently loses or gains permissions).
 pub async fn delete(store: &dyn Store, keys: WsKeys, id: &str) -> ApiResult<()> {
     let key = writable_key(keys, id)?;
-    for attempt in 0..ATTEMPTS {
+    entity::retry_on_conflict(BUSY, |_| async {
         let roles = load(store, keys).await?;
         let current = roles.custom(id).ok_or_else(role_not_found)?;
         let children = roles.children_of(id).len();
@@ -172,14 +159,8 @@ pub async fn delete(store: &dyn Store, keys: WsKeys, id: &str) -> ApiResult<()> 
                  assign them another role first"
             )));
         }
-        match store
-            .transact(vec![TxOp::Delete { key: key.clone(), cond: Condition::VersionEquals(current.version) }])
-            .await
-        {
-            Ok(()) => return Ok(()),
-            Err(StoreError::TransactionCancelled { .. }) => back_off(attempt).await,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(busy())
+        let delete = TxOp::Delete { key: key.clone(), cond: Condition::VersionEquals(current.version) };
+        written(store.transact(vec![delete]).await, || ())
+    })
+    .await
 }

@@ -1,0 +1,173 @@
+//! `#[derive(Input)]` for request bodies: the struct's field types say how each field is read
+//! and what its schema is (`shared::input`), so the parser and the documented schema are one
+//! declaration. Fields are named in camelCase on the wire (`r#type` is `type`); doc comments
+//! become descriptions; `#[input(example = <expr>)]` on the struct gives the schema example
+//! (an expression of type `serde_json::Value`); `#[input(rename = "…")]` names a field on the
+//! wire; `#[input(hidden)]` reads a field without documenting it (a field refused with a
+//! message, say).
+
+use proc_macro::TokenStream;
+use quote::{format_ident, quote};
+use syn::{Data, DeriveInput, Expr, Fields, parse_macro_input};
+
+#[proc_macro_derive(Input, attributes(input))]
+pub fn derive_input(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    match expand(&input) {
+        Ok(tokens) => tokens.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
+    let name = &input.ident;
+    let name_text = name.to_string();
+    let Data::Struct(data) = &input.data else {
+        return Err(syn::Error::new_spanned(name, "Input is derived for structs with named fields"));
+    };
+    let Fields::Named(fields) = &data.fields else {
+        return Err(syn::Error::new_spanned(name, "Input is derived for structs with named fields"));
+    };
+    let mut example: Option<Expr> = None;
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("input")) {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("example") {
+                example = Some(meta.value()?.parse()?);
+                Ok(())
+            } else {
+                Err(meta.error("expected `example = <serde_json::Value expression>`"))
+            }
+        })?;
+    }
+    let description = doc_text(&input.attrs);
+
+    let mut reads = Vec::new();
+    let mut builds = Vec::new();
+    let mut properties = Vec::new();
+    let mut nested_all = Vec::new();
+    for field in &fields.named {
+        let ident = field.ident.as_ref().expect("named field");
+        let mut wire = camel_case(&ident.to_string());
+        let mut hidden = false;
+        for attr in field.attrs.iter().filter(|a| a.path().is_ident("input")) {
+            attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("rename") {
+                    let value: syn::LitStr = meta.value()?.parse()?;
+                    wire = value.value();
+                    Ok(())
+                } else if meta.path.is_ident("hidden") {
+                    hidden = true;
+                    Ok(())
+                } else {
+                    Err(meta.error("expected `rename = \"…\"` or `hidden`"))
+                }
+            })?;
+        }
+        let ty = &field.ty;
+        let local = format_ident!("field_{}", ident.to_string().trim_start_matches("r#"));
+        let doc = doc_text(&field.attrs);
+        reads.push(quote! {
+            let #local = <#ty as ::shared::input::Slot>::read_slot(map.get(#wire), &at.child(#wire), errors);
+        });
+        builds.push(quote! { #ident: #local? });
+        nested_all.push(quote! { <#ty as ::shared::input::Slot>::schemas(out); });
+        if hidden {
+            continue;
+        }
+        properties.push(quote! {
+            let schema = ::shared::input::describe(<#ty as ::shared::input::Slot>::slot_schema(), #doc);
+            object = object.property(#wire, schema);
+            if <#ty as ::shared::input::Slot>::REQUIRED {
+                object = object.required(#wire);
+            }
+        });
+    }
+    let example = match example {
+        Some(expr) => quote! { object = object.examples([#expr]); },
+        None => quote! {},
+    };
+
+    Ok(quote! {
+        impl ::shared::input::Field for #name {
+            fn read(
+                value: &::serde_json::Value,
+                at: &::shared::input::At,
+                errors: &mut ::shared::input::Errors,
+            ) -> ::core::option::Option<Self> {
+                let map = ::shared::input::object(value, at, errors)?;
+                #(#reads)*
+                ::core::option::Option::Some(Self { #(#builds),* })
+            }
+
+            fn schema() -> ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema> {
+                ::shared::input::reference(#name_text)
+            }
+
+            fn schemas(
+                out: &mut ::std::vec::Vec<(::std::string::String, ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema>)>,
+            ) {
+                out.push((#name_text.to_owned(), <Self as ::utoipa::PartialSchema>::schema()));
+                <Self as ::utoipa::ToSchema>::schemas(out);
+            }
+        }
+
+        impl ::utoipa::PartialSchema for #name {
+            fn schema() -> ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema> {
+                let mut object = ::utoipa::openapi::schema::ObjectBuilder::new()
+                    .schema_type(::utoipa::openapi::schema::Type::Object)
+                    .description(::shared::input::non_empty(#description));
+                #(#properties)*
+                #example
+                object.into()
+            }
+        }
+
+        impl ::utoipa::ToSchema for #name {
+            fn name() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(#name_text)
+            }
+
+            fn schemas(
+                out: &mut ::std::vec::Vec<(::std::string::String, ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema>)>,
+            ) {
+                #(#nested_all)*
+            }
+        }
+
+        impl ::shared::input::Input for #name {}
+    })
+}
+
+/// The doc comment lines, joined as Markdown paragraphs are: one line break between lines.
+fn doc_text(attrs: &[syn::Attribute]) -> String {
+    let lines: Vec<String> = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value().trim().to_owned()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    lines.join("\n").trim().to_owned()
+}
+
+/// `parent_id` → `parentId`; a raw identifier (`r#type`) loses its prefix.
+fn camel_case(ident: &str) -> String {
+    let ident = ident.trim_start_matches("r#");
+    let mut out = String::with_capacity(ident.len());
+    let mut upper = false;
+    for c in ident.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

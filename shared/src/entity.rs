@@ -1,0 +1,281 @@
+//! The entity layer above the [`Store`] trait (docs/data-model.md): an entity declares its type
+//! name, its key prefix and how its keys are built, once; the helpers here write it with its
+//! keys and index keys, map a lost condition to 409 in one place, retry conflicting
+//! read-modify-write cycles with jittered back-off, and append to ordered collections from an
+//! atomic counter.
+
+use crate::error::{ApiError, ApiResult};
+use crate::store::{Condition, ENTITY, GSI1PK, GSI1SK, Item, Key, PK, SK, Store, StoreError, StoreResult, VERSION};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::future::Future;
+use std::time::Duration;
+
+/// An entity's type name and the key prefix that sets its items apart, as listed by the
+/// function that owns it (the registry test checks that no two prefixes overlap).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntityKind {
+    pub name: &'static str,
+    pub prefix: &'static str,
+}
+
+/// A secondary-index key (GSI1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexKey {
+    pub pk: String,
+    pub sk: String,
+}
+
+/// A record stored as one item.
+pub trait Entity: Serialize + DeserializeOwned + Send + Sync {
+    /// The `entity` attribute of its items: unique across the table.
+    const TYPE: &'static str;
+    /// The prefix of the key part that sets its items apart (the sort key in a shared
+    /// partition, the partition key for items alone in theirs).
+    const PREFIX: &'static str;
+    const KIND: EntityKind = EntityKind { name: Self::TYPE, prefix: Self::PREFIX };
+    /// What the keys need besides the record: the workspace (`WsKeys`) for tenant data.
+    type Scope: Copy + Send + Sync;
+
+    fn key(&self, scope: Self::Scope) -> Key;
+
+    /// The GSI1 key, for entities listed through the index.
+    fn gsi1(&self, _scope: Self::Scope) -> Option<IndexKey> {
+        None
+    }
+}
+
+/// An entity written with optimistic concurrency: its `version` grows by one on every write.
+pub trait Versioned: Entity {
+    fn version(&self) -> i64;
+    fn set_version(&mut self, version: i64);
+}
+
+/// The item of an entity: its attributes, keys, index keys and type. A record that does not
+/// serialise to an object is an error, never a half-written item.
+pub fn to_item<E: Entity>(entity: &E, scope: E::Scope) -> StoreResult<Item> {
+    let mut item = match serde_json::to_value(entity) {
+        Ok(Value::Object(map)) => map,
+        Ok(other) => return Err(StoreError::Invalid(format!("{} serialises to {other}, not an object", E::TYPE))),
+        Err(e) => return Err(StoreError::Invalid(format!("{} does not serialise: {e}", E::TYPE))),
+    };
+    let key = entity.key(scope);
+    item.insert(PK.into(), key.pk.into());
+    item.insert(SK.into(), key.sk.into());
+    item.insert(ENTITY.into(), E::TYPE.into());
+    if let Some(index) = entity.gsi1(scope) {
+        item.insert(GSI1PK.into(), index.pk.into());
+        item.insert(GSI1SK.into(), index.sk.into());
+    }
+    Ok(item)
+}
+
+/// Reads an entity back from its item (key and bookkeeping attributes are ignored).
+pub fn from_item<E: DeserializeOwned>(item: Item) -> StoreResult<E> {
+    crate::store::from_item(item)
+}
+
+pub async fn get<E: Entity>(store: &dyn Store, key: &Key) -> StoreResult<Option<E>> {
+    store.get(key).await?.map(from_item).transpose()
+}
+
+/// Writes a new entity; one that exists already is a 409 with `conflict` as its message.
+pub async fn create<E: Entity>(store: &dyn Store, entity: &E, scope: E::Scope, conflict: &str) -> ApiResult<()> {
+    match store.put(to_item(entity, scope)?, Condition::NotExists).await {
+        Ok(()) => Ok(()),
+        Err(StoreError::ConditionFailed) => Err(ApiError::conflict(conflict)),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Replaces an entity read at version `entity.version()`, moving it to the next version; a
+/// concurrent write in between is a 409 (see [`retry_on_conflict`] to re-read and re-apply).
+pub async fn replace<E: Versioned>(store: &dyn Store, entity: &mut E, scope: E::Scope) -> ApiResult<()> {
+    let read = entity.version();
+    entity.set_version(read + 1);
+    match store.put(to_item(entity, scope)?, Condition::VersionEquals(read)).await {
+        Ok(()) => Ok(()),
+        Err(StoreError::ConditionFailed) => {
+            entity.set_version(read);
+            Err(changed_concurrently(E::TYPE))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Applies a partial update to an item read at `version`, moving it to the next version, and
+/// returns the item as it is afterwards; a concurrent write in between is a 409.
+pub async fn update_if_version<E: Entity>(
+    store: &dyn Store,
+    key: &Key,
+    update: crate::store::Update,
+    version: i64,
+) -> ApiResult<E> {
+    let update = update.set(VERSION, version + 1);
+    match store.update(key, update, Condition::VersionEquals(version)).await {
+        Ok(item) => Ok(from_item(item)?),
+        Err(StoreError::ConditionFailed) => Err(changed_concurrently(E::TYPE)),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The 409 of a lost optimistic-concurrency race.
+pub fn changed_concurrently(what: &str) -> ApiError {
+    ApiError::conflict(format!("The {what} changed concurrently; read it again and retry"))
+}
+
+/// What one attempt of a read-modify-write cycle came to.
+pub enum Attempt<T> {
+    Done(T),
+    /// Lost a race (a failed condition or a cancelled transaction): read again and retry.
+    Conflict,
+}
+
+/// Attempts before [`retry_on_conflict`] gives up with 409.
+pub const ATTEMPTS: u32 = 8;
+
+/// Runs `attempt` (numbered from 0) until it is done, re-running it after a conflict with a
+/// jittered pause so racing writers spread out; after [`ATTEMPTS`] conflicts, a 409 saying
+/// `busy`.
+pub async fn retry_on_conflict<T, F, Fut>(busy: &str, mut attempt: F) -> ApiResult<T>
+where
+    F: FnMut(u32) -> Fut,
+    Fut: Future<Output = ApiResult<Attempt<T>>>,
+{
+    for n in 0..ATTEMPTS {
+        match attempt(n).await? {
+            Attempt::Done(value) => return Ok(value),
+            Attempt::Conflict => tokio::time::sleep(back_off(n)).await,
+        }
+    }
+    Err(ApiError::conflict(busy))
+}
+
+/// Full jitter: a random pause below an exponentially growing bound (2 ms, 4 ms, … 64 ms).
+fn back_off(attempt: u32) -> Duration {
+    let bound = 2u64 << attempt.min(5);
+    Duration::from_micros(rand::random_range(0..bound * 1000))
+}
+
+/// Whether a store error means "lost a race" (a retry may succeed).
+pub fn is_conflict(error: &StoreError) -> bool {
+    matches!(error, StoreError::ConditionFailed | StoreError::TransactionCancelled { .. })
+}
+
+/// The counter behind an ordered collection (work activities, manual positions).
+pub const SEQUENCE: EntityKind = EntityKind { name: "Sequence", prefix: "SEQ#" };
+
+/// The next position at the end of an ordered collection, from an atomic counter, so that
+/// concurrent appends get distinct consecutive positions. `last` gives the position of the
+/// current last element; it is read once, when the counter does not exist yet (collections
+/// written before their counter), and written with a not-exists condition so that concurrent
+/// first appends agree on it.
+pub async fn append_at_end<F>(store: &dyn Store, counter: &Key, last: F) -> ApiResult<i64>
+where
+    F: Future<Output = ApiResult<i64>>,
+{
+    let attr = "value";
+    if store.get(counter).await?.is_none() {
+        let mut item = Item::new();
+        item.insert(PK.into(), counter.pk.clone().into());
+        item.insert(SK.into(), counter.sk.clone().into());
+        item.insert(ENTITY.into(), SEQUENCE.name.into());
+        item.insert(attr.into(), last.await?.into());
+        match store.put(item, Condition::NotExists).await {
+            Ok(()) | Err(StoreError::ConditionFailed) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(store.increment(counter, attr, 1, Item::new(), Condition::Exists).await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::sqlite::SqliteStore;
+    use std::sync::Arc;
+
+    #[derive(Serialize, serde::Deserialize)]
+    struct Note {
+        id: u32,
+        text: String,
+        version: i64,
+    }
+
+    impl Entity for Note {
+        const TYPE: &'static str = "Note";
+        const PREFIX: &'static str = "NOTE#";
+        type Scope = ();
+
+        fn key(&self, _: ()) -> Key {
+            Key::new("P", format!("NOTE#{}", self.id))
+        }
+
+        fn gsi1(&self, _: ()) -> Option<IndexKey> {
+            Some(IndexKey { pk: "NOTES".into(), sk: self.text.clone() })
+        }
+    }
+
+    impl Versioned for Note {
+        fn version(&self) -> i64 {
+            self.version
+        }
+        fn set_version(&mut self, version: i64) {
+            self.version = version;
+        }
+    }
+
+    #[tokio::test]
+    async fn items_carry_keys_index_and_type_and_versions_guard_writes() {
+        let store = SqliteStore::in_memory().unwrap();
+        let mut note = Note { id: 1, text: "a".into(), version: 1 };
+        let item = to_item(&note, ()).unwrap();
+        assert_eq!((item[PK].as_str(), item[GSI1PK].as_str(), item[ENTITY].as_str()), (Some("P"), Some("NOTES"), Some("Note")));
+        create(&store, &note, (), "exists").await.unwrap();
+        assert_eq!(create(&store, &note, (), "exists").await.unwrap_err().status.as_u16(), 409);
+        let mut stale = Note { id: 1, text: "stale".into(), version: 1 };
+        replace(&store, &mut note, ()).await.unwrap();
+        assert_eq!(note.version, 2);
+        let lost = replace(&store, &mut stale, ()).await.unwrap_err();
+        assert_eq!((lost.status.as_u16(), stale.version), (409, 1));
+        let read: Note = get(&store, &note.key(())).await.unwrap().unwrap();
+        assert_eq!((read.text.as_str(), read.version), ("a", 2));
+    }
+
+    #[tokio::test]
+    async fn retries_until_done_and_gives_up_with_409() {
+        let mut calls = 0;
+        let value = retry_on_conflict("busy", |n| {
+            calls += 1;
+            async move { Ok(if n < 2 { Attempt::Conflict } else { Attempt::Done(n) }) }
+        })
+        .await
+        .unwrap();
+        assert_eq!((value, calls), (2, 3));
+        let busy = retry_on_conflict::<(), _, _>("busy", |_| async { Ok(Attempt::Conflict) }).await.unwrap_err();
+        assert_eq!((busy.status.as_u16(), busy.message.as_str()), (409, "busy"));
+    }
+
+    #[tokio::test]
+    async fn concurrent_appends_get_distinct_consecutive_positions_after_the_existing_ones() {
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::in_memory().unwrap());
+        let counter = Key::new("P", "SEQ#NOTE");
+        let appends = (0..20).map(|_| {
+            let store = store.clone();
+            let counter = counter.clone();
+            tokio::spawn(async move { append_at_end(store.as_ref(), &counter, async { Ok(3) }).await.unwrap() })
+        });
+        let mut positions: Vec<i64> = futures_util_join(appends).await;
+        positions.sort();
+        assert_eq!(positions, (4..24).collect::<Vec<_>>());
+    }
+
+    async fn futures_util_join(handles: impl Iterator<Item = tokio::task::JoinHandle<i64>>) -> Vec<i64> {
+        let mut out = Vec::new();
+        for handle in handles.collect::<Vec<_>>() {
+            out.push(handle.await.unwrap());
+        }
+        out
+    }
+}

@@ -1,0 +1,381 @@
+//! Typed request input (docs/conventions.md, "Request bodies"): a request body is one struct
+//! deriving [`Input`], whose field types carry their bounds. The same declaration parses the
+//! JSON and produces the OpenAPI schema, so what is documented is what is enforced.
+//!
+//! A field's type says how it is read ([`Field`]) and whether it may be absent or null
+//! ([`Slot`]): `T` is required and not null, `Option<T>` may be absent (not null),
+//! [`Nullable<T>`] must be present and may be null, [`Patch<T>`] tells absent, null and a value
+//! apart. Every failing field is reported, by its path (`translations[1].language`), in one 400.
+
+mod types;
+
+pub use shared_derive::Input;
+pub use types::{DateOnly, DateTime, Decimal, Integer, Language, List, MultilineText, Text};
+
+use crate::error::{ApiError, ApiResult, FieldErrors};
+use serde_json::{Map, Value};
+use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type};
+use utoipa::openapi::{Ref, RefOr};
+
+pub type SchemaRef = RefOr<Schema>;
+/// Named schemas a type needs in the document's components.
+pub type Schemas = Vec<(String, SchemaRef)>;
+
+/// Where a value sits in the body: its path for the `errors` map, its name for messages.
+#[derive(Debug, Clone)]
+pub struct At {
+    path: String,
+    name: String,
+}
+
+impl At {
+    pub fn root() -> At {
+        At { path: String::new(), name: "body".into() }
+    }
+
+    pub fn child(&self, name: &str) -> At {
+        let path = if self.path.is_empty() { name.to_owned() } else { format!("{}.{name}", self.path) };
+        At { path, name: name.to_owned() }
+    }
+
+    pub fn index(&self, index: usize) -> At {
+        let path = format!("{}[{index}]", self.path);
+        At { name: path.clone(), path }
+    }
+
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// Every problem found while reading a body, by field path.
+#[derive(Debug, Default)]
+pub struct Errors(FieldErrors);
+
+impl Errors {
+    pub fn add(&mut self, at: &At, message: impl Into<String>) {
+        let path = if at.path.is_empty() { "body".to_owned() } else { at.path.clone() };
+        self.0.entry(path).or_default().push(message.into());
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The value when nothing failed, else the 400 naming every failing field.
+    pub fn finish<T>(self, value: Option<T>) -> ApiResult<T> {
+        match value {
+            Some(value) if self.0.is_empty() => Ok(value),
+            _ if self.0.is_empty() => Err(ApiError::bad_request("Invalid request body")),
+            _ => Err(ApiError::validation(self.0)),
+        }
+    }
+}
+
+/// A value of some JSON type with its bounds: reads a present, non-null value.
+pub trait Field: Sized {
+    /// Reads the value, recording every problem in `errors` (then None).
+    fn read(value: &Value, at: &At, errors: &mut Errors) -> Option<Self>;
+    /// The schema of a value (a reference for named schemas).
+    fn schema() -> SchemaRef;
+    /// Named schemas this one needs, itself included when [`Field::schema`] is a reference.
+    fn schemas(_out: &mut Schemas) {}
+}
+
+/// How a struct field treats absence and null (see the module documentation).
+pub trait Slot: Sized {
+    const REQUIRED: bool;
+    fn read_slot(value: Option<&Value>, at: &At, errors: &mut Errors) -> Option<Self>;
+    fn slot_schema() -> SchemaRef;
+    fn schemas(out: &mut Schemas);
+}
+
+impl<T: Field> Slot for T {
+    const REQUIRED: bool = true;
+
+    fn read_slot(value: Option<&Value>, at: &At, errors: &mut Errors) -> Option<Self> {
+        match value {
+            None | Some(Value::Null) => {
+                errors.add(at, format!("{} is required", at.name()));
+                None
+            }
+            Some(value) => T::read(value, at, errors),
+        }
+    }
+
+    fn slot_schema() -> SchemaRef {
+        T::schema()
+    }
+
+    fn schemas(out: &mut Schemas) {
+        T::schemas(out)
+    }
+}
+
+/// May be absent; null is refused (send nothing to leave the field out).
+impl<T: Field> Slot for Option<T> {
+    const REQUIRED: bool = false;
+
+    fn read_slot(value: Option<&Value>, at: &At, errors: &mut Errors) -> Option<Self> {
+        match value {
+            None => Some(None),
+            Some(Value::Null) => {
+                errors.add(at, format!("{} must not be null (leave it out instead)", at.name()));
+                None
+            }
+            Some(value) => T::read(value, at, errors).map(Some),
+        }
+    }
+
+    fn slot_schema() -> SchemaRef {
+        T::schema()
+    }
+
+    fn schemas(out: &mut Schemas) {
+        T::schemas(out)
+    }
+}
+
+/// A field that must be present and may be null (null clears it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Nullable<T>(pub Option<T>);
+
+impl<T: Field> Slot for Nullable<T> {
+    const REQUIRED: bool = true;
+
+    fn read_slot(value: Option<&Value>, at: &At, errors: &mut Errors) -> Option<Self> {
+        match value {
+            None => {
+                errors.add(at, format!("{} is required (null clears it)", at.name()));
+                None
+            }
+            Some(Value::Null) => Some(Nullable(None)),
+            Some(value) => T::read(value, at, errors).map(|v| Nullable(Some(v))),
+        }
+    }
+
+    fn slot_schema() -> SchemaRef {
+        nullable(T::schema())
+    }
+
+    fn schemas(out: &mut Schemas) {
+        T::schemas(out)
+    }
+}
+
+/// A field of a partial update: absent keeps, null clears, a value replaces.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Patch<T> {
+    #[default]
+    Absent,
+    Null,
+    Value(T),
+}
+
+impl<T> Patch<T> {
+    /// The new value given the current one.
+    pub fn apply(self, current: Option<T>) -> Option<T> {
+        match self {
+            Patch::Absent => current,
+            Patch::Null => None,
+            Patch::Value(value) => Some(value),
+        }
+    }
+
+    /// Absent and null both mean "none" (e.g. an optional parent on create).
+    pub fn into_option(self) -> Option<T> {
+        match self {
+            Patch::Value(value) => Some(value),
+            Patch::Absent | Patch::Null => None,
+        }
+    }
+}
+
+impl<T: Field> Slot for Patch<T> {
+    const REQUIRED: bool = false;
+
+    fn read_slot(value: Option<&Value>, at: &At, errors: &mut Errors) -> Option<Self> {
+        match value {
+            None => Some(Patch::Absent),
+            Some(Value::Null) => Some(Patch::Null),
+            Some(value) => T::read(value, at, errors).map(Patch::Value),
+        }
+    }
+
+    fn slot_schema() -> SchemaRef {
+        nullable(T::schema())
+    }
+
+    fn schemas(out: &mut Schemas) {
+        T::schemas(out)
+    }
+}
+
+/// A request body type (derive it: `#[derive(Input)]`).
+pub trait Input: Field + utoipa::ToSchema {}
+
+/// Reads a whole body.
+pub fn parse<T: Input>(value: &Value) -> ApiResult<T> {
+    let mut errors = Errors::default();
+    let parsed = T::read(value, &At::root(), &mut errors);
+    errors.finish(parsed)
+}
+
+/// The object at `at`, or an error naming it.
+pub fn object<'v>(value: &'v Value, at: &At, errors: &mut Errors) -> Option<&'v Map<String, Value>> {
+    match value {
+        Value::Object(map) => Some(map),
+        _ => {
+            errors.add(at, format!("{} must be an object", at.name()));
+            None
+        }
+    }
+}
+
+/// A reference to a named schema of the document's components.
+pub fn reference(name: &str) -> SchemaRef {
+    RefOr::Ref(Ref::from_schema_name(name))
+}
+
+/// Adds a description (a doc comment) to a field's schema.
+pub fn describe(schema: SchemaRef, doc: &str) -> SchemaRef {
+    if doc.is_empty() {
+        return schema;
+    }
+    match schema {
+        RefOr::Ref(mut reference) => {
+            reference.description = doc.to_owned();
+            RefOr::Ref(reference)
+        }
+        RefOr::T(Schema::Object(mut object)) => {
+            object.description = Some(doc.to_owned());
+            RefOr::T(Schema::Object(object))
+        }
+        RefOr::T(Schema::Array(mut array)) => {
+            array.description = Some(doc.to_owned());
+            RefOr::T(Schema::Array(array))
+        }
+        RefOr::T(Schema::OneOf(mut one_of)) => {
+            one_of.description = Some(doc.to_owned());
+            RefOr::T(Schema::OneOf(one_of))
+        }
+        other => other,
+    }
+}
+
+/// A schema that also admits null: `type: [X, "null"]` inline, `oneOf [ref, null]` for a
+/// reference.
+pub fn nullable(schema: SchemaRef) -> SchemaRef {
+    match schema {
+        RefOr::T(Schema::Object(mut object)) => {
+            object.schema_type = match object.schema_type {
+                SchemaType::Type(t) => SchemaType::Array(vec![t, Type::Null]),
+                SchemaType::Array(mut types) => {
+                    types.push(Type::Null);
+                    SchemaType::Array(types)
+                }
+                SchemaType::AnyValue => SchemaType::AnyValue,
+            };
+            // An enum must list null to admit it.
+            if let Some(values) = object.enum_values.as_mut() {
+                values.push(Value::Null);
+            }
+            RefOr::T(Schema::Object(object))
+        }
+        other => OneOfBuilder::new()
+            .item(other)
+            .item(ObjectBuilder::new().schema_type(Type::Null))
+            .into(),
+    }
+}
+
+/// None for an empty text (an absent description).
+pub fn non_empty(text: &str) -> Option<String> {
+    (!text.is_empty()).then(|| text.to_owned())
+}
+
+/// A closed set of values: a `serde` enum that derives `utoipa::ToSchema` becomes a field type,
+/// read by its serde names and documented as its schema's `enum`.
+#[macro_export]
+macro_rules! closed_enum {
+    ($ty:ty) => {
+        impl $crate::input::Field for $ty {
+            fn read(
+                value: &::serde_json::Value,
+                at: &$crate::input::At,
+                errors: &mut $crate::input::Errors,
+            ) -> ::core::option::Option<Self> {
+                match ::serde_json::from_value::<$ty>(value.clone()) {
+                    Ok(parsed) => Some(parsed),
+                    Err(_) => {
+                        let allowed = $crate::input::enum_names(&<$ty as ::utoipa::PartialSchema>::schema());
+                        errors.add(at, format!("{} must be one of: {}", at.name(), allowed.join(", ")));
+                        None
+                    }
+                }
+            }
+
+            fn schema() -> $crate::input::SchemaRef {
+                $crate::input::reference(&<$ty as ::utoipa::ToSchema>::name())
+            }
+
+            fn schemas(out: &mut $crate::input::Schemas) {
+                out.push((
+                    <$ty as ::utoipa::ToSchema>::name().into_owned(),
+                    <$ty as ::utoipa::PartialSchema>::schema(),
+                ));
+            }
+        }
+    };
+}
+
+/// The values of an enum schema (for the message that lists them).
+pub fn enum_names(schema: &SchemaRef) -> Vec<String> {
+    match schema {
+        RefOr::T(Schema::Object(object)) => object
+            .enum_values
+            .iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+impl Field for bool {
+    fn read(value: &Value, at: &At, errors: &mut Errors) -> Option<Self> {
+        let parsed = value.as_bool();
+        if parsed.is_none() {
+            errors.add(at, format!("{} must be true or false", at.name()));
+        }
+        parsed
+    }
+
+    fn schema() -> SchemaRef {
+        ObjectBuilder::new().schema_type(Type::Boolean).into()
+    }
+}
+
+impl Field for uuid::Uuid {
+    fn read(value: &Value, at: &At, errors: &mut Errors) -> Option<Self> {
+        let parsed = value.as_str().and_then(|s| uuid::Uuid::try_parse(s).ok());
+        if parsed.is_none() {
+            errors.add(at, format!("{} must be a UUID", at.name()));
+        }
+        parsed
+    }
+
+    fn schema() -> SchemaRef {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(utoipa::openapi::KnownFormat::Uuid)))
+            .into()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,115 @@
+//! Request extractors every protected route uses, in the check order of docs/conventions.md:
+//! the caller (`Caller`), the projection parameters (`Projection`), the path ([`Path`]), then,
+//! inside the handler, the permission (`Caller::authorize`, which hands out a [`Permit`]) and
+//! only then the body ([`Body::parse`], which needs the permit).
+
+use crate::error::{ApiError, ApiResult};
+use crate::input::{self, Input};
+use axum::extract::path::ErrorKind;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::marker::PhantomData;
+
+/// Proof that the route's permission check passed (or that the route is public): a body is
+/// read only with one, so no handler can validate a body before it authorizes.
+#[derive(Debug)]
+pub struct Permit(());
+
+impl Permit {
+    /// Granted by `Caller::authorize`.
+    pub(crate) fn granted() -> Permit {
+        Permit(())
+    }
+
+    /// For the public routes (login, the OAuth endpoints), which have no caller to authorize.
+    pub fn public() -> Permit {
+        Permit(())
+    }
+}
+
+/// Typed path parameters: a struct deriving `Deserialize` and `utoipa::IntoParams`, so the
+/// parameters are parsed and documented by one declaration. A malformed value is a 400 naming
+/// the parameter.
+pub struct Path<T>(pub T);
+
+impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Path<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(value)) => Ok(Path(value)),
+            Err(rejection) => Err(path_error(rejection)),
+        }
+    }
+}
+
+fn path_error(rejection: PathRejection) -> ApiError {
+    let PathRejection::FailedToDeserializePathParams(failed) = rejection else {
+        return ApiError::internal(format!("path parameters: {rejection}"));
+    };
+    match failed.into_kind() {
+        ErrorKind::ParseErrorAtKey { key, expected_type, .. } => {
+            ApiError::field(&key, format!("{key} must be a {expected_type}"))
+        }
+        ErrorKind::DeserializeError { key, message, .. } => ApiError::field(&key, format!("{key} is malformed: {message}")),
+        ErrorKind::InvalidUtf8InPathParam { key } => ApiError::field(&key, format!("{key} is not valid UTF-8")),
+        other => ApiError::bad_request(format!("Invalid path: {other}")),
+    }
+}
+
+/// A JSON request body of type `T`, read from the wire by the extractor and parsed only by
+/// [`Body::parse`], after authorization. Over the size limit: 413; not JSON: 415; invalid: 400
+/// naming every failing field.
+pub struct Body<T> {
+    content_type: Option<HeaderValue>,
+    bytes: axum::body::Bytes,
+    input: PhantomData<fn() -> T>,
+}
+
+impl<T, S: Send + Sync> FromRequest<S> for Body<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let content_type = req.headers().get(header::CONTENT_TYPE).cloned();
+        let bytes = axum::body::Bytes::from_request(req, state).await.map_err(|rejection| {
+            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large")
+            } else {
+                ApiError::bad_request("Could not read the request body")
+            }
+        })?;
+        Ok(Body { content_type, bytes, input: PhantomData })
+    }
+}
+
+impl<T> Body<T> {
+    /// The body as a JSON object, without reading it into `T` (for bodies with their own rules).
+    pub fn json(self, _permit: &Permit) -> ApiResult<Value> {
+        if let Some(content_type) = &self.content_type {
+            let essence =
+                content_type.to_str().unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+            if essence != "application/json" && !essence.ends_with("+json") {
+                return Err(ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Request body must be application/json"));
+            }
+        }
+        if self.bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(ApiError::bad_request("Request body must be a JSON object"));
+        }
+        match serde_json::from_slice::<Value>(&self.bytes) {
+            Ok(value @ Value::Object(_)) => Ok(value),
+            Ok(_) => Err(ApiError::bad_request("Request body must be a JSON object")),
+            Err(e) => Err(ApiError::bad_request(format!("Invalid JSON body: {e}"))),
+        }
+    }
+}
+
+impl<T: Input> Body<T> {
+    /// Reads the body into `T`; every failing field is reported together.
+    pub fn parse(self, permit: &Permit) -> ApiResult<T> {
+        input::parse(&self.json(permit)?)
+    }
+}
