@@ -1,5 +1,5 @@
 //! One descriptor per function (docs/functions.md): its name, the path prefixes API Gateway
-//! routes to it, its tag in the document, its routes with their documentation, and the
+//! routes to it, its tags in the document, its routes with their documentation, and the
 //! entities it owns. The registry (`docs::FUNCTIONS`) lists every descriptor; the document, the
 //! local server and the tests iterate it, and a function's `main.rs` is one call to
 //! [`run_on_lambda`].
@@ -15,8 +15,8 @@ pub struct Function {
     pub name: &'static str,
     /// Path prefixes routed to this function (`/tags` serves `/tags/…`).
     pub prefixes: &'static [&'static str],
-    /// The document's top-level tag of its operations.
-    pub tag: ApiTag,
+    /// The document's top-level tags of its operations.
+    pub tags: &'static [ApiTag],
     /// The routes with their OpenAPI declarations (`utoipa_axum::routes!`).
     pub api: fn() -> OpenApiRouter<AppState>,
     /// The entities whose items it writes.

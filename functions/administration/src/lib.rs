@@ -15,11 +15,11 @@ use utoipa_axum::routes;
 pub const FUNCTION: Function = Function {
     name: "administration",
     prefixes: &["/administration"],
-    tag: ApiTag {
+    tags: &[ApiTag {
         name: "administration",
         description: "Roles and their permissions (base and custom roles with inheritance), and the work \
                       activities of the task settings",
-    },
+    }],
     api,
     entities: &[
         shared::permissions::roles::CustomRole::KIND,

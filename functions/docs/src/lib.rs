@@ -1,53 +1,67 @@
 //! The `docs` function: `GET /docs/json` and `GET /docs/yaml` serve the OpenAPI 3.1 document of
-//! the whole API, generated from every function's route declarations (no hand-kept file).
+//! the whole API, generated from the route declarations of every function in [`FUNCTIONS`]
+//! (no hand-kept file).
+//!
+//! [`FUNCTIONS`] is the registry: the one list of every function. The document, the local
+//! server (`functions/local`) and the tests (`tests/`) iterate it; adding a function is one
+//! line here (docs/functions.md).
 
-use axum::Router;
 use axum::http::header;
-use axum::response::IntoResponse;
-use serde_json::Value;
+use axum::response::{IntoResponse, Response};
 use shared::AppState;
+use shared::function::Function;
+use shared::openapi::ApiTag;
 use std::sync::OnceLock;
+use utoipa::openapi::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-/// Every function's documented routes, including these.
-fn all_apis() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().merge(tags::api()).merge(administration::api()).merge(oauth::api()).merge(api())
-}
+/// Every function of the API, this one included.
+pub const FUNCTIONS: &[&Function] = &[&tags::FUNCTION, &administration::FUNCTION, &oauth::FUNCTION, &FUNCTION];
 
-/// Every [P] declaration of every function.
-fn all_projected() -> Vec<shared::openapi::Projected> {
-    [tags::PROJECTED, &administration::projected(), oauth::PROJECTED].concat()
-}
+pub const FUNCTION: Function = Function {
+    name: "docs",
+    prefixes: &["/docs"],
+    tags: &[ApiTag { name: "docs", description: "This document, as JSON and as YAML" }],
+    api,
+    entities: &[],
+};
 
 /// The finished document, built once per container on first use.
-pub fn document() -> &'static Value {
-    static DOCUMENT: OnceLock<Value> = OnceLock::new();
-    DOCUMENT.get_or_init(|| shared::openapi::finish(all_apis().split_for_parts().1, &all_projected()))
+pub fn document() -> &'static OpenApi {
+    static DOCUMENT: OnceLock<OpenApi> = OnceLock::new();
+    DOCUMENT.get_or_init(|| {
+        let mut api = OpenApi::default();
+        for function in FUNCTIONS {
+            api.merge(function.document());
+        }
+        let tags: Vec<ApiTag> = FUNCTIONS.iter().flat_map(|f| f.tags.iter().copied()).collect();
+        shared::openapi::finish(api, &tags)
+    })
 }
 
-pub fn api() -> OpenApiRouter<AppState> {
+fn api() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(openapi_json)).routes(routes!(openapi_yaml))
 }
 
-pub fn routes() -> Router<AppState> {
-    api().split_for_parts().0
-}
-
-pub fn router(state: AppState) -> Router {
-    shared::http::service(routes(), state)
-}
-
+/// The document as JSON
+///
+/// The OpenAPI 3.1 document of the whole API.
 #[utoipa::path(get, path = "/docs/json", operation_id = "openApiJson", tag = "docs",
     responses((status = 200, description = "The OpenAPI 3.1 document", content_type = "application/json", body = Object)))]
 async fn openapi_json() -> impl IntoResponse {
     axum::Json(document())
 }
 
+/// The document as YAML
+///
+/// The same OpenAPI 3.1 document, in YAML.
 #[utoipa::path(get, path = "/docs/yaml", operation_id = "openApiYaml", tag = "docs",
-    responses((status = 200, description = "The OpenAPI 3.1 document", content_type = "application/yaml", body = Object)))]
-async fn openapi_yaml() -> impl IntoResponse {
-    static YAML: OnceLock<String> = OnceLock::new();
-    let yaml = YAML.get_or_init(|| shared::openapi::to_yaml(document()));
-    ([(header::CONTENT_TYPE, "application/yaml")], yaml.as_str())
+    responses((status = 200, description = "The OpenAPI 3.1 document", content_type = "application/yaml", body = String)))]
+async fn openapi_yaml() -> Response {
+    static YAML: OnceLock<Result<String, String>> = OnceLock::new();
+    match YAML.get_or_init(|| shared::openapi::to_yaml(document())) {
+        Ok(yaml) => ([(header::CONTENT_TYPE, "application/yaml")], yaml.as_str()).into_response(),
+        Err(e) => shared::ApiError::internal(format!("the document does not render as YAML: {e}")).into_response(),
+    }
 }

@@ -1,8 +1,4 @@
 //! The docs function on AWS Lambda.
-
-#[tokio::main]
-async fn main() -> Result<(), lambda_http::Error> {
-    shared::telemetry::init_lambda();
-    let state = shared::AppState::from_lambda_env().await?;
-    lambda_http::run(docs::router(state)).await
+fn main() -> Result<(), shared::function::LambdaError> {
+    shared::function::run_on_lambda(&docs::FUNCTION)
 }

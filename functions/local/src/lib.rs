@@ -10,8 +10,6 @@ use shared::AppState;
 /// Every function's routes behind the shared HTTP conventions: exactly what API Gateway
 /// serves, in one process.
 pub fn app(state: AppState) -> Router {
-    shared::http::service(
-        tags::routes().merge(administration::routes()).merge(oauth::routes()).merge(docs::routes()),
-        state,
-    )
+    let routes = docs::FUNCTIONS.iter().fold(Router::new(), |routes, function| routes.merge(function.routes()));
+    shared::http::service(routes, state)
 }

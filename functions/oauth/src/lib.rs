@@ -22,7 +22,6 @@ pub mod register;
 pub mod token;
 
 use axum::Json;
-use axum::Router;
 use axum::extract::State;
 use axum::http::header;
 use axum::http::request::Parts;
@@ -30,6 +29,8 @@ use axum::response::IntoResponse;
 use login::{Credentials, MAX_EMAIL_CHARS, MAX_PASSWORD_CHARS, Outcome};
 use serde_json::{Map, Value};
 use shared::auth::session;
+use shared::function::Function;
+use shared::openapi::ApiTag;
 use shared::http::JsonObject;
 use shared::identity::{SCOPE_READ, SCOPE_WRITE};
 use shared::ratelimit::{self, LoginBucket, Reported};
@@ -41,13 +42,27 @@ use uuid::Uuid;
 
 /// The login route, public (no bearer token).
 pub const LOGIN_PATH: &str = "/api/auth/login";
-/// Every [P] endpoint of this function (none: the login response is never projected).
-pub const PROJECTED: &[shared::openapi::Projected] = &[];
 /// The scopes every session gets; permissions still decide what the user may do.
 pub const SESSION_SCOPES: &[&str] = &[SCOPE_READ, SCOPE_WRITE];
 
+pub const FUNCTION: Function = Function {
+    name: "oauth",
+    prefixes: &["/api", "/.well-known"],
+    tags: &[
+        ApiTag { name: "auth", description: "Password login: a session JWT (the spec's bearer JWT) for a user" },
+        ApiTag {
+            name: "oauth",
+            description: "The OAuth 2.0 authorization server: dynamic client registration (RFC 7591, RFC 7592), \
+                          discovery (RFC 8414, RFC 9728), authorization with PKCE and consent, tokens and \
+                          revocation. Errors here have the RFC body {error, error_description}.",
+        },
+    ],
+    api,
+    entities: &[],
+};
+
 /// The routes with their OpenAPI declarations: one registration for both.
-pub fn api() -> OpenApiRouter<AppState> {
+fn api() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(login))
         .routes(routes!(register::register))
@@ -58,16 +73,6 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(discovery::protected_resource_api))
         .merge(authorize::api())
         .merge(token::api())
-}
-
-/// The routes, without the shared layers (the local server merges several of these).
-pub fn routes() -> Router<AppState> {
-    api().split_for_parts().0
-}
-
-/// The finished service for Lambda and `cargo lambda watch`.
-pub fn router(state: AppState) -> Router {
-    shared::http::service(routes(), state)
 }
 
 /// Request body of the login (parsed by hand, documented here).

@@ -1,8 +1,4 @@
-//! The oauth function on AWS Lambda (API Gateway REST proxy events).
-
-#[tokio::main]
-async fn main() -> Result<(), lambda_http::Error> {
-    shared::telemetry::init_lambda();
-    let state = shared::AppState::from_lambda_env().await?;
-    lambda_http::run(oauth::router(state)).await
+//! The oauth function on AWS Lambda.
+fn main() -> Result<(), shared::function::LambdaError> {
+    shared::function::run_on_lambda(&oauth::FUNCTION)
 }

@@ -11,7 +11,7 @@ use shared::entity::Entity;
 use shared::function::Function;
 use shared::input::{Input, Nullable, Text};
 use shared::openapi::ApiTag;
-use shared::projection::{Projected, Projection};
+use shared::projection::Projection;
 use shared::request::{Body, Path};
 use shared::{ApiResult, AppState, Caller};
 use utoipa::IntoParams;
@@ -19,16 +19,16 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-pub use store::Tag;
+pub use store::{Tag, TagProjection};
 
 pub const FUNCTION: Function = Function {
     name: "tags",
     prefixes: &["/tags"],
-    tag: ApiTag {
+    tags: &[ApiTag {
         name: "tags",
         description: "Tags of seven types (task, project, project-component, organization, object, form-template, \
                       project-documentation): list, create, recolour and delete",
-    },
+    }],
     api,
     entities: &[store::TagRecord::KIND, store::NameGuard::KIND],
 };
@@ -103,14 +103,14 @@ async fn list_tags(
 /// case-insensitively (so creating is idempotent by name).
 #[utoipa::path(post, path = "/tags/{type}/create", operation_id = "createTag", tag = "tags", params(TypePath),
     request_body = CreateTagBody,
-    responses((status = 200, description = "The created tag, or the existing tag of the same name", body = Projected<Tag>)))]
+    responses((status = 200, description = "The created tag, or the existing tag of the same name", body = TagProjection)))]
 async fn create_tag(
     State(state): State<AppState>,
     caller: Caller,
     projection: Projection,
     Path(path): Path<TypePath>,
     body: Body<CreateTagBody>,
-) -> ApiResult<Projected<Tag>> {
+) -> ApiResult<TagProjection> {
     let permit = caller.authorize(path.tag_type.write_requirement())?;
     let input = body.parse(&permit)?;
     let scope = (caller.keys(), path.tag_type);
@@ -122,14 +122,14 @@ async fn create_tag(
 /// Sets the colour of a live tag, or clears it with null.
 #[utoipa::path(put, path = "/tags/{type}/{id}/color", operation_id = "saveTagColor", tag = "tags", params(TagPath),
     request_body = SaveColorBody,
-    responses((status = 200, description = "The tag with its new colour", body = Projected<Tag>)))]
+    responses((status = 200, description = "The tag with its new colour", body = TagProjection)))]
 async fn save_color(
     State(state): State<AppState>,
     caller: Caller,
     projection: Projection,
     Path(path): Path<TagPath>,
     body: Body<SaveColorBody>,
-) -> ApiResult<Projected<Tag>> {
+) -> ApiResult<TagProjection> {
     let permit = caller.authorize(path.tag_type.write_requirement())?;
     let input = body.parse(&permit)?;
     let scope = (caller.keys(), path.tag_type);

@@ -36,6 +36,9 @@ impl shared::projection::Compact for Tag {
     const COMPACT: &'static [&'static str] = &["id", "name"];
 }
 
+/// The response of the [P] tag endpoints (named, so the document can reference it).
+pub type TagProjection = shared::projection::Projected<Tag>;
+
 /// The stored record: the tag plus bookkeeping that is not part of the response.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -7,10 +7,10 @@ use crate::MANAGE_TASK_SETTINGS;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use rules::{Activity, ActivityBody, NewActivityBody};
+use rules::{Activity, ActivityBody, ActivityProjection, NewActivityBody};
 use serde::Deserialize;
 use shared::permissions::Requirement;
-use shared::projection::{Projected, Projection};
+use shared::projection::Projection;
 use shared::request::{Body, Path};
 use shared::{ApiResult, AppState, Caller};
 use utoipa::IntoParams;
@@ -39,13 +39,13 @@ pub async fn list_activities(State(state): State<AppState>, caller: Caller) -> A
 /// A new activity, sorted after the existing ones.
 #[utoipa::path(post, path = "/administration/task-settings/activities", operation_id = "createWorkActivity", tag = "administration",
     request_body = NewActivityBody,
-    responses((status = 201, description = "The new activity, sorted last", body = Projected<Activity>)))]
+    responses((status = 201, description = "The new activity, sorted last", body = ActivityProjection)))]
 pub async fn create_activity(
     State(state): State<AppState>,
     caller: Caller,
     projection: Projection,
     body: Body<NewActivityBody>,
-) -> ApiResult<(StatusCode, Projected<Activity>)> {
+) -> ApiResult<(StatusCode, ActivityProjection)> {
     let permit = caller.authorize(MANAGE_TASK_SETTINGS)?;
     let draft = body.parse(&permit)?.into();
     let activity = store::create(state.store(), caller.keys(), draft).await?;
@@ -57,14 +57,14 @@ pub async fn create_activity(
 /// Replaces the name and the translations; the sort order stays.
 #[utoipa::path(put, path = "/administration/task-settings/activities/{id}", operation_id = "replaceWorkActivity", tag = "administration",
     params(ActivityPath), request_body = ActivityBody,
-    responses((status = 200, description = "The updated activity", body = Projected<Activity>)))]
+    responses((status = 200, description = "The updated activity", body = ActivityProjection)))]
 pub async fn replace_activity(
     State(state): State<AppState>,
     caller: Caller,
     projection: Projection,
     Path(path): Path<ActivityPath>,
     body: Body<ActivityBody>,
-) -> ApiResult<Projected<Activity>> {
+) -> ApiResult<ActivityProjection> {
     let permit = caller.authorize(MANAGE_TASK_SETTINGS)?;
     let draft = body.parse(&permit)?.into();
     projection.project(&store::replace(state.store(), caller.keys(), path.id, draft).await?)

@@ -34,6 +34,9 @@ impl shared::projection::Compact for Activity {
     const COMPACT: &'static [&'static str] = &["id", "name"];
 }
 
+/// The response of the [P] activity endpoints (named, so the document can reference it).
+pub type ActivityProjection = shared::projection::Projected<Activity>;
+
 /// A translated name in a request.
 #[derive(Input)]
 pub struct TranslationInput {

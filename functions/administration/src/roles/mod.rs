@@ -21,6 +21,9 @@ impl Compact for RoleView {
     const COMPACT: &'static [&'static str] = &["id", "name"];
 }
 
+/// The response of the [P] role endpoints (named, so the document can reference it).
+pub type RoleProjection = Projected<RoleView>;
+
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct RolePath {
@@ -83,13 +86,13 @@ pub async fn get_role(
 /// its type may hold.
 #[utoipa::path(post, path = "/administration/roles", operation_id = "createRole", tag = "administration",
     request_body = RoleBody,
-    responses((status = 201, description = "The new custom role", body = Projected<RoleView>)))]
+    responses((status = 201, description = "The new custom role", body = RoleProjection)))]
 pub async fn create_role(
     State(state): State<AppState>,
     caller: Caller,
     projection: Projection,
     body: Body<RoleBody>,
-) -> ApiResult<(StatusCode, Projected<RoleView>)> {
+) -> ApiResult<(StatusCode, RoleProjection)> {
     let permit = caller.authorize(MANAGE_ROLES)?;
     let draft = rules::full(&body.parse(&permit)?, None);
     let (roles, id) = store::create(state.store(), caller.keys(), caller.user.id, draft).await?;
@@ -102,14 +105,14 @@ pub async fn create_role(
 /// Base roles are read-only (403).
 #[utoipa::path(put, path = "/administration/roles/{id}", operation_id = "replaceRole", tag = "administration",
     params(RolePath), request_body = RoleBody,
-    responses((status = 200, description = "The updated role", body = Projected<RoleView>)))]
+    responses((status = 200, description = "The updated role", body = RoleProjection)))]
 pub async fn replace_role(
     State(state): State<AppState>,
     caller: Caller,
     projection: Projection,
     Path(path): Path<RolePath>,
     body: Body<RoleBody>,
-) -> ApiResult<Projected<RoleView>> {
+) -> ApiResult<RoleProjection> {
     let permit = caller.authorize(MANAGE_ROLES)?;
     let body = body.parse(&permit)?;
     let blame = rules::full_blame(&body);
@@ -125,14 +128,14 @@ pub async fn replace_role(
 /// their own endpoints.
 #[utoipa::path(patch, path = "/administration/roles/{id}", operation_id = "updateRole", tag = "administration",
     params(RolePath), request_body = RolePatchBody,
-    responses((status = 200, description = "The updated role", body = Projected<RoleView>)))]
+    responses((status = 200, description = "The updated role", body = RoleProjection)))]
 pub async fn update_role(
     State(state): State<AppState>,
     caller: Caller,
     projection: Projection,
     Path(path): Path<RolePath>,
     body: Body<RolePatchBody>,
-) -> ApiResult<Projected<RoleView>> {
+) -> ApiResult<RoleProjection> {
     let permit = caller.authorize(MANAGE_ROLES)?;
     let body = body.parse(&permit)?;
     let id = path.id.as_str();

@@ -71,8 +71,8 @@ pub struct RolePatchBody {
     /// null removes the parent
     parent_id: Patch<RoleId>,
     r#type: Option<RoleType>,
-    #[input(hidden)]
-    permissions: Option<NotHere>,
+    #[input(hidden, rename = "permissions")]
+    _permissions: Option<NotHere>,
 }
 
 /// A field a body may not carry, with the message saying where it belongs.
@@ -97,7 +97,7 @@ impl Field for NotHere {
 #[derive(Input)]
 #[input(example = serde_json::json!({"allow": true}))]
 pub struct AllowBody {
-    allow: shared::input::Nullable<bool>,
+    pub allow: shared::input::Nullable<bool>,
 }
 
 /// The editable fields of a custom role: what a write would store.
