@@ -55,7 +55,7 @@ fn path_error(rejection: PathRejection) -> ApiError {
         ErrorKind::ParseErrorAtKey { key, expected_type, .. } => {
             ApiError::field(&key, format!("{key} must be a {expected_type}"))
         }
-        ErrorKind::DeserializeError { key, message, .. } => ApiError::field(&key, format!("{key} is malformed: {message}")),
+        ErrorKind::DeserializeError { key, message, .. } => ApiError::field(&key, format!("{key} {message}")),
         ErrorKind::InvalidUtf8InPathParam { key } => ApiError::field(&key, format!("{key} is not valid UTF-8")),
         other => ApiError::bad_request(format!("Invalid path: {other}")),
     }
@@ -112,4 +112,30 @@ impl<T: Input> Body<T> {
     pub fn parse(self, permit: &Permit) -> ApiResult<T> {
         input::parse(&self.json(permit)?)
     }
+}
+
+/// Deserializes a string through `parse` for types read from paths (enums, ids): a value that
+/// does not parse fails with "must be {expected}" from inside the string visitor, where the
+/// path extractor still knows the parameter's name, so the 400 names it.
+pub fn deserialize_str<'de, D, T, F>(deserializer: D, expected: &'static str, parse: F) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    F: FnOnce(&str) -> Option<T>,
+{
+    struct Visit<F>(&'static str, F);
+
+    impl<'de, T, F: FnOnce(&str) -> Option<T>> serde::de::Visitor<'de> for Visit<F> {
+        type Value = T;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+
+        fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<T, E> {
+            let expected = self.0;
+            (self.1)(value).ok_or_else(|| E::custom(format!("must be {expected}, not {value:?}")))
+        }
+    }
+
+    deserializer.deserialize_str(Visit(expected, parse))
 }

@@ -3,7 +3,7 @@
 use shared::permissions::{Requirement, key};
 
 /// The seven tag types; each has its own partition and name space.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum TagType {
     Task,
@@ -43,6 +43,18 @@ shared::closed_enum!(Color);
 
 /// Longest accepted tag name, in characters (the spec gives none; documented in docs/tags.md).
 pub const MAX_NAME_CHARS: usize = 100;
+
+/// Read by its path name; an unknown name is a 400 naming the `type` parameter and listing
+/// the types.
+impl<'de> serde::Deserialize<'de> for TagType {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let expected =
+            "one of: task, project, project-component, organization, object, form-template, project-documentation";
+        shared::request::deserialize_str(deserializer, expected, |name| {
+            TAG_TYPES.iter().copied().find(|t| t.as_str() == name)
+        })
+    }
+}
 
 impl TagType {
     pub fn as_str(self) -> &'static str {
@@ -89,6 +101,14 @@ mod tests {
         }
         for bad in ["", "Task", "tasks", "project_component", "task "] {
             assert!(serde_json::from_value::<TagType>(serde_json::json!(bad)).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn the_expected_list_names_every_type() {
+        let err = serde_json::from_value::<TagType>(serde_json::json!("nope")).unwrap_err().to_string();
+        for t in TAG_TYPES {
+            assert!(err.contains(t.as_str()), "{err}");
         }
     }
 

@@ -153,10 +153,8 @@ impl PermissionKey {
 
 impl<'de> serde::Deserialize<'de> for PermissionKey {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        find(&text).map(|p| PermissionKey(p.key)).ok_or_else(|| {
-            serde::de::Error::custom(format!("{text} is not a permission key (e.g. {})", key::INVOICES_MANAGE))
-        })
+        let expected = "a permission key of the catalog, such as Invoices.manage";
+        crate::request::deserialize_str(deserializer, expected, |text| find(text).map(|p| PermissionKey(p.key)))
     }
 }
 
