@@ -1,0 +1,16 @@
+//! The black-box suites as one test binary, a module per area: one link of the whole API instead
+//! of one per suite. Shared helpers live in the harness crate (`api_tests`, `tests/src/lib.rs`).
+//!
+//! Run one area with a filter: `cargo test -p api-tests --test api -- sessions::`.
+
+mod administration_api;
+mod imposter;
+mod lambda_events;
+mod oauth_flow;
+mod oauth_registration;
+mod openapi;
+mod rate_limits;
+mod secrets;
+mod sessions;
+mod store_conformance;
+mod tags_api;
