@@ -24,7 +24,7 @@ async fn tokens_verify_against_the_key_in_secrets_manager() {
     let Some(client) = moto("the Secrets Manager suite").await else { return };
     let key = TokenKey::generate();
     let secret_id = create_secret(&client, "workapi-token-key", &key.to_hex()).await;
-    let api = TestApi::start_with(&embedded().await, from_secret(secret_id.clone()), key, TestApi::GENEROUS).await;
+    let api = TestApi::builder(&embedded().await).token_key_source(from_secret(secret_id.clone()), key).start().await;
     let (_, token) = api.user(ROOT, UserKind::Employee).await;
     assert_eq!(api.get("/tags/task", &token).await.0, 200);
 
@@ -47,13 +47,10 @@ async fn a_missing_or_malformed_secret_is_a_generic_500_that_reveals_nothing() {
     let malformed = create_secret(&client, "workapi-token-key", secret_value).await;
     let missing = format!("workapi-missing-{}", uuid::Uuid::new_v4().simple());
     for secret_id in [malformed, missing] {
-        let api = TestApi::start_with(
-            &embedded().await,
-            from_secret(secret_id.clone()),
-            TokenKey::generate(),
-            TestApi::GENEROUS,
-        )
-        .await;
+        let api = TestApi::builder(&embedded().await)
+            .token_key_source(from_secret(secret_id.clone()), TokenKey::generate())
+            .start()
+            .await;
         let (_, token) = api.user(ROOT, UserKind::Employee).await;
         let (status, body) = api.get("/tags/task", &token).await;
         assert_error_body(api.backend, status, &body, 500);

@@ -5,7 +5,6 @@
 use api_tests::{TestApi, assert_error_body, backends, each_backend};
 use reqwest::Method;
 use serde_json::{Value, json};
-use shared::app::TokenKeySource;
 use shared::identity::{self, NewToken, NewUser, UserKind};
 use shared::permissions::{CEO, ROOT, STAFF};
 use shared::ratelimit::RateLimits;
@@ -183,9 +182,8 @@ async fn custom_now_never_revives_an_expired_token() {
 #[tokio::test]
 async fn imposter_requests_count_against_the_callers_bucket_and_real_window() {
     for backend in backends().await {
-        let key = shared::auth::pat::TokenKey::generate();
         let limits = RateLimits { per_token: 3, per_ip: 1_000_000, window_secs: 60 };
-        let api = TestApi::start_with(&backend, TokenKeySource::Static(key.clone()), key, limits).await;
+        let api = TestApi::builder(&backend).rate_limits(limits).start().await;
         let (_, root) = api.user(ROOT, UserKind::Employee).await;
         let (target, target_token) = api.user(STAFF, UserKind::Employee).await;
         let target_id = target.id.to_string();

@@ -12,6 +12,7 @@ use shared::AppState;
 use shared::app::TokenKeySource;
 use shared::auth::pat::TokenKey;
 use shared::identity::{self, NewToken, NewUser, UserKind};
+use shared::ratelimit::{LoginLimits, RateLimits};
 use shared::store::sqlite::SqliteStore;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -44,7 +45,29 @@ async fn demo_state() -> (AppState, local::demo::Demo) {
     let store = Arc::new(SqliteStore::in_memory().unwrap());
     let key = TokenKey::generate();
     let demo = local::demo::ensure_demo(store.as_ref(), &key).await.unwrap().expect("an empty store");
-    (AppState::new(store, TokenKeySource::Static(key)), demo)
+    (state(store, key), demo)
+}
+
+/// A function's state with the spec's limits given explicitly, not read from the environment
+/// (`LT_RATE_LIMIT_*`, `LT_LOGIN_LIMIT_*`), so what the tests assert cannot change with the shell
+/// they run in.
+fn state(store: Arc<SqliteStore>, key: TokenKey) -> AppState {
+    AppState::builder(store, TokenKeySource::Static(key))
+        .rate_limits(RateLimits::default())
+        .login_limits(LoginLimits::default())
+        .build()
+}
+
+/// As template.yaml sets it on every function: REST API events carry the stage in their path,
+/// our routes do not. lambda_http reads the variable on every event, so it must be in the test
+/// process's environment from the start (the repository's `.cargo/config.toml` sets it): setting
+/// it here would race with the other tests' threads.
+fn stage_ignored_as_deployed() {
+    assert!(
+        std::env::var_os("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH").is_some(),
+        "AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH is not set: run cargo from the repository (its .cargo/config.toml \
+         sets it), or export AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH=true"
+    );
 }
 
 fn body(response: &Value) -> Value {
@@ -53,9 +76,7 @@ fn body(response: &Value) -> Value {
 
 #[test]
 fn tags_events_run_through_the_lambda_adapter() {
-    // As template.yaml sets it: REST API events carry the stage, our routes do not.
-    // SAFETY: set before any thread of this test process reads the environment here.
-    unsafe { std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true") };
+    stage_ignored_as_deployed();
     tokio::runtime::Runtime::new().unwrap().block_on(async {
         let store = Arc::new(SqliteStore::in_memory().unwrap());
         let key = TokenKey::generate();
@@ -73,7 +94,7 @@ fn tags_events_run_through_the_lambda_adapter() {
         )
         .await
         .unwrap();
-        let router = tags::router(AppState::new(store, TokenKeySource::Static(key)));
+        let router = tags::router(state(store, key));
 
         let events = load_events("tags");
         assert_eq!(events.keys().collect::<Vec<_>>(), ["color", "create", "delete", "list"], "one event per route");
@@ -104,10 +125,7 @@ fn tags_events_run_through_the_lambda_adapter() {
         assert_eq!(body(&unauthorised)["statusCode"], 401);
 
         // The docs function: public, JSON and YAML.
-        let docs_router = docs::router(AppState::new(
-            Arc::new(SqliteStore::in_memory().unwrap()),
-            TokenKeySource::Static(TokenKey::generate()),
-        ));
+        let docs_router = docs::router(state(Arc::new(SqliteStore::in_memory().unwrap()), TokenKey::generate()));
         let docs_events = load_events("docs");
         assert_eq!(docs_events.keys().collect::<Vec<_>>(), ["json", "yaml"], "one event per route");
         let json_doc = invoke(docs_router.clone(), &docs_events["json"]).await;
@@ -122,8 +140,7 @@ fn tags_events_run_through_the_lambda_adapter() {
 
 #[test]
 fn oauth_events_run_through_the_lambda_adapter() {
-    // SAFETY: set before any thread of this test process reads the environment here.
-    unsafe { std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true") };
+    stage_ignored_as_deployed();
     tokio::runtime::Runtime::new().unwrap().block_on(async {
         // The event carries the demo admin's documented credentials, so `cargo lambda invoke`
         // works against the local server's store as it is.
@@ -168,13 +185,16 @@ fn oauth_events_run_through_the_lambda_adapter() {
 /// Registration (RFC 7591/7592) and discovery events: register, read, update and delete the
 /// client with the registration access token the first event returned, then the metadata
 /// documents (their issuer follows the event's Host, as no `LT_SITE_URL` is set here).
+// TODO(kit): the issuer reads `LT_SITE_URL` from the process environment on every request
+// (shared::oauth::issuer), so this test relies on it being unset and no test can cover a
+// configured site URL without `set_var`. Needed: `AppStateBuilder::site_url(Option<String>)`
+// (from `LT_SITE_URL` in `from_lambda_env`), read by the issuer from the state.
 #[test]
 fn oauth_registration_events_run_through_the_lambda_adapter() {
-    // SAFETY: set before any thread of this test process reads the environment here.
-    unsafe { std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true") };
+    stage_ignored_as_deployed();
     tokio::runtime::Runtime::new().unwrap().block_on(async {
         let store = Arc::new(SqliteStore::in_memory().unwrap());
-        let router = oauth::router(AppState::new(store, TokenKeySource::Static(TokenKey::generate())));
+        let router = oauth::router(state(store, TokenKey::generate()));
         let events = load_events("oauth");
 
         let created = invoke(router.clone(), &events["register"]).await;
@@ -215,8 +235,7 @@ fn oauth_registration_events_run_through_the_lambda_adapter() {
 #[test]
 fn oauth_authorization_events_run_through_the_lambda_adapter() {
     use base64::Engine;
-    // SAFETY: set before any thread of this test process reads the environment here.
-    unsafe { std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true") };
+    stage_ignored_as_deployed();
     tokio::runtime::Runtime::new().unwrap().block_on(async {
         let (state, _) = demo_state().await;
         let router = oauth::router(state);
@@ -250,8 +269,7 @@ fn oauth_authorization_events_run_through_the_lambda_adapter() {
 
 #[test]
 fn administration_events_run_through_the_lambda_adapter() {
-    // SAFETY: set before any thread of this test process reads the environment here.
-    unsafe { std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true") };
+    stage_ignored_as_deployed();
     tokio::runtime::Runtime::new().unwrap().block_on(async {
         let (state, demo) = demo_state().await;
         let router = administration::router(state);

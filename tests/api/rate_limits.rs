@@ -3,7 +3,6 @@
 
 use api_tests::{Backend, TestApi, assert_error_body, backends};
 use serde_json::Value;
-use shared::app::TokenKeySource;
 use shared::auth::pat::TokenKey;
 use shared::identity::UserKind;
 use shared::permissions::ROOT;
@@ -15,8 +14,8 @@ const WINDOW: i64 = 4;
 /// Two independent servers on one store and one token key.
 async fn two_instances(backend: &Backend, limits: RateLimits) -> (TestApi, TestApi) {
     let key = TokenKey::generate();
-    let a = TestApi::start_with(backend, TokenKeySource::Static(key.clone()), key.clone(), limits).await;
-    let b = TestApi::start_with(backend, TokenKeySource::Static(key.clone()), key, limits).await;
+    let a = TestApi::builder(backend).token_key(key.clone()).rate_limits(limits).start().await;
+    let b = TestApi::builder(backend).token_key(key).rate_limits(limits).start().await;
     (a, b)
 }
 

@@ -290,7 +290,7 @@ async fn login_attempts_are_limited_per_ip_and_per_email() {
         // An hour-long window: the test never straddles two windows.
         let limits = LoginLimits { per_ip: 3, per_email: 100, window_secs: 3600 };
         let sessions = SessionKeySource::fixed(SessionKeySet::generate("k1"));
-        let mut api = TestApi::start_with_sessions(&backend, sessions, limits).await;
+        let mut api = TestApi::builder(&backend).session_keys(sessions).login_limits(limits).start().await;
         api.http = client_from_own_address();
         let user = user_with_password(&api).await;
         for _ in 0..3 {
@@ -314,7 +314,7 @@ async fn login_attempts_are_limited_per_ip_and_per_email() {
         // Per e-mail, whatever the address (and the case) it comes from.
         let limits = LoginLimits { per_ip: 100, per_email: 2, window_secs: 3600 };
         let sessions = SessionKeySource::fixed(SessionKeySet::generate("k1"));
-        let mut api = TestApi::start_with_sessions(&backend, sessions, limits).await;
+        let mut api = TestApi::builder(&backend).session_keys(sessions).login_limits(limits).start().await;
         let user = user_with_password(&api).await;
         for _ in 0..2 {
             api.http = client_from_own_address();
@@ -334,12 +334,8 @@ async fn login_attempts_are_limited_per_ip_and_per_email() {
 async fn attack_tokens_are_rejected_without_a_store_read() {
     for backend in backends().await {
         let (k1, k0) = (random_hex(), random_hex());
-        let api = TestApi::start_with_sessions(
-            &backend,
-            fixed(&key_set("k1", &[("k1", &k1), ("k0", &k0)])),
-            TestApi::GENEROUS_LOGIN,
-        )
-        .await;
+        let api =
+            TestApi::builder(&backend).session_keys(fixed(&key_set("k1", &[("k1", &k1), ("k0", &k0)]))).start().await;
         let (user, _) = api.user(ROOT, UserKind::Employee).await;
         let good = claims_for(&user);
 
@@ -444,12 +440,10 @@ async fn session_keys_rotate_through_secrets_manager() {
     let secret = create_secret(&client, "workapi-session-keys", &key_set("k1", &[("k1", &k1)])).await;
     // Refresh on every unknown kid (no minimum interval) and never merely by age.
     let policy = RefreshPolicy { min_interval: Duration::ZERO, max_age: Duration::from_secs(3600) };
-    let api = TestApi::start_with_sessions(
-        &embedded().await,
-        SessionKeySource::secrets_manager_with(secret.clone(), policy),
-        TestApi::GENEROUS_LOGIN,
-    )
-    .await;
+    let api = TestApi::builder(&embedded().await)
+        .session_keys(SessionKeySource::secrets_manager_with(secret.clone(), policy))
+        .start()
+        .await;
     let user = user_with_password(&api).await;
 
     // First use loads the set: login signs with k1.
@@ -482,12 +476,10 @@ async fn unknown_kids_refresh_at_most_once_per_interval() {
     let Some(client) = moto("the session keys in Secrets Manager").await else { return };
     let (k1, k2) = (random_hex(), random_hex());
     let secret = create_secret(&client, "workapi-session-keys", &key_set("k1", &[("k1", &k1)])).await;
-    let api = TestApi::start_with_sessions(
-        &embedded().await,
-        SessionKeySource::secrets_manager(secret.clone()),
-        TestApi::GENEROUS_LOGIN,
-    )
-    .await;
+    let api = TestApi::builder(&embedded().await)
+        .session_keys(SessionKeySource::secrets_manager(secret.clone()))
+        .start()
+        .await;
     let (user, _) = api.user(ROOT, UserKind::Employee).await;
     assert_eq!(api.get("/tags/task", &hs256("k1", &claims_for(&user), &k1)).await.0, 200, "first load");
     put_secret(&client, &secret, &key_set("k1", &[("k1", &k1), ("k2", &k2)])).await;
@@ -502,12 +494,10 @@ async fn a_broken_session_key_secret_is_a_generic_500() {
     let malformed = create_secret(&client, "workapi-session-keys", &value).await;
     let missing = format!("workapi-missing-{}", Uuid::new_v4().simple());
     for secret in [malformed, missing] {
-        let api = TestApi::start_with_sessions(
-            &embedded().await,
-            SessionKeySource::secrets_manager(secret.clone()),
-            TestApi::GENEROUS_LOGIN,
-        )
-        .await;
+        let api = TestApi::builder(&embedded().await)
+            .session_keys(SessionKeySource::secrets_manager(secret.clone()))
+            .start()
+            .await;
         let user = user_with_password(&api).await;
         let (status, _, body) = login(&api, json!({"email": user.email, "password": PASSWORD})).await;
         assert_error_body(api.backend, status, &body, 500);

@@ -1,0 +1,19 @@
+//! The black-box suites as one test binary, a module per area: one link of the whole API instead
+//! of one per suite. Shared helpers live in the harness crate (`api_tests`, `tests/src/lib.rs`).
+//!
+//! Run one area with a filter: `cargo test -p api-tests --test api -- sessions::`.
+//! The environment the suites need comes from the test command (`scripts/test.sh`) or the
+//! repository's `.cargo/config.toml`; no test sets or removes a variable: the tests of every
+//! area share this process and run on parallel threads.
+
+mod administration_api;
+mod imposter;
+mod lambda_events;
+mod oauth_flow;
+mod oauth_registration;
+mod openapi;
+mod rate_limits;
+mod secrets;
+mod sessions;
+mod store_conformance;
+mod tags_api;
