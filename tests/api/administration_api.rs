@@ -456,6 +456,28 @@ async fn concurrent_permission_toggles_on_one_role_all_land() {
 }
 
 #[tokio::test]
+async fn concurrent_activity_creates_get_distinct_consecutive_sort_values() {
+    each_backend(async |_, api| {
+        let (_, root) = api.user(ROOT, UserKind::Employee).await;
+        let base = "/administration/task-settings/activities?responseShape=full";
+        let (_, first) = send(api, Method::POST, base, &root, Some(json!({"name": "First"}))).await;
+        let start = first["sort"].as_i64().unwrap();
+        let calls = (0..20).map(|i| {
+            let root = root.clone();
+            async move { send(api, Method::POST, base, &root, Some(json!({"name": format!("Parallel {i}")}))).await }
+        });
+        let mut sorts = Vec::new();
+        for (status, body) in futures::future::join_all(calls).await {
+            assert_eq!(status, 201, "[{}] {body}", api.backend);
+            sorts.push(body["sort"].as_i64().unwrap());
+        }
+        sorts.sort();
+        assert_eq!(sorts, (start + 1..=start + 20).collect::<Vec<_>>(), "[{}] sort values", api.backend);
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn roles_in_use_cannot_be_deleted() {
     each_backend(async |_, api| {
         let (_, root) = api.user(ROOT, UserKind::Employee).await;

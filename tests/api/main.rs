@@ -7,12 +7,14 @@
 //! area share this process and run on parallel threads.
 
 mod administration_api;
+mod check_order;
 mod imposter;
 mod lambda_events;
 mod oauth_flow;
 mod oauth_registration;
 mod openapi;
 mod rate_limits;
+mod registry;
 mod secrets;
 mod sessions;
 mod store_conformance;
