@@ -130,3 +130,41 @@ async fn the_document_is_served_as_json_and_yaml() {
     let yaml: Value = serde_norway::from_str(&response.text().await.unwrap()).unwrap();
     assert_eq!(yaml, serde_json::to_value(docs::document()).unwrap());
 }
+
+/// The document with every object's keys in sorted order, so the snapshot does not depend on
+/// the order maps happen to iterate in.
+fn canonical(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<_> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(entries.into_iter().map(|(k, v)| (k, canonical(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(canonical).collect()),
+        other => other,
+    }
+}
+
+/// The public contract as a file in the repository, so every change to it shows in review.
+/// After an intended change: `UPDATE_SNAPSHOTS=1 cargo test -p api-tests -- openapi::the_document`.
+#[test]
+fn the_document_matches_its_snapshot() {
+    let path = repo().join("tests/snapshots/openapi.json");
+    let current = serde_json::to_string_pretty(&canonical(serde_json::to_value(docs::document()).unwrap())).unwrap() + "\n";
+    if std::env::var("UPDATE_SNAPSHOTS").is_ok_and(|v| v == "1") {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &current).unwrap();
+        return;
+    }
+    let stored = std::fs::read_to_string(&path).unwrap_or_default();
+    if stored != current {
+        let line = stored.lines().zip(current.lines()).position(|(a, b)| a != b).unwrap_or(stored.lines().count().min(current.lines().count()));
+        panic!(
+            "the OpenAPI document differs from tests/snapshots/openapi.json from line {}:\n  snapshot: {}\n  now:      {}\n\
+             If the change is intended, run UPDATE_SNAPSHOTS=1 cargo test -p api-tests -- openapi::the_document and commit the file.",
+            line + 1,
+            stored.lines().nth(line).unwrap_or("<end>"),
+            current.lines().nth(line).unwrap_or("<end>")
+        );
+    }
+}
