@@ -4,7 +4,7 @@
 
 use crate::domain::{Color, TagType, fold_name};
 use serde::{Deserialize, Serialize};
-use shared::entity::{self, Attempt, Entity, Versioned};
+use shared::entity::{self, Attempt, Entity};
 use shared::store::keys::WsKeys;
 use shared::store::{Condition, Key, Query, Store, StoreError, TxOp, Update, query_all};
 use shared::{ApiError, ApiResult, clock};
@@ -57,15 +57,6 @@ impl Entity for TagRecord {
 
     fn key(&self, scope: Scope) -> Key {
         tag_key(scope, self.tag.id)
-    }
-}
-
-impl Versioned for TagRecord {
-    fn version(&self) -> i64 {
-        self.version
-    }
-    fn set_version(&mut self, version: i64) {
-        self.version = version;
     }
 }
 
