@@ -80,6 +80,39 @@ fn lists_nested_and_ordered_start() {
     assert_eq!(html("<ol start=\"NaN\"><li>x</li></ol>", ED), "<ol><li><p>x</p></li></ol>");
 }
 
+fn li(content: Vec<Value>) -> Value {
+    json!({"type": "listItem", "content": content})
+}
+
+#[test]
+fn a_list_directly_inside_a_list_moves_into_the_item_before() {
+    // Google Docs and Word paste nested lists this way (issue 16, item 1).
+    let input = "<ul><li>a</li><ul><li>b</li></ul></ul>";
+    let inner = json!({"type": "bulletList", "content": [li(vec![para(vec![text("b")])])]});
+    assert_eq!(
+        json_of(input, ED),
+        doc(vec![json!({"type": "bulletList", "content": [li(vec![para(vec![text("a")]), inner])]})])
+    );
+    assert_eq!(html(input, ED), "<ul><li><p>a</p><ul><li><p>b</p></li></ul></li></ul>");
+
+    let input = "<ol><li>a</li><ol><li>b</li></ol><li>c</li></ol>";
+    let inner = json!({"type": "orderedList", "content": [li(vec![para(vec![text("b")])])]});
+    assert_eq!(
+        json_of(input, ED),
+        doc(vec![json!({"type": "orderedList", "content": [
+            li(vec![para(vec![text("a")]), inner]),
+            li(vec![para(vec![text("c")])]),
+        ]})])
+    );
+    assert_eq!(html(input, ED), "<ol><li><p>a</p><ol><li><p>b</p></li></ol></li><li><p>c</p></li></ol>");
+
+    // Two lists in a row both go into the item; whitespace between them does not matter.
+    assert_eq!(
+        html("<ul><li>a</li> <ul><li>b</li></ul><ol><li>c</li></ol></ul>", ED),
+        "<ul><li><p>a</p><ul><li><p>b</p></li></ul><ol><li><p>c</p></li></ol></li></ul>"
+    );
+}
+
 #[test]
 fn blockquote_and_hard_breaks() {
     assert_eq!(html("<blockquote><p>q</p></blockquote>", ED), "<blockquote><p>q</p></blockquote>");

@@ -188,6 +188,10 @@ const CORPUS: &[Case] = &[
     ("template", Ed, Html, P5, "<template><p>t</p></template><p>x</p>", ""),
     ("img", Ed, Html, Tt, "<p>see <img src=\"https://e.com/a.png\" alt=\"diagram\"> here</p>", "img"),
     ("img-noalt", Ed, Html, Tt, "<p>a<img src=\"x.png\">b</p>", ""),
+    // --- issue 16: nested lists as Google Docs and Word paste them ---
+    ("list-in-list", Ed, Html, Tt, "<ul><li>a</li><ul><li>b</li></ul></ul>", ""),
+    ("list-in-list-ol", Ed, Html, Tt, "<ol><li>a</li><ol><li>b</li></ol><li>c</li></ol>", ""),
+    ("list-in-list-two", Ed, Html, Tt, "<ul><li>a</li> <ul><li>b</li></ul><ol><li>c</li></ol></ul>", ""),
     // --- malformed (parse5 reference) ---
     ("stray-close-p", Ed, Html, P5, "a</p>b", ""),
     ("misnested", Ed, Html, P5, "<p><b>a<i>b</b>c</i></p>", ""),

@@ -4,7 +4,7 @@
 //! (text at the top level, blocks inside paragraphs, lists inside list items, whitespace) equal
 //! to Tiptap's; our intended differences are marked `DIFF:` and listed in docs/richtext.md.
 
-use ego_tree::NodeRef;
+use ego_tree::{NodeId, NodeRef, Tree};
 use scraper::{Html, node::Element};
 
 use super::href::checked_href;
@@ -14,11 +14,39 @@ use super::{MAX_HTML_DEPTH, Profile, RichTextError};
 
 /// Parses an HTML fragment (as if it were the content of `<body>`).
 pub fn parse(input: &str, profile: Profile) -> Result<Vec<Node>, RichTextError> {
-    let html = Html::parse_fragment(input);
+    let mut html = Html::parse_fragment(input);
+    normalize_lists(&mut html.tree);
     let mut p = Parser::new(profile);
     // parse_fragment puts the fragment's nodes under a synthetic <html> element.
     p.add_all(*html.root_element(), &[], 0)?;
     Ok(p.finish())
+}
+
+/// ProseMirror's `normalizeList`: a list directly inside a list, as Google Docs and Word paste
+/// nested lists, is moved into the list item before it (`<ul><li>a</li><ul>…</ul></ul>` becomes
+/// `<ul><li>a<ul>…</ul></li></ul>`). ProseMirror does this as it reaches each list; no list's
+/// children depend on another list's move, so doing them all up front gives the same tree.
+fn normalize_lists(tree: &mut Tree<scraper::Node>) {
+    let is_list =
+        |n: &NodeRef<'_, scraper::Node>| n.value().as_element().is_some_and(|e| matches!(e.name(), "ul" | "ol"));
+    let lists: Vec<NodeId> = tree.nodes().filter(is_list).map(|n| n.id()).collect();
+    for list in lists {
+        let children: Vec<NodeId> = tree.get(list).map(|l| l.children().map(|c| c.id()).collect()).unwrap_or_default();
+        let mut prev_item: Option<NodeId> = None;
+        for child in children {
+            let Some(node) = tree.get(child) else { continue };
+            match node.value().as_element().map(|e| e.name()) {
+                Some("ul" | "ol") => {
+                    if let Some(mut item) = prev_item.and_then(|id| tree.get_mut(id)) {
+                        item.append_id(child);
+                    }
+                }
+                Some("li") => prev_item = Some(child),
+                Some(_) => prev_item = None,
+                None => {}
+            }
+        }
+    }
 }
 
 /// Elements dropped together with everything inside them. DIFF: Tiptap keeps the text of
