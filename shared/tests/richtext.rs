@@ -187,6 +187,22 @@ fn links_are_forced_and_filtered() {
 }
 
 #[test]
+fn markdown_email_autolinks_are_mailto_links() {
+    // CommonMark gives the destination of `<x@example.com>` without its scheme (issue 16, item 2).
+    let link = json!({"type": "link", "attrs": {"href": "mailto:x@example.com", "target": "_blank", "rel": "noopener noreferrer nofollow"}});
+    assert_eq!(
+        json_of("<x@example.com>", ED),
+        doc(vec![para(vec![json!({"type": "text", "text": "x@example.com", "marks": [link]})])])
+    );
+    assert_eq!(html("<x@example.com>", ED), format!("<p>{A}\"mailto:x@example.com\">x@example.com</a></p>"));
+    // a URI autolink with the scheme written out is unchanged
+    assert_eq!(
+        html("<mailto:y@example.com>", ED),
+        format!("<p>{A}\"mailto:y@example.com\">mailto:y@example.com</a></p>")
+    );
+}
+
+#[test]
 fn pre_and_fenced_code_keep_lines() {
     // Several lines or significant spaces are rendered as <pre><code>, which keeps them.
     let out = "<pre><code>fn a() {\n    b();\n}</code></pre>";

@@ -239,6 +239,7 @@ const CORPUS: &[Case] = &[
     ("md-marks", Ed, Md, Tt, "**b** _i_ ~~s~~ `c` ***bi***", ""),
     ("md-link", Ed, Md, Tt, "[x](https://example.com) and <https://auto.example.com>", ""),
     ("md-link-rel", Ed, Md, Tt, "[x](/relative)", "href"),
+    ("md-email", Ed, Md, Tt, "<x@example.com>", ""),
     ("md-bare-url", Ed, Md, Tt, "see https://example.com now", ""),
     ("md-fence", Ed, Md, Tt, "```rust\nfn a() {}\n\nlet x = 1;\n```", "codeblock-nl"),
     ("md-indented", Ed, Md, Tt, "para\n\n    code line\n    second", "codeblock-nl"),
