@@ -226,6 +226,33 @@ fn pre_and_fenced_code_keep_lines() {
 }
 
 #[test]
+fn every_element_the_parser_handles_is_read_as_html() {
+    // Before, these were read as Markdown and shown as literal markup (issue 16, item 3).
+    let empty = doc(vec![json!({"type": "paragraph"})]);
+    for input in [
+        "<video>fallback</video>",
+        "<audio>fallback</audio>",
+        "<canvas>fallback</canvas>",
+        "<textarea>x</textarea>",
+        "<noscript>x</noscript>",
+    ] {
+        assert_eq!(json_of(input, ED), empty, "{input}");
+        assert_eq!(html(input, ED), "<p></p>", "{input}");
+    }
+    assert_eq!(json_of("<nav>x</nav>", ED), doc(vec![para(vec![text("x")])]));
+    assert_eq!(html("<nav>x</nav>", ED), "<p>x</p>");
+    // legend, summary and details end a paragraph, so their words stay apart
+    let input = "<fieldset><legend>L</legend>x</fieldset>";
+    assert_eq!(json_of(input, ED), doc(vec![para(vec![text("L")]), para(vec![text("x")])]));
+    assert_eq!(html(input, ED), "<p>L</p><p>x</p>");
+    let input = "<details open ontoggle=\"alert(1)\"><summary>s</summary>d</details>";
+    assert_eq!(json_of(input, ED), doc(vec![para(vec![text("s")]), para(vec![text("d")])]));
+    assert_eq!(html(input, ED), "<p>s</p><p>d</p>");
+    // a type name in code is not a tag
+    assert_eq!(html("Returns Vec<Data>", ED), "<p>Returns Vec&lt;Data&gt;</p>");
+}
+
+#[test]
 fn images_become_alt_text_and_whitespace_collapses() {
     assert_eq!(html("<p>see <img src=\"x.png\" alt=\"the diagram\"> here</p>", ED), "<p>see the diagram here</p>");
     assert_eq!(html("![a chart](https://e.com/c.png)", ED), "<p>a chart</p>");

@@ -1,8 +1,10 @@
 //! Which format a rich-text string is in. IDoc JSON only in the agent profile; HTML when a known
-//! tag appears and the text does not read as Markdown; Markdown otherwise. `a < b` and
-//! `Vec<u8>` contain no known tag, so they stay Markdown (text).
+//! tag appears and the text does not read as Markdown; Markdown otherwise. A known tag is one of
+//! the elements the HTML parser handles (`tags`); `a < b`, `Vec<u8>` and `Vec<Data>` contain
+//! none, so they stay Markdown (text).
 
 use super::Profile;
+use super::tags;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Format {
@@ -10,86 +12,6 @@ pub enum Format {
     Html,
     Markdown,
 }
-
-/// Tags whose presence makes a text HTML. Dangerous ones are listed too so that hostile HTML is
-/// treated as HTML; safety does not depend on this (Markdown's raw HTML goes through the same
-/// parser).
-const KNOWN_TAGS: &[&str] = &[
-    "a",
-    "abbr",
-    "address",
-    "article",
-    "aside",
-    "b",
-    "blockquote",
-    "body",
-    "br",
-    "caption",
-    "cite",
-    "code",
-    "col",
-    "colgroup",
-    "dd",
-    "del",
-    "div",
-    "dl",
-    "dt",
-    "em",
-    "embed",
-    "figcaption",
-    "figure",
-    "font",
-    "footer",
-    "form",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "head",
-    "header",
-    "hr",
-    "html",
-    "i",
-    "iframe",
-    "img",
-    "input",
-    "ins",
-    "kbd",
-    "li",
-    "link",
-    "mark",
-    "math",
-    "meta",
-    "object",
-    "ol",
-    "p",
-    "pre",
-    "q",
-    "s",
-    "script",
-    "section",
-    "small",
-    "span",
-    "strike",
-    "strong",
-    "style",
-    "sub",
-    "sup",
-    "svg",
-    "table",
-    "tbody",
-    "td",
-    "template",
-    "tfoot",
-    "th",
-    "thead",
-    "title",
-    "tr",
-    "u",
-    "ul",
-];
 
 pub fn detect(input: &str, profile: Profile) -> Format {
     let trimmed = input.trim();
@@ -109,44 +31,34 @@ pub fn detect(input: &str, profile: Profile) -> Format {
 /// Whether raw HTML that Markdown passed through starts with a known tag or a comment; other
 /// "tags" such as `<u8>` in `Vec<u8>` are text.
 pub fn starts_with_known_tag(s: &str) -> bool {
-    s.starts_with("<!--") || (s.starts_with('<') && has_known_tag(s) && known_tag_at(s, 0))
+    s.starts_with("<!--") || tag_at(s, 0).is_some()
 }
 
-fn known_tag_at(s: &str, at: usize) -> bool {
+/// Whether a known tag appears anywhere in `s`.
+pub fn has_known_tag(s: &str) -> bool {
+    s.match_indices('<').any(|(i, _)| tag_at(s, i).is_some())
+}
+
+/// The tag starting at byte `at` (a `<`), if it is one: `<name` or `</name` followed by
+/// whitespace, `/` or `>`, for a name the parser knows, written in lower or upper case. Returns
+/// the lower-case name and whether it is an end tag.
+fn tag_at(s: &str, at: usize) -> Option<(String, bool)> {
     let b = s.as_bytes();
     let mut j = at + 1;
-    if b.get(j) == Some(&b'/') {
+    let closing = b.get(j) == Some(&b'/');
+    if closing {
         j += 1;
     }
     let start = j;
     while j < b.len() && b[j].is_ascii_alphanumeric() {
         j += 1;
     }
-    let delimited = matches!(b.get(j), Some(b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r'));
-    delimited && KNOWN_TAGS.contains(&s[start..j].to_ascii_lowercase().as_str())
-}
-
-/// `<tag` or `</tag` followed by whitespace, `>` or `/`, for a known tag (ASCII case-insensitive).
-pub fn has_known_tag(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut i = 0;
-    while let Some(off) = b[i..].iter().position(|&c| c == b'<') {
-        let mut j = i + off + 1;
-        if b.get(j) == Some(&b'/') {
-            j += 1;
-        }
-        let start = j;
-        while j < b.len() && b[j].is_ascii_alphanumeric() {
-            j += 1;
-        }
-        let name = s[start..j].to_ascii_lowercase();
-        let delimited = matches!(b.get(j), Some(b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r'));
-        if delimited && KNOWN_TAGS.contains(&name.as_str()) {
-            return true;
-        }
-        i = start.max(i + off + 1);
-    }
-    false
+    let name = &s[start..j];
+    let delimited = matches!(b.get(j), Some(b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r' | b'\x0c'));
+    // Mixed case is a type name in code (`Vec<Data>`, `Option<Map>`); HTML is written in one case.
+    let one_case = !name.bytes().any(|c| c.is_ascii_uppercase()) || !name.bytes().any(|c| c.is_ascii_lowercase());
+    let lower = name.to_ascii_lowercase();
+    (delimited && one_case && tags::is_known(&lower)).then_some((lower, closing))
 }
 
 /// Markdown block syntax at the start of a line, or unambiguous inline syntax.
@@ -196,5 +108,26 @@ mod tests {
         assert_eq!(f(r#"{"type":"doc","content":[]}"#), Format::Markdown, "JSON is text outside the agent profile");
         assert!(matches!(detect(r#" {"type":"doc"} "#, Profile::Agent), Format::IdocJson(_)));
         assert_eq!(detect("{not json}", Profile::Agent), Format::Markdown);
+    }
+
+    #[test]
+    fn every_element_the_parser_handles_is_a_tag() {
+        for input in [
+            "<video>fallback</video>",
+            "<audio>x</audio>",
+            "<canvas>x</canvas>",
+            "<fieldset><legend>l</legend>x</fieldset>",
+            "<details open ontoggle=\"alert(1)\"><summary>s</summary>d</details>",
+            "<nav>x</nav>",
+            "<textarea>x</textarea>",
+            "<noscript>x</noscript>",
+            "<DIV>upper case</DIV>",
+        ] {
+            assert_eq!(f(input), Format::Html, "{input}");
+        }
+        // type names in code are not tags, in any position
+        assert_eq!(f("returns Vec<Data> or Option<Map>"), Format::Markdown);
+        assert!(!starts_with_known_tag("<Option>"));
+        assert!(starts_with_known_tag("<option>"));
     }
 }

@@ -10,6 +10,7 @@ use scraper::{Html, node::Element};
 use super::href::checked_href;
 use super::model::{CellAttrs, HeadingAttrs, IconAttrs, LinkAttrs, Mark, Node, OrderedListAttrs, is_shortcode};
 use super::schema::{Kind, Match};
+use super::tags;
 use super::{MAX_HTML_DEPTH, Profile, RichTextError};
 
 /// Parses an HTML fragment (as if it were the content of `<body>`).
@@ -48,51 +49,6 @@ fn normalize_lists(tree: &mut Tree<scraper::Node>) {
         }
     }
 }
-
-/// Elements dropped together with everything inside them. DIFF: Tiptap keeps the text of
-/// iframe, svg, math and form controls; none of it is content a reader wrote.
-const DROPPED: &[&str] = &[
-    "script", "style", "template", "iframe", "frame", "frameset", "object", "embed", "applet", "svg", "math",
-    "noscript", "noembed", "noframes", "head", "title", "meta", "link", "base", "textarea", "select", "button",
-    "input", "canvas", "audio", "video", "source", "track", "param", "map", "dialog",
-];
-
-/// ProseMirror's `blockTags`: elements without a rule that still end the current paragraph.
-const BLOCK_TAGS: &[&str] = &[
-    "address",
-    "article",
-    "aside",
-    "blockquote",
-    "body",
-    "canvas",
-    "dd",
-    "div",
-    "dl",
-    "fieldset",
-    "figcaption",
-    "figure",
-    "footer",
-    "form",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "header",
-    "hgroup",
-    "hr",
-    "li",
-    "noscript",
-    "ol",
-    "output",
-    "p",
-    "pre",
-    "section",
-    "table",
-    "tfoot",
-    "ul",
-];
 
 /// What a parse rule makes of an element.
 enum Rule {
@@ -303,7 +259,7 @@ impl Parser {
         depth: usize,
     ) -> Result<(), RichTextError> {
         let name = el.name();
-        if DROPPED.contains(&name) {
+        if tags::DROPPED.contains(&name) {
             return Ok(());
         }
         let style = Style::parse(el.attr("style"));
@@ -346,14 +302,14 @@ impl Parser {
                 let mut top_id = self.nodes[self.open].id;
                 let mut sync = false;
                 let flat_cell = self.profile != Profile::Product && matches!(name, "td" | "th");
-                if BLOCK_TAGS.contains(&name) && self.flat == 0 {
+                if tags::BLOCK.contains(&name) && self.flat == 0 {
                     let top = &self.nodes[self.open];
                     if top.content.first().is_some_and(|n| Kind::of(n).is_inline()) && self.open > 0 {
                         self.open -= 1;
                     }
                     top_id = self.nodes[self.open].id;
                     sync = true;
-                } else if self.flat > 0 && BLOCK_TAGS.contains(&name) {
+                } else if self.flat > 0 && tags::BLOCK.contains(&name) {
                     // DIFF: blocks inside a flattened table cell are joined with a space.
                     self.separate(" ");
                 } else if dom.first_child().is_none() {

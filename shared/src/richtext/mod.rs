@@ -22,6 +22,7 @@ mod markdown;
 mod model;
 mod render;
 mod schema;
+mod tags;
 mod validate;
 
 pub use detect::Format;
