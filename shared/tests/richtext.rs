@@ -324,6 +324,21 @@ fn html_inside_markdown() {
 }
 
 #[test]
+fn markdown_with_inline_html_is_markdown() {
+    // Paragraphs separated by a blank line, and Markdown outside tags, are Markdown; CommonMark
+    // then parses the HTML in it (issue 16, item 4).
+    let bold = |t: &str| json!({"type": "text", "text": t, "marks": [{"type": "bold"}]});
+    let italic = |t: &str| json!({"type": "text", "text": t, "marks": [{"type": "italic"}]});
+    assert_eq!(json_of("first\n\n<b>second</b>", ED), doc(vec![para(vec![text("first")]), para(vec![bold("second")])]));
+    assert_eq!(html("first\n\n<b>second</b>", ED), "<p>first</p><p><strong>second</strong></p>");
+    assert_eq!(json_of("<b>x</b>\n\n*y*", ED), doc(vec![para(vec![bold("x")]), para(vec![italic("y")])]));
+    assert_eq!(html("<b>x</b>\n\n*y*", ED), "<p><strong>x</strong></p><p><em>y</em></p>");
+    assert_eq!(html("<p>intro</p>\n\n- item", ED), "<p>intro</p><ul><li><p>item</p></li></ul>");
+    // HTML with blank lines between its blocks is still HTML
+    assert_eq!(html("<p>a *b*</p>\n\n<p>c</p>", ED), "<p>a *b*</p><p>c</p>");
+}
+
+#[test]
 fn detection_keeps_angle_brackets_as_text() {
     assert_eq!(html("if a < b and c > d", ED), "<p>if a &lt; b and c &gt; d</p>");
     assert_eq!(html("Use Vec<u8> here", ED), "<p>Use Vec&lt;u8&gt; here</p>");

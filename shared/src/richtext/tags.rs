@@ -74,6 +74,12 @@ pub const INLINE: &[&str] = &[
 /// paragraph per row elsewhere.
 pub const TABLE: &[&str] = &["caption", "col", "colgroup", "tbody", "td", "th", "thead", "tr"];
 
+/// Elements without content or end tag.
+pub const VOID: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta", "param", "source", "track",
+    "wbr",
+];
+
 /// Whether `name` (lower case) is an element the parser handles.
 pub fn is_known(name: &str) -> bool {
     [DROPPED, BLOCK, INLINE, TABLE].iter().any(|list| list.contains(&name))
@@ -223,6 +229,9 @@ mod tests {
         for name in HTML_ELEMENTS {
             let lists = [DROPPED, BLOCK, INLINE, TABLE].iter().filter(|l| l.contains(name)).count();
             assert_eq!(lists, 1, "{name} must be in exactly one of DROPPED, BLOCK, INLINE, TABLE");
+        }
+        for name in VOID {
+            assert!(is_known(name), "{name}");
         }
         assert!(!is_known("u8") && !is_known("x") && !is_known("string"));
     }
