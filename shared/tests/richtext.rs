@@ -253,6 +253,67 @@ fn every_element_the_parser_handles_is_read_as_html() {
 }
 
 #[test]
+fn links_and_marks_in_pre_win_over_its_code() {
+    // Text in <pre> is code unless it has marks of its own: a link keeps its href, and bold
+    // stays bold, since code excludes both (issue 16, item 5).
+    let input = "<pre><a href=\"https://example.com\">x</a></pre>";
+    let link = json!({"type": "link", "attrs": {"href": "https://example.com", "target": "_blank", "rel": "noopener noreferrer nofollow"}});
+    let code = json!([{"type": "code"}]);
+    assert_eq!(
+        json_of(input, ED),
+        doc(vec![para(vec![json!({"type": "text", "text": "x", "marks": [link.clone()]})])])
+    );
+    assert_eq!(html(input, ED), format!("<p>{A}\"https://example.com\">x</a></p>"));
+    // Lines and indentation with a link among them: written as <pre>, which keeps them.
+    let input = "<pre>a\n  <b>b</b> <a href=\"https://example.com\">x  y</a></pre>";
+    assert_eq!(
+        json_of(input, ED),
+        doc(vec![para(vec![
+            json!({"type": "text", "text": "a", "marks": code}),
+            json!({"type": "hardBreak", "marks": code}),
+            json!({"type": "text", "text": "  ", "marks": code}),
+            json!({"type": "text", "text": "b", "marks": [{"type": "bold"}]}),
+            json!({"type": "text", "text": " ", "marks": code}),
+            json!({"type": "text", "text": "x  y", "marks": [link]}),
+        ])])
+    );
+    let out =
+        format!("<pre><code>a\n  </code><strong>b</strong><code> </code>{A}\"https://example.com\">x  y</a></pre>");
+    assert_eq!(html(input, ED), out);
+    assert_eq!(html(&out, ED), out, "and it reads back the same");
+    // <code> inside <pre> is code, and still excludes other marks
+    assert_eq!(html("<pre><code><b>c</b>\n d</code></pre>", ED), "<pre><code>c\n d</code></pre>");
+}
+
+#[test]
+fn stored_whitespace_is_what_a_browser_shows() {
+    // white-space:pre keeps runs in ProseMirror, but <p> would not show them and a second parse
+    // would lose them: stored collapsed, so render and parse agree (issue 16, item 6).
+    let input = "<p style=\"white-space:pre\">a  b</p>";
+    assert_eq!(json_of(input, ED), doc(vec![para(vec![text("a b")])]));
+    assert_eq!(html(input, ED), "<p>a b</p>");
+    // its line breaks are kept, as hard breaks
+    assert_eq!(html("<p style=\"white-space:pre\">a\n  b</p>", ED), "<p>a<br>b</p>");
+    // a leading space in a paragraph the parser opened, a space after a hard break
+    assert_eq!(html("<p>a</p> x", ED), "<p>a</p><p>x</p>");
+    assert_eq!(html("<p><b>a<br></b> c</p>", ED), "<p><strong>a<br></strong>c</p>");
+    // IDoc JSON is stored the same way; code with significant whitespace stays preformatted
+    let v = json!({"type": "doc", "content": [
+        {"type": "paragraph", "content": [{"type": "text", "text": " a \t b\n"}]},
+        {"type": "paragraph", "content": [{"type": "text", "text": "  x", "marks": [{"type": "code"}]}]}
+    ]});
+    let stored = to_idoc_json(&v, AG).unwrap();
+    assert_eq!(
+        serde_json::to_value(&stored).unwrap(),
+        doc(vec![
+            para(vec![text("a b")]),
+            para(vec![json!({"type": "text", "text": "  x", "marks": [{"type": "code"}]})])
+        ])
+    );
+    assert_eq!(to_html(&stored), "<p>a b</p><pre><code>  x</code></pre>");
+}
+
+#[test]
 fn images_become_alt_text_and_whitespace_collapses() {
     assert_eq!(html("<p>see <img src=\"x.png\" alt=\"the diagram\"> here</p>", ED), "<p>see the diagram here</p>");
     assert_eq!(html("![a chart](https://e.com/c.png)", ED), "<p>a chart</p>");

@@ -62,6 +62,10 @@ const DIFFERENCES: &[(&str, &str)] = &[
     ),
     ("icon", "a callout icon that is not a shortcode becomes the default"),
     (
+        "ws",
+        "whitespace a browser collapses is collapsed in IDoc (white-space:pre text, a leading space in a wrapper paragraph), so rendered HTML reads back the same; Tiptap keeps it and its own <p> output loses it",
+    ),
+    (
         "blocks",
         "legend, summary, details, nav, main, dt, menu, dir, center, search end a paragraph; Tiptap (ProseMirror's blockTags) runs their words together",
     ),
@@ -177,7 +181,9 @@ const CORPUS: &[Case] = &[
     ("ws-collapse", Ed, Html, Tt, "<p>  a   b\n\tc  </p>", ""),
     ("ws-marks", Ed, Html, Tt, "<p>  a  <b> b </b>  c  </p>", ""),
     ("ws-between-blocks", Ed, Html, Tt, "<p>a</p>\n\n   <p>b</p>\n", ""),
-    ("ws-top", Ed, Html, Tt, " x <p> </p> <b> </b> y", ""),
+    ("ws-top", Ed, Html, Tt, " x <p> </p> <b> </b> y", "ws"),
+    ("ws-pre-style", Ed, Html, Tt, "<p style=\"white-space:pre\">a  b</p>", "ws"),
+    ("ws-pre-style-lines", Ed, Html, Tt, "<p style=\"white-space:pre\">a\nb</p>", ""),
     ("ws-after-br", Ed, Html, Tt, "<p>a<br> b</p>", ""),
     ("nbsp", Ed, Html, Tt, "<p>a&nbsp;&nbsp;b</p>", ""),
     ("entities", Ed, Html, Tt, "<p>&lt;tag&gt; &amp; &quot;q&quot; &#169; &eacute;</p>", ""),
@@ -185,6 +191,9 @@ const CORPUS: &[Case] = &[
     ("pre-code", Ed, Html, P5, "<pre><code>fn main() {\n    x();\n}</code></pre>", ""),
     ("pre-plain", Ed, Html, P5, "<pre>line 1\n  line 2</pre>", "pre"),
     ("pre-leading-nl", Ed, Html, P5, "<pre><code>\nfirst\n\nthird</code></pre>", ""),
+    ("pre-link", Ed, Html, P5, "<pre><a href=\"https://example.com\">x</a></pre>", ""),
+    ("pre-link-bold", Ed, Html, P5, "<pre><b>b</b> <a href=\"https://example.com\"><b>x</b></a></pre>", "pre"),
+    ("pre-link-lines", Ed, Html, P5, "<pre>a\n  <b>b</b> <a href=\"https://example.com\">x  y</a></pre>", "pre"),
     // --- dropped / unknown ---
     ("script", Ed, Html, Tt, "<p>a</p><script>alert(1)</script><style>p{}</style><p>b</p>", ""),
     ("iframe", Ed, Html, Tt, "<p>a<iframe src=\"https://e.com\">inner</iframe></p>", "dropped"),

@@ -11,6 +11,7 @@ use super::href::checked_href;
 use super::model::{CellAttrs, HeadingAttrs, IconAttrs, LinkAttrs, Mark, Node, OrderedListAttrs, is_shortcode};
 use super::schema::{Kind, Match};
 use super::tags;
+use super::text::{self, is_ws};
 use super::{MAX_HTML_DEPTH, Profile, RichTextError};
 
 /// Parses an HTML fragment (as if it were the content of `<body>`).
@@ -20,7 +21,9 @@ pub fn parse(input: &str, profile: Profile) -> Result<Vec<Node>, RichTextError> 
     let mut p = Parser::new(profile);
     // parse_fragment puts the fragment's nodes under a synthetic <html> element.
     p.add_all(*html.root_element(), &[], 0)?;
-    Ok(p.finish())
+    let mut content = p.finish();
+    text::normalize(&mut content);
+    Ok(content)
 }
 
 /// ProseMirror's `normalizeList`: a list directly inside a list, as Google Docs and Word paste
@@ -138,10 +141,6 @@ pub fn merge_text(nodes: Vec<Node>) -> Vec<Node> {
     out
 }
 
-fn is_ws(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\r' | '\n' | '\u{c}')
-}
-
 struct Parser {
     profile: Profile,
     nodes: Vec<Ctx>,
@@ -149,6 +148,8 @@ struct Parser {
     next_id: usize,
     /// Inside `<pre>` or `white-space: pre*` (ProseMirror's `localPreserveWS`).
     local_pre: bool,
+    /// Inside `<pre>`, where text without marks of its own is code.
+    pre_code: bool,
     /// Depth of table cells being flattened (editor and agent profiles have no tables).
     flat: usize,
 }
@@ -164,7 +165,7 @@ impl Parser {
             preserve_ws: false,
             m: Match::start(Kind::Doc, profile),
         };
-        Parser { profile, nodes: vec![doc], open: 0, next_id: 1, local_pre: false, flat: 0 }
+        Parser { profile, nodes: vec![doc], open: 0, next_id: 1, local_pre: false, pre_code: false, flat: 0 }
     }
 
     fn top(&mut self) -> &mut Ctx {
@@ -263,12 +264,13 @@ impl Parser {
             return Ok(());
         }
         let style = Style::parse(el.attr("style"));
-        let outer_pre = self.local_pre;
+        let (outer_pre, outer_code) = (self.local_pre, self.pre_code);
         if name == "pre" || style.get("white-space").is_some_and(|v| v.contains("pre")) {
             self.local_pre = true;
         }
+        self.pre_code |= name == "pre";
         let result = self.add_element_inner(dom, el, name, &style, marks, depth);
-        self.local_pre = outer_pre;
+        (self.local_pre, self.pre_code) = (outer_pre, outer_code);
         result
     }
 
@@ -326,11 +328,7 @@ impl Parser {
                     }
                     self.flat += 1;
                 }
-                let mut marks = style.apply(marks);
-                if name == "pre" {
-                    // DIFF: <pre> is code even without <code> inside (there is no codeBlock).
-                    marks.push(Mark::Code);
-                }
+                let marks = style.apply(marks);
                 let r = self.add_all(dom, &marks, depth);
                 if flat_cell {
                     self.flat -= 1;
@@ -477,11 +475,11 @@ impl Parser {
             return false;
         };
         self.close_extra();
+        let node = if kind.is_inline() { with_marks(node, &inner, self.pre_code) } else { node };
         let top = self.top();
         if let Some(m) = top.m.match_type(kind) {
             top.m = m;
         }
-        let node = if kind.is_inline() { with_marks(node, &inner) } else { node };
         top.content.push(node);
         true
     }
@@ -526,8 +524,14 @@ impl Parser {
     }
 }
 
-fn with_marks(node: Node, pending: &[Mark]) -> Node {
-    let set = pending.iter().cloned().fold(Vec::new(), |set, m| m.add_to_set(&set));
+/// The node with the pending marks as a set. DIFF: in `<pre>`, text without marks of its own is
+/// code (there is no codeBlock node); marks inside it, a link or bold, win over that code, since
+/// code excludes them and they carry more (Tiptap keeps them too).
+fn with_marks(node: Node, pending: &[Mark], in_pre: bool) -> Node {
+    let mut set = pending.iter().cloned().fold(Vec::new(), |set, m| m.add_to_set(&set));
+    if in_pre && set.is_empty() {
+        set.push(Mark::Code);
+    }
     match node {
         Node::Text { text, .. } => Node::Text { text, marks: set },
         Node::HardBreak { .. } => Node::HardBreak { marks: set },

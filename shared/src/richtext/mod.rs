@@ -23,6 +23,7 @@ mod model;
 mod render;
 mod schema;
 mod tags;
+mod text;
 mod validate;
 
 pub use detect::Format;
