@@ -352,6 +352,59 @@ fn tables_in_product_flattened_in_editor() {
 }
 
 #[test]
+fn column_widths_come_from_the_colgroup() {
+    // Google Docs writes a table's widths on <col>, not on the cells (issue 16, item 7).
+    let cell = |w: u32, t: &str| json!({"type": "tableCell", "attrs": {"colspan": 1, "rowspan": 1, "colwidth": [w]}, "content": [para(vec![text(t)])]});
+    let input = "<table style=\"border:none\"><colgroup><col width=\"100\" /><col width=\"200\" /></colgroup>\
+                 <tbody><tr style=\"height:0pt\"><td><p dir=\"ltr\"><span>a</span></p></td><td>b</td></tr></tbody></table>";
+    assert_eq!(
+        json_of(input, PR),
+        doc(vec![
+            json!({"type": "table", "content": [{"type": "tableRow", "content": [cell(100, "a"), cell(200, "b")]}]})
+        ])
+    );
+    assert_eq!(
+        html(input, PR),
+        "<table><tbody><tr><td colwidth=\"100\"><p>a</p></td><td colwidth=\"200\"><p>b</p></td></tr></tbody></table>"
+    );
+    // A cell gets the widths of the columns it covers, counted on the grid (spans, span="2").
+    let input = "<table><colgroup><col width=\"100px\"><col span=\"2\" width=\"50\"></colgroup>\
+                 <tr><td colspan=\"2\" rowspan=\"2\">a</td><td>b</td></tr><tr><td>c</td></tr></table>";
+    let j = json_of(input, PR);
+    let attrs = |r: usize, c: usize| j["content"][0]["content"][r]["content"][c]["attrs"].clone();
+    assert_eq!(attrs(0, 0), json!({"colspan": 2, "rowspan": 2, "colwidth": [100, 50]}));
+    assert_eq!(attrs(0, 1), json!({"colspan": 1, "rowspan": 1, "colwidth": [50]}));
+    assert_eq!(attrs(1, 0), json!({"colspan": 1, "rowspan": 1, "colwidth": [50]}));
+    // the cell's own colwidth wins; a percentage is not a pixel width; no widths when flattened
+    let input = "<table><colgroup><col width=\"100\"><col width=\"50%\"></colgroup>\
+                 <tr><td colwidth=\"70\">a</td><td>b</td></tr></table>";
+    assert_eq!(
+        html(input, PR),
+        "<table><tbody><tr><td colwidth=\"70\"><p>a</p></td><td><p>b</p></td></tr></tbody></table>"
+    );
+    assert_eq!(html(input, ED), "<p>a | b</p>");
+}
+
+#[test]
+fn control_characters_never_reach_stored_text_or_output() {
+    // Removed (C0, DEL, C1) but for tab, LF, CR; form feed is a space; U+2028/U+2029 are line
+    // breaks, so a space in running text and a hard break in <pre> (issue 16, item 7).
+    let input = "<p>a\u{1}b\u{7}c\u{2028}d\u{2029}e\u{c}f\u{85}g\u{7f}</p>";
+    assert_eq!(json_of(input, ED), doc(vec![para(vec![text("abc d e fg")])]));
+    assert_eq!(html(input, ED), "<p>abc d e fg</p>");
+    assert_eq!(html("<pre>a\u{2028}  b\u{0}</pre>", ED), "<pre><code>a\n  b</code></pre>");
+    assert_eq!(html("a\u{1}b *c\u{2029}d*", ED), "<p>ab <em>c d</em></p>");
+    // IDoc JSON too; text left empty is dropped
+    let v = json!({"type": "doc", "content": [{"type": "paragraph", "content": [
+        {"type": "text", "text": "x\u{1b}\u{2028}y"}, {"type": "text", "text": "\u{1}", "marks": [{"type": "bold"}]}
+    ]}]});
+    assert_eq!(serde_json::to_value(to_idoc_json(&v, AG).unwrap()).unwrap(), doc(vec![para(vec![text("x y")])]));
+    // and a document stored before this rule does not write them either
+    let old: Doc = serde_json::from_value(doc(vec![para(vec![text("a\u{1}b\u{2028}c")])])).unwrap();
+    assert_eq!(to_html(&old), "<p>ab\nc</p>");
+}
+
+#[test]
 fn callout_and_emoji_in_product_only() {
     let callout = "<div data-type=\"callout\" data-icon=\"warning\"><p>careful</p></div>";
     assert_eq!(

@@ -4,7 +4,7 @@
 //!
 //! Text is generated in canonical form, i.e. as HTML whitespace rules leave it (no leading or
 //! trailing spaces in a block, no runs, no tabs or newlines). Two more properties cover any
-//! whitespace: IDoc JSON with arbitrary whitespace is stored so that it survives (stored text is
+//! whitespace and control characters: IDoc JSON with arbitrary whitespace is stored so that it survives (stored text is
 //! collapsed as a browser shows it, except preformatted paragraphs), and HTML full of
 //! whitespace (`white-space: pre`, `<pre>` with links, nested lists) parses to an IDoc that is a
 //! fixed point of render and parse.
@@ -183,6 +183,7 @@ fn messy_text() -> impl Strategy<Value = String> {
         "[a-c]{1,2}[ \t\n\r]{2,3}[a-c]{1,2}",
         Just("\u{a0}".to_string()),
         Just(" x ".to_string()),
+        Just("a\u{1}\u{2028}b\u{c}".to_string()),
     ]
 }
 
@@ -210,8 +211,13 @@ fn messy_doc() -> impl Strategy<Value = Doc> {
 /// HTML with whitespace that only some contexts keep: `white-space: pre`, `<pre>` with links
 /// and marks inside, headings, lists directly inside lists, text at the top level.
 fn html_fragment() -> impl Strategy<Value = String> {
-    let text =
-        prop_oneof!["[a-c ]{1,6}", "[ \t\n]{1,3}", "[a-c]{1,2}[ \t\n]{2,3}[a-c]{1,2}", Just("&nbsp;".to_string()),];
+    let text = prop_oneof![
+        "[a-c ]{1,6}",
+        "[ \t\n]{1,3}",
+        "[a-c]{1,2}[ \t\n]{2,3}[a-c]{1,2}",
+        Just("&nbsp;".to_string()),
+        Just("a\u{1}\u{2028}b\u{85}".to_string())
+    ];
     let inline = text.prop_recursive(3, 12, 3, |inner| {
         prop_oneof![
             (prop_oneof![Just("b"), Just("i"), Just("code"), Just("span")], inner.clone())

@@ -66,6 +66,11 @@ const DIFFERENCES: &[(&str, &str)] = &[
         "whitespace a browser collapses is collapsed in IDoc (white-space:pre text, a leading space in a wrapper paragraph), so rendered HTML reads back the same; Tiptap keeps it and its own <p> output loses it",
     ),
     (
+        "colgroup",
+        "a cell's colwidth from <colgroup> is counted on the table grid (spans); Tiptap takes the <col> at the cell's index in its row",
+    ),
+    ("controls", "control characters are removed and U+2028/U+2029 are line breaks; Tiptap keeps them in text"),
+    (
         "blocks",
         "legend, summary, details, nav, main, dt, menu, dir, center, search end a paragraph; Tiptap (ProseMirror's blockTags) runs their words together",
     ),
@@ -186,6 +191,7 @@ const CORPUS: &[Case] = &[
     ("ws-pre-style-lines", Ed, Html, Tt, "<p style=\"white-space:pre\">a\nb</p>", ""),
     ("ws-after-br", Ed, Html, Tt, "<p>a<br> b</p>", ""),
     ("nbsp", Ed, Html, Tt, "<p>a&nbsp;&nbsp;b</p>", ""),
+    ("controls", Ed, Html, Tt, "<p>a\u{1}b\u{2028}c\u{7}</p>", "controls"),
     ("entities", Ed, Html, Tt, "<p>&lt;tag&gt; &amp; &quot;q&quot; &#169; &eacute;</p>", ""),
     // --- pre ---
     ("pre-code", Ed, Html, P5, "<pre><code>fn main() {\n    x();\n}</code></pre>", ""),
@@ -235,6 +241,22 @@ const CORPUS: &[Case] = &[
         P5,
         "<table><thead><tr><th>h</th></tr></thead><tbody><tr><td>d</td></tr></tbody></table>",
         "",
+    ),
+    (
+        "table-colgroup",
+        Pr,
+        Html,
+        P5,
+        "<table><colgroup><col width=\"100\"><col width=\"200\"></colgroup><tbody><tr><td>a</td><td>b</td></tr></tbody></table>",
+        "",
+    ),
+    (
+        "table-colgroup-span",
+        Pr,
+        Html,
+        P5,
+        "<table><colgroup><col width=\"100\"><col width=\"200\"></colgroup><tr><td colspan=\"2\">a</td></tr><tr><td>b</td><td>c</td></tr></table>",
+        "colgroup",
     ),
     (
         "table-flatten",

@@ -4,9 +4,12 @@
 //! (text at the top level, blocks inside paragraphs, lists inside list items, whitespace) equal
 //! to Tiptap's; our intended differences are marked `DIFF:` and listed in docs/richtext.md.
 
+use std::collections::HashMap;
+
 use ego_tree::{NodeId, NodeRef, Tree};
 use scraper::{Html, node::Element};
 
+use super::colgroup;
 use super::href::checked_href;
 use super::model::{CellAttrs, HeadingAttrs, IconAttrs, LinkAttrs, Mark, Node, OrderedListAttrs, is_shortcode};
 use super::schema::{Kind, Match};
@@ -152,6 +155,8 @@ struct Parser {
     pre_code: bool,
     /// Depth of table cells being flattened (editor and agent profiles have no tables).
     flat: usize,
+    /// `colwidth` from the `<colgroup>` of the tables seen so far, by cell (product profile).
+    colwidths: HashMap<NodeId, Vec<u32>>,
 }
 
 impl Parser {
@@ -165,7 +170,16 @@ impl Parser {
             preserve_ws: false,
             m: Match::start(Kind::Doc, profile),
         };
-        Parser { profile, nodes: vec![doc], open: 0, next_id: 1, local_pre: false, pre_code: false, flat: 0 }
+        Parser {
+            profile,
+            nodes: vec![doc],
+            open: 0,
+            next_id: 1,
+            local_pre: false,
+            pre_code: false,
+            flat: 0,
+            colwidths: HashMap::new(),
+        }
     }
 
     fn top(&mut self) -> &mut Ctx {
@@ -211,6 +225,8 @@ impl Parser {
 
     /// ProseMirror's `addTextNode`.
     fn add_text(&mut self, value: &str, after_br: bool, marks: &[Mark]) {
+        // Control characters go before whitespace handling: U+2028 is a line break in <pre>.
+        let value = &*text::clean(value);
         let top = &self.nodes[self.open];
         let preserve = self.local_pre || top.preserve_ws;
         if !(top.kind.is_textblock() || value.chars().any(|c| !is_ws(c))) {
@@ -290,7 +306,10 @@ impl Parser {
             }
             return Ok(());
         }
-        let mut rule = self.rule(name, el, style);
+        if name == "table" && self.profile == Profile::Product {
+            self.colwidths.extend(colgroup::cell_widths(dom));
+        }
+        let mut rule = self.rule(name, el, style, dom.id());
         if self.flat > 0 && matches!(rule, Some(Rule::Block(..) | Rule::Leaf(Node::HorizontalRule))) {
             // Inside a flattened table cell only marks and inline leaves apply.
             rule = None;
@@ -363,7 +382,7 @@ impl Parser {
     }
 
     /// The parse rules of the Tiptap extensions in use (StarterKit, tables, our callout/emoji).
-    fn rule(&self, name: &str, el: &Element, style: &Style) -> Option<Rule> {
+    fn rule(&self, name: &str, el: &Element, style: &Style, id: NodeId) -> Option<Rule> {
         let product = self.profile == Profile::Product;
         Some(match name {
             "p" => Rule::Block(Kind::Paragraph, Attrs::None),
@@ -379,8 +398,8 @@ impl Parser {
             "br" => Rule::Leaf(Node::HardBreak { marks: vec![] }),
             "table" if product => Rule::Block(Kind::Table, Attrs::None),
             "tr" if product => Rule::Block(Kind::TableRow, Attrs::None),
-            "th" if product => Rule::Block(Kind::TableHeader, Attrs::Cell(cell_attrs(el))),
-            "td" if product => Rule::Block(Kind::TableCell, Attrs::Cell(cell_attrs(el))),
+            "th" if product => Rule::Block(Kind::TableHeader, Attrs::Cell(cell_attrs(el, self.colwidths.get(&id)))),
+            "td" if product => Rule::Block(Kind::TableCell, Attrs::Cell(cell_attrs(el, self.colwidths.get(&id)))),
             "tr" => Rule::Block(Kind::Paragraph, Attrs::None),
             "div" if product && el.attr("data-type") == Some("callout") => {
                 // DIFF: an icon that is not a shortcode falls back to the default.
@@ -559,7 +578,7 @@ fn collapse_ws(s: &str) -> String {
 }
 
 /// JavaScript's `parseInt(s, 10)` where the result fits an i32: optional sign, leading digits.
-fn parse_int(s: &str) -> Option<i32> {
+pub fn parse_int(s: &str) -> Option<i32> {
     let s = s.trim_start();
     let (neg, rest) = match s.as_bytes().first() {
         Some(b'-') => (true, &s[1..]),
@@ -571,12 +590,14 @@ fn parse_int(s: &str) -> Option<i32> {
     i32::try_from(if neg { -n } else { n }).ok()
 }
 
-/// Table cell attributes; anything that is not a sensible number falls back to the default.
-fn cell_attrs(el: &Element) -> CellAttrs {
+/// Table cell attributes; anything that is not a sensible number falls back to the default. The
+/// cell's own `colwidth` wins over its table's `<colgroup>` (as in Tiptap).
+fn cell_attrs(el: &Element, colgroup: Option<&Vec<u32>>) -> CellAttrs {
     let span = |name| el.attr(name).and_then(parse_int).filter(|n| (1..=1000).contains(n)).map_or(1, |n| n as u32);
-    let colwidth = el.attr("colwidth").and_then(|w| {
-        w.split(',').map(|p| parse_int(p).filter(|n| (1..=100_000).contains(n)).map(|n| n as u32)).collect()
-    });
+    let colwidth = match el.attr("colwidth") {
+        Some(w) => w.split(',').map(|p| parse_int(p).filter(|n| (1..=100_000).contains(n)).map(|n| n as u32)).collect(),
+        None => colgroup.cloned(),
+    };
     CellAttrs { colspan: span("colspan"), rowspan: span("rowspan"), colwidth }
 }
 

@@ -15,6 +15,7 @@
 //! );
 //! ```
 
+mod colgroup;
 mod detect;
 mod href;
 mod html;

@@ -5,7 +5,7 @@
 
 use super::href::checked_href;
 use super::model::{CellAttrs, Doc, LINK_REL, LINK_TARGET, Mark, Node, is_shortcode};
-use super::text::is_preformatted;
+use super::text::{is_preformatted, is_removed_control};
 
 pub fn render(doc: &Doc) -> String {
     let mut out = String::new();
@@ -169,10 +169,14 @@ fn close_mark(out: &mut String, mark: &Mark) {
     });
 }
 
+/// Escapes text content. Control characters, which stored text no longer holds (`text.rs`), are
+/// left out here too, so a document stored before that rule cannot write them either.
 pub fn escape_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
+            c if is_removed_control(c) => {}
+            '\u{2028}' | '\u{2029}' => out.push('\n'),
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),

@@ -1,11 +1,20 @@
 //! What stored text may hold. Everything that is stored (parsed HTML and Markdown, and IDoc
-//! JSON) goes through `normalize`, so that the rendered HTML parses back to the same IDoc:
-//! whitespace is collapsed as a browser shows it (a run is one space; none at the start of a
-//! text block, after a hard break or at its end), except in a paragraph written as `<pre>`
-//! (`is_preformatted`), which keeps it exactly. DIFF: ProseMirror keeps the whitespace of
-//! `white-space: pre` elements, and a leading space in some wrapper paragraphs, which its own
-//! `<p>` output then loses (`<p style="white-space:pre">a  b</p>` is `a  b` in Tiptap, rendered
-//! `<p>a  b</p>`, read back as `a b`).
+//! JSON) goes through `normalize`:
+//!
+//! - Control characters (C0, DEL, C1) are removed, except tab, line feed and carriage return;
+//!   form feed, which HTML counts as whitespace, becomes a space; U+2028 and U+2029 (line and
+//!   paragraph separator) become a line feed: a line break in `<pre>`, a space elsewhere. They
+//!   are invisible or break JavaScript and JSON consumers of the HTML; none is something a
+//!   reader wrote. DIFF: Tiptap keeps them.
+//! - Whitespace is collapsed as a browser shows it (a run is one space; none at the start of a
+//!   text block, after a hard break or at its end), except in a paragraph written as `<pre>`
+//!   (`is_preformatted`), which keeps it exactly, so the rendered HTML parses back to the same
+//!   IDoc. DIFF: ProseMirror keeps the whitespace of `white-space: pre` elements, and a leading
+//!   space in some wrapper paragraphs, which its own `<p>` output then loses
+//!   (`<p style="white-space:pre">a  b</p>` is `a  b` in Tiptap, rendered `<p>a  b</p>`, read
+//!   back as `a b`).
+
+use std::borrow::Cow;
 
 use super::html::merge_text;
 use super::model::{Mark, Node};
@@ -13,6 +22,28 @@ use super::model::{Mark, Node};
 /// HTML's whitespace (space, tab, LF, CR, form feed; not NBSP).
 pub fn is_ws(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\r' | '\n' | '\u{c}')
+}
+
+/// Removed from text (see the module docs); tab, LF and CR are whitespace, form feed is handled
+/// apart.
+pub fn is_removed_control(c: char) -> bool {
+    c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{c}')
+}
+
+/// `s` with control characters removed or replaced as the module docs say.
+pub fn clean(s: &str) -> Cow<'_, str> {
+    if !s.contains(|c| is_removed_control(c) || matches!(c, '\u{c}' | '\u{2028}' | '\u{2029}')) {
+        return Cow::Borrowed(s);
+    }
+    s.chars()
+        .filter(|&c| !is_removed_control(c))
+        .map(|c| match c {
+            '\u{c}' => ' ',
+            '\u{2028}' | '\u{2029}' => '\n',
+            c => c,
+        })
+        .collect::<String>()
+        .into()
 }
 
 fn marks(node: &Node) -> Option<&[Mark]> {
@@ -107,16 +138,18 @@ fn collapse(content: Vec<Node>) -> Vec<Node> {
     merge_text(out)
 }
 
-/// Collapses the whitespace of every text block in `nodes` that is not preformatted.
+/// Applies both rules to every text block in `nodes`.
 pub fn normalize(nodes: &mut [Node]) {
     for node in nodes {
         match node {
             Node::Paragraph { content } => {
+                clean_all(content);
                 if !is_preformatted(content) && collapses(content) {
                     *content = collapse(std::mem::take(content));
                 }
             }
             Node::Heading { content, .. } => {
+                clean_all(content);
                 if collapses(content) {
                     *content = collapse(std::mem::take(content));
                 }
@@ -132,5 +165,23 @@ pub fn normalize(nodes: &mut [Node]) {
             | Node::Callout { content, .. } => normalize(content),
             Node::HorizontalRule | Node::HardBreak { .. } | Node::Text { .. } | Node::Emoji { .. } => {}
         }
+    }
+}
+
+/// Cleans every text node of control characters (text from HTML was cleaned as it was read; IDoc
+/// JSON was not), dropping text left empty.
+fn clean_all(content: &mut Vec<Node>) {
+    let mut emptied = false;
+    for node in content.iter_mut() {
+        if let Node::Text { text, .. } = node
+            && let Cow::Owned(cleaned) = clean(text)
+        {
+            emptied |= cleaned.is_empty();
+            *text = cleaned;
+        }
+    }
+    if emptied {
+        content.retain(|n| !matches!(n, Node::Text { text, .. } if text.is_empty()));
+        *content = merge_text(std::mem::take(content));
     }
 }
