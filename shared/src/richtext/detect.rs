@@ -51,7 +51,7 @@ pub fn has_known_tag(s: &str) -> bool {
 /// The tag starting at byte `at` (a `<`), if it is one: `<name` or `</name` followed by
 /// whitespace, `/` or `>`, for a name the parser knows, written in lower or upper case. Returns
 /// the lower-case name and whether it is an end tag.
-fn tag_at(s: &str, at: usize) -> Option<(String, bool)> {
+fn tag_at(s: &str, at: usize) -> Option<(&'static str, bool)> {
     let b = s.as_bytes();
     let mut j = at + 1;
     let closing = b.get(j) == Some(&b'/');
@@ -66,8 +66,10 @@ fn tag_at(s: &str, at: usize) -> Option<(String, bool)> {
     let delimited = matches!(b.get(j), Some(b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r' | b'\x0c'));
     // Mixed case is a type name in code (`Vec<Data>`, `Option<Map>`); HTML is written in one case.
     let one_case = !name.bytes().any(|c| c.is_ascii_uppercase()) || !name.bytes().any(|c| c.is_ascii_lowercase());
-    let lower = name.to_ascii_lowercase();
-    (delimited && one_case && tags::is_known(&lower)).then_some((lower, closing))
+    if !(delimited && one_case) {
+        return None;
+    }
+    tags::known(name).map(|name| (name, closing))
 }
 
 /// The end of the markup starting at `at` (a `<`): a comment, `<!…>` or `<?…>`, or a known tag,
@@ -101,7 +103,7 @@ fn markup_end(s: &str, at: usize) -> Option<usize> {
 /// Whether an element's content is HTML rather than Markdown prose: every element with content
 /// except the inline ones, and code, whose text is literal.
 fn holds_block(name: &str) -> bool {
-    !tags::VOID.contains(&name) && (!tags::INLINE.contains(&name) || matches!(name, "code" | "kbd" | "samp" | "tt"))
+    !tags::has(tags::VOID, name) && (!tags::has(tags::INLINE, name) || matches!(name, "code" | "kbd" | "samp" | "tt"))
 }
 
 /// `s` without markup and without the content of block-level elements (see the module docs).
@@ -121,7 +123,7 @@ fn outside_blocks(s: &str) -> String {
         }
         // `<div/>` opens a div in HTML: the slash means nothing there.
         if let Some((name, closing)) = tag_at(s, at)
-            && holds_block(&name)
+            && holds_block(name)
         {
             depth = if closing { depth.saturating_sub(1) } else { depth + 1 };
         }

@@ -80,9 +80,29 @@ pub const VOID: &[&str] = &[
     "wbr",
 ];
 
+/// Whether `list` holds `name`. The lists are sorted (a test checks), so this is a binary
+/// search: detection and the parser ask it for every tag of the input.
+pub fn has(list: &[&str], name: &str) -> bool {
+    list.binary_search(&name).is_ok()
+}
+
+/// The longest name in the lists ("blockquote", "figcaption").
+const LONGEST: usize = 10;
+
+/// `name` as the lists spell it, if it is an element the parser handles (in any ASCII case).
+pub fn known(name: &str) -> Option<&'static str> {
+    let mut buf = [0u8; LONGEST];
+    let lower = buf.get_mut(..name.len())?;
+    lower.copy_from_slice(name.as_bytes());
+    lower.make_ascii_lowercase();
+    let lower = std::str::from_utf8(lower).ok()?;
+    [DROPPED, BLOCK, INLINE, TABLE].into_iter().find_map(|list| list.binary_search(&lower).ok().map(|i| list[i]))
+}
+
 /// Whether `name` (lower case) is an element the parser handles.
-pub fn is_known(name: &str) -> bool {
-    [DROPPED, BLOCK, INLINE, TABLE].iter().any(|list| list.contains(&name))
+#[cfg(test)]
+fn is_known(name: &str) -> bool {
+    known(name) == Some(name)
 }
 
 #[cfg(test)]
@@ -234,5 +254,15 @@ mod tests {
             assert!(is_known(name), "{name}");
         }
         assert!(!is_known("u8") && !is_known("x") && !is_known("string"));
+        assert_eq!(known("BLOCKQUOTE"), Some("blockquote"));
+        assert_eq!(known("blockquotes"), None);
+    }
+
+    #[test]
+    fn lists_are_sorted_for_binary_search() {
+        for list in [DROPPED, BLOCK, INLINE, TABLE, VOID] {
+            assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
+            assert!(list.iter().all(|name| name.len() <= LONGEST), "{list:?}");
+        }
     }
 }
