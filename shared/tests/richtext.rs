@@ -80,6 +80,39 @@ fn lists_nested_and_ordered_start() {
     assert_eq!(html("<ol start=\"NaN\"><li>x</li></ol>", ED), "<ol><li><p>x</p></li></ol>");
 }
 
+fn li(content: Vec<Value>) -> Value {
+    json!({"type": "listItem", "content": content})
+}
+
+#[test]
+fn a_list_directly_inside_a_list_moves_into_the_item_before() {
+    // Google Docs and Word paste nested lists this way (issue 16, item 1).
+    let input = "<ul><li>a</li><ul><li>b</li></ul></ul>";
+    let inner = json!({"type": "bulletList", "content": [li(vec![para(vec![text("b")])])]});
+    assert_eq!(
+        json_of(input, ED),
+        doc(vec![json!({"type": "bulletList", "content": [li(vec![para(vec![text("a")]), inner])]})])
+    );
+    assert_eq!(html(input, ED), "<ul><li><p>a</p><ul><li><p>b</p></li></ul></li></ul>");
+
+    let input = "<ol><li>a</li><ol><li>b</li></ol><li>c</li></ol>";
+    let inner = json!({"type": "orderedList", "content": [li(vec![para(vec![text("b")])])]});
+    assert_eq!(
+        json_of(input, ED),
+        doc(vec![json!({"type": "orderedList", "content": [
+            li(vec![para(vec![text("a")]), inner]),
+            li(vec![para(vec![text("c")])]),
+        ]})])
+    );
+    assert_eq!(html(input, ED), "<ol><li><p>a</p><ol><li><p>b</p></li></ol></li><li><p>c</p></li></ol>");
+
+    // Two lists in a row both go into the item; whitespace between them does not matter.
+    assert_eq!(
+        html("<ul><li>a</li> <ul><li>b</li></ul><ol><li>c</li></ol></ul>", ED),
+        "<ul><li><p>a</p><ul><li><p>b</p></li></ul><ol><li><p>c</p></li></ol></li></ul>"
+    );
+}
+
 #[test]
 fn blockquote_and_hard_breaks() {
     assert_eq!(html("<blockquote><p>q</p></blockquote>", ED), "<blockquote><p>q</p></blockquote>");
@@ -154,6 +187,22 @@ fn links_are_forced_and_filtered() {
 }
 
 #[test]
+fn markdown_email_autolinks_are_mailto_links() {
+    // CommonMark gives the destination of `<x@example.com>` without its scheme (issue 16, item 2).
+    let link = json!({"type": "link", "attrs": {"href": "mailto:x@example.com", "target": "_blank", "rel": "noopener noreferrer nofollow"}});
+    assert_eq!(
+        json_of("<x@example.com>", ED),
+        doc(vec![para(vec![json!({"type": "text", "text": "x@example.com", "marks": [link]})])])
+    );
+    assert_eq!(html("<x@example.com>", ED), format!("<p>{A}\"mailto:x@example.com\">x@example.com</a></p>"));
+    // a URI autolink with the scheme written out is unchanged
+    assert_eq!(
+        html("<mailto:y@example.com>", ED),
+        format!("<p>{A}\"mailto:y@example.com\">mailto:y@example.com</a></p>")
+    );
+}
+
+#[test]
 fn pre_and_fenced_code_keep_lines() {
     // Several lines or significant spaces are rendered as <pre><code>, which keeps them.
     let out = "<pre><code>fn a() {\n    b();\n}</code></pre>";
@@ -174,6 +223,94 @@ fn pre_and_fenced_code_keep_lines() {
     assert_eq!(twice, "<pre><code>a\n  b</code></pre>");
     assert_eq!(html("<pre>plain\n  two</pre>", ED), "<pre><code>plain\n  two</code></pre>");
     assert_eq!(html("    indented\n    code", ED), "<pre><code>indented\ncode</code></pre>");
+}
+
+#[test]
+fn every_element_the_parser_handles_is_read_as_html() {
+    // Before, these were read as Markdown and shown as literal markup (issue 16, item 3).
+    let empty = doc(vec![json!({"type": "paragraph"})]);
+    for input in [
+        "<video>fallback</video>",
+        "<audio>fallback</audio>",
+        "<canvas>fallback</canvas>",
+        "<textarea>x</textarea>",
+        "<noscript>x</noscript>",
+    ] {
+        assert_eq!(json_of(input, ED), empty, "{input}");
+        assert_eq!(html(input, ED), "<p></p>", "{input}");
+    }
+    assert_eq!(json_of("<nav>x</nav>", ED), doc(vec![para(vec![text("x")])]));
+    assert_eq!(html("<nav>x</nav>", ED), "<p>x</p>");
+    // legend, summary and details end a paragraph, so their words stay apart
+    let input = "<fieldset><legend>L</legend>x</fieldset>";
+    assert_eq!(json_of(input, ED), doc(vec![para(vec![text("L")]), para(vec![text("x")])]));
+    assert_eq!(html(input, ED), "<p>L</p><p>x</p>");
+    let input = "<details open ontoggle=\"alert(1)\"><summary>s</summary>d</details>";
+    assert_eq!(json_of(input, ED), doc(vec![para(vec![text("s")]), para(vec![text("d")])]));
+    assert_eq!(html(input, ED), "<p>s</p><p>d</p>");
+    // a type name in code is not a tag
+    assert_eq!(html("Returns Vec<Data>", ED), "<p>Returns Vec&lt;Data&gt;</p>");
+}
+
+#[test]
+fn links_and_marks_in_pre_win_over_its_code() {
+    // Text in <pre> is code unless it has marks of its own: a link keeps its href, and bold
+    // stays bold, since code excludes both (issue 16, item 5).
+    let input = "<pre><a href=\"https://example.com\">x</a></pre>";
+    let link = json!({"type": "link", "attrs": {"href": "https://example.com", "target": "_blank", "rel": "noopener noreferrer nofollow"}});
+    let code = json!([{"type": "code"}]);
+    assert_eq!(
+        json_of(input, ED),
+        doc(vec![para(vec![json!({"type": "text", "text": "x", "marks": [link.clone()]})])])
+    );
+    assert_eq!(html(input, ED), format!("<p>{A}\"https://example.com\">x</a></p>"));
+    // Lines and indentation with a link among them: written as <pre>, which keeps them.
+    let input = "<pre>a\n  <b>b</b> <a href=\"https://example.com\">x  y</a></pre>";
+    assert_eq!(
+        json_of(input, ED),
+        doc(vec![para(vec![
+            json!({"type": "text", "text": "a", "marks": code}),
+            json!({"type": "hardBreak", "marks": code}),
+            json!({"type": "text", "text": "  ", "marks": code}),
+            json!({"type": "text", "text": "b", "marks": [{"type": "bold"}]}),
+            json!({"type": "text", "text": " ", "marks": code}),
+            json!({"type": "text", "text": "x  y", "marks": [link]}),
+        ])])
+    );
+    let out =
+        format!("<pre><code>a\n  </code><strong>b</strong><code> </code>{A}\"https://example.com\">x  y</a></pre>");
+    assert_eq!(html(input, ED), out);
+    assert_eq!(html(&out, ED), out, "and it reads back the same");
+    // <code> inside <pre> is code, and still excludes other marks
+    assert_eq!(html("<pre><code><b>c</b>\n d</code></pre>", ED), "<pre><code>c\n d</code></pre>");
+}
+
+#[test]
+fn stored_whitespace_is_what_a_browser_shows() {
+    // white-space:pre keeps runs in ProseMirror, but <p> would not show them and a second parse
+    // would lose them: stored collapsed, so render and parse agree (issue 16, item 6).
+    let input = "<p style=\"white-space:pre\">a  b</p>";
+    assert_eq!(json_of(input, ED), doc(vec![para(vec![text("a b")])]));
+    assert_eq!(html(input, ED), "<p>a b</p>");
+    // its line breaks are kept, as hard breaks
+    assert_eq!(html("<p style=\"white-space:pre\">a\n  b</p>", ED), "<p>a<br>b</p>");
+    // a leading space in a paragraph the parser opened, a space after a hard break
+    assert_eq!(html("<p>a</p> x", ED), "<p>a</p><p>x</p>");
+    assert_eq!(html("<p><b>a<br></b> c</p>", ED), "<p><strong>a<br></strong>c</p>");
+    // IDoc JSON is stored the same way; code with significant whitespace stays preformatted
+    let v = json!({"type": "doc", "content": [
+        {"type": "paragraph", "content": [{"type": "text", "text": " a \t b\n"}]},
+        {"type": "paragraph", "content": [{"type": "text", "text": "  x", "marks": [{"type": "code"}]}]}
+    ]});
+    let stored = to_idoc_json(&v, AG).unwrap();
+    assert_eq!(
+        serde_json::to_value(&stored).unwrap(),
+        doc(vec![
+            para(vec![text("a b")]),
+            para(vec![json!({"type": "text", "text": "  x", "marks": [{"type": "code"}]})])
+        ])
+    );
+    assert_eq!(to_html(&stored), "<p>a b</p><pre><code>  x</code></pre>");
 }
 
 #[test]
@@ -215,6 +352,59 @@ fn tables_in_product_flattened_in_editor() {
 }
 
 #[test]
+fn column_widths_come_from_the_colgroup() {
+    // Google Docs writes a table's widths on <col>, not on the cells (issue 16, item 7).
+    let cell = |w: u32, t: &str| json!({"type": "tableCell", "attrs": {"colspan": 1, "rowspan": 1, "colwidth": [w]}, "content": [para(vec![text(t)])]});
+    let input = "<table style=\"border:none\"><colgroup><col width=\"100\" /><col width=\"200\" /></colgroup>\
+                 <tbody><tr style=\"height:0pt\"><td><p dir=\"ltr\"><span>a</span></p></td><td>b</td></tr></tbody></table>";
+    assert_eq!(
+        json_of(input, PR),
+        doc(vec![
+            json!({"type": "table", "content": [{"type": "tableRow", "content": [cell(100, "a"), cell(200, "b")]}]})
+        ])
+    );
+    assert_eq!(
+        html(input, PR),
+        "<table><tbody><tr><td colwidth=\"100\"><p>a</p></td><td colwidth=\"200\"><p>b</p></td></tr></tbody></table>"
+    );
+    // A cell gets the widths of the columns it covers, counted on the grid (spans, span="2").
+    let input = "<table><colgroup><col width=\"100px\"><col span=\"2\" width=\"50\"></colgroup>\
+                 <tr><td colspan=\"2\" rowspan=\"2\">a</td><td>b</td></tr><tr><td>c</td></tr></table>";
+    let j = json_of(input, PR);
+    let attrs = |r: usize, c: usize| j["content"][0]["content"][r]["content"][c]["attrs"].clone();
+    assert_eq!(attrs(0, 0), json!({"colspan": 2, "rowspan": 2, "colwidth": [100, 50]}));
+    assert_eq!(attrs(0, 1), json!({"colspan": 1, "rowspan": 1, "colwidth": [50]}));
+    assert_eq!(attrs(1, 0), json!({"colspan": 1, "rowspan": 1, "colwidth": [50]}));
+    // the cell's own colwidth wins; a percentage is not a pixel width; no widths when flattened
+    let input = "<table><colgroup><col width=\"100\"><col width=\"50%\"></colgroup>\
+                 <tr><td colwidth=\"70\">a</td><td>b</td></tr></table>";
+    assert_eq!(
+        html(input, PR),
+        "<table><tbody><tr><td colwidth=\"70\"><p>a</p></td><td><p>b</p></td></tr></tbody></table>"
+    );
+    assert_eq!(html(input, ED), "<p>a | b</p>");
+}
+
+#[test]
+fn control_characters_never_reach_stored_text_or_output() {
+    // Removed (C0, DEL, C1) but for tab, LF, CR; form feed is a space; U+2028/U+2029 are line
+    // breaks, so a space in running text and a hard break in <pre> (issue 16, item 7).
+    let input = "<p>a\u{1}b\u{7}c\u{2028}d\u{2029}e\u{c}f\u{85}g\u{7f}</p>";
+    assert_eq!(json_of(input, ED), doc(vec![para(vec![text("abc d e fg")])]));
+    assert_eq!(html(input, ED), "<p>abc d e fg</p>");
+    assert_eq!(html("<pre>a\u{2028}  b\u{0}</pre>", ED), "<pre><code>a\n  b</code></pre>");
+    assert_eq!(html("a\u{1}b *c\u{2029}d*", ED), "<p>ab <em>c d</em></p>");
+    // IDoc JSON too; text left empty is dropped
+    let v = json!({"type": "doc", "content": [{"type": "paragraph", "content": [
+        {"type": "text", "text": "x\u{1b}\u{2028}y"}, {"type": "text", "text": "\u{1}", "marks": [{"type": "bold"}]}
+    ]}]});
+    assert_eq!(serde_json::to_value(to_idoc_json(&v, AG).unwrap()).unwrap(), doc(vec![para(vec![text("x y")])]));
+    // and a document stored before this rule does not write them either
+    let old: Doc = serde_json::from_value(doc(vec![para(vec![text("a\u{1}b\u{2028}c")])])).unwrap();
+    assert_eq!(to_html(&old), "<p>ab\nc</p>");
+}
+
+#[test]
 fn callout_and_emoji_in_product_only() {
     let callout = "<div data-type=\"callout\" data-icon=\"warning\"><p>careful</p></div>";
     assert_eq!(
@@ -245,6 +435,21 @@ fn html_inside_markdown() {
         "<h1>T</h1><p><strong>raw</strong> html</p><ul><li><p>item</p></li></ul>"
     );
     assert_eq!(html("# T\n\n<script>alert(1)</script>\n\ntext", ED), "<h1>T</h1><p>text</p>");
+}
+
+#[test]
+fn markdown_with_inline_html_is_markdown() {
+    // Paragraphs separated by a blank line, and Markdown outside tags, are Markdown; CommonMark
+    // then parses the HTML in it (issue 16, item 4).
+    let bold = |t: &str| json!({"type": "text", "text": t, "marks": [{"type": "bold"}]});
+    let italic = |t: &str| json!({"type": "text", "text": t, "marks": [{"type": "italic"}]});
+    assert_eq!(json_of("first\n\n<b>second</b>", ED), doc(vec![para(vec![text("first")]), para(vec![bold("second")])]));
+    assert_eq!(html("first\n\n<b>second</b>", ED), "<p>first</p><p><strong>second</strong></p>");
+    assert_eq!(json_of("<b>x</b>\n\n*y*", ED), doc(vec![para(vec![bold("x")]), para(vec![italic("y")])]));
+    assert_eq!(html("<b>x</b>\n\n*y*", ED), "<p><strong>x</strong></p><p><em>y</em></p>");
+    assert_eq!(html("<p>intro</p>\n\n- item", ED), "<p>intro</p><ul><li><p>item</p></li></ul>");
+    // HTML with blank lines between its blocks is still HTML
+    assert_eq!(html("<p>a *b*</p>\n\n<p>c</p>", ED), "<p>a *b*</p><p>c</p>");
 }
 
 #[test]

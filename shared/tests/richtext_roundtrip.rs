@@ -3,13 +3,16 @@
 //! every node and mark, nested lists, tables, callouts, emoji, links, odd characters.
 //!
 //! Text is generated in canonical form, i.e. as HTML whitespace rules leave it (no leading or
-//! trailing spaces in a block, no runs, no tabs or newlines): IDoc stores text after whitespace
-//! collapsing, so a text node like "  a" can only come from IDoc JSON, not from any HTML.
+//! trailing spaces in a block, no runs, no tabs or newlines). Two more properties cover any
+//! whitespace and control characters: IDoc JSON with arbitrary whitespace is stored so that it survives (stored text is
+//! collapsed as a browser shows it, except preformatted paragraphs), and HTML full of
+//! whitespace (`white-space: pre`, `<pre>` with links, nested lists) parses to an IDoc that is a
+//! fixed point of render and parse.
 
 use proptest::prelude::*;
 use shared::richtext::{
     CellAttrs, Doc, HeadingAttrs, IconAttrs, LinkAttrs, Mark, Node, OrderedListAttrs, Profile, to_html, to_idoc,
-    validate,
+    to_idoc_json, validate,
 };
 
 fn word() -> impl Strategy<Value = String> {
@@ -172,6 +175,69 @@ fn doc(product: bool) -> impl Strategy<Value = Doc> {
     prop::collection::vec(block(product), 1..5).prop_map(|content| Doc { content })
 }
 
+/// Text with whitespace anywhere: runs, tabs, newlines, only whitespace, NBSP.
+fn messy_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-c ]{1,6}",
+        "[ \t\n]{1,3}",
+        "[a-c]{1,2}[ \t\n\r]{2,3}[a-c]{1,2}",
+        Just("\u{a0}".to_string()),
+        Just(" x ".to_string()),
+        Just("a\u{1}\u{2028}b\u{c}".to_string()),
+    ]
+}
+
+fn messy_inline() -> impl Strategy<Value = Vec<Node>> {
+    let node = prop_oneof![
+        4 => (messy_text(), mark_set()).prop_map(|(text, marks)| Node::Text { text, marks }),
+        1 => mark_set().prop_map(|marks| Node::HardBreak { marks }),
+    ];
+    prop::collection::vec(node, 0..6)
+}
+
+/// Editor-profile documents whose text has whitespace anywhere, as IDoc JSON may hold it.
+fn messy_doc() -> impl Strategy<Value = Doc> {
+    let block = prop_oneof![
+        3 => messy_inline().prop_map(|content| Node::Paragraph { content }),
+        1 => messy_inline().prop_map(|content| Node::Heading { attrs: HeadingAttrs { level: 2 }, content }),
+        1 => (messy_inline(), messy_inline()).prop_map(|(a, b)| Node::BulletList {
+            content: vec![Node::ListItem { content: vec![Node::Paragraph { content: a }, Node::Paragraph { content: b }] }],
+        }),
+        1 => messy_inline().prop_map(|c| Node::Blockquote { content: vec![Node::Paragraph { content: c }] }),
+    ];
+    prop::collection::vec(block, 1..4).prop_map(|content| Doc { content })
+}
+
+/// HTML with whitespace that only some contexts keep: `white-space: pre`, `<pre>` with links
+/// and marks inside, headings, lists directly inside lists, text at the top level.
+fn html_fragment() -> impl Strategy<Value = String> {
+    let text = prop_oneof![
+        "[a-c ]{1,6}",
+        "[ \t\n]{1,3}",
+        "[a-c]{1,2}[ \t\n]{2,3}[a-c]{1,2}",
+        Just("&nbsp;".to_string()),
+        Just("a\u{1}\u{2028}b\u{85}".to_string())
+    ];
+    let inline = text.prop_recursive(3, 12, 3, |inner| {
+        prop_oneof![
+            (prop_oneof![Just("b"), Just("i"), Just("code"), Just("span")], inner.clone())
+                .prop_map(|(tag, c)| format!("<{tag}>{c}</{tag}>")),
+            inner.clone().prop_map(|c| format!("<a href=\"https://e.com/\">{c}</a>")),
+            Just("<br>".to_string()),
+            prop::collection::vec(inner, 1..3).prop_map(|v| v.concat()),
+        ]
+    });
+    let block = prop_oneof![
+        inline.clone().prop_map(|c| format!("<p>{c}</p>")),
+        inline.clone().prop_map(|c| format!("<p style=\"white-space:pre\">{c}</p>")),
+        inline.clone().prop_map(|c| format!("<pre>{c}</pre>")),
+        inline.clone().prop_map(|c| format!("<h2>{c}</h2>")),
+        (inline.clone(), inline.clone()).prop_map(|(a, b)| format!("<ul><li>{a}</li><ul><li>{b}</li></ul></ul>")),
+        inline,
+    ];
+    prop::collection::vec(block, 1..4).prop_map(|v| v.concat())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
@@ -191,5 +257,48 @@ proptest! {
         let html = to_html(&d);
         let back = to_idoc(&html, Profile::Product).unwrap();
         prop_assert_eq!(&back, &d, "html: {}", html);
+    }
+
+    #[test]
+    fn any_whitespace_in_idoc_json_is_stored_so_that_it_survives(d in messy_doc()) {
+        let stored = to_idoc_json(&serde_json::to_value(&d).unwrap(), Profile::Agent).unwrap();
+        let html = to_html(&stored);
+        for profile in [Profile::Agent, Profile::Editor] {
+            prop_assert_eq!(&to_idoc(&html, profile).unwrap(), &stored, "html: {}", html);
+        }
+    }
+
+    #[test]
+    fn parsed_html_is_a_fixed_point(input in html_fragment()) {
+        for profile in [Profile::Editor, Profile::Product] {
+            let doc = to_idoc(&input, profile).unwrap();
+            let html = to_html(&doc);
+            prop_assert_eq!(&to_idoc(&html, profile).unwrap(), &doc, "input: {:?}\nhtml: {}", input, html);
+        }
+    }
+}
+
+/// The fuzz target's checks (shared/fuzz) on inputs that broke them: rendered HTML parses back
+/// to the same IDoc, and renders the same again.
+#[test]
+fn fixed_point_on_known_inputs() {
+    for input in [
+        "<p style=\"white-space:pre\">a  b</p>",
+        "<p style=\"white-space:pre-wrap\"><span style=\"font-weight:700\">a  b</span>\tc</p>",
+        "<p>a</p> x",
+        "<p><b>a<br></b> c</p>",
+        "<h1><pre>a  b</pre></h1>",
+        "<pre><a href=\"https://example.com\">x</a></pre>",
+        "<pre>a\n  <b>b</b> <a href=\"https://example.com\">x  y</a></pre>",
+        "<pre>   <a href=\"https://e.com\">x</a>\n  y</pre>",
+        "<pre><code>x\n  y</code></pre>",
+    ] {
+        for profile in [Profile::Editor, Profile::Product, Profile::Agent] {
+            let doc = to_idoc(input, profile).unwrap();
+            let html = to_html(&doc);
+            let again = to_idoc(&html, profile).unwrap();
+            assert_eq!(again, doc, "{input:?} rendered as {html:?}");
+            assert_eq!(to_html(&again), html, "{input:?}");
+        }
     }
 }

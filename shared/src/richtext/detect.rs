@@ -1,8 +1,23 @@
-//! Which format a rich-text string is in. IDoc JSON only in the agent profile; HTML when a known
-//! tag appears and the text does not read as Markdown; Markdown otherwise. `a < b` and
-//! `Vec<u8>` contain no known tag, so they stay Markdown (text).
+//! Which format a rich-text string is in.
+//!
+//! 1. IDoc JSON, in the agent profile only, when the trimmed text parses as a JSON object.
+//! 2. HTML when a known tag appears and nothing outside HTML blocks reads as Markdown.
+//! 3. Markdown otherwise; CommonMark then parses the HTML inside it (`markdown`).
+//!
+//! A known tag is `<name` or `</name` followed by whitespace, `/` or `>`, for an element the
+//! parser handles (`tags`), in lower or upper case: `a < b` and `Vec<u8>` have none, and
+//! `Vec<Data>` or `Option<Map>` are type names, not tags.
+//!
+//! "Outside HTML blocks" is the text without its markup and without the content of block-level
+//! elements (inline elements such as `<b>` keep their text; `<code>` does not, its text is
+//! literal). It reads as Markdown when it has Markdown block syntax at the start of a line,
+//! unambiguous inline syntax (`**`, `__`, `~~`, `` ` ``, `](`), or paragraphs separated by a
+//! blank line, which HTML would run together. So `<p>a</p>\n\n<p>b</p>`, `Hello <b>world</b>`
+//! and `<ul><li>**a**</li></ul>` are HTML; `first\n\n<b>second</b>`, `<b>x</b>\n\n*y*` and
+//! `<p>intro</p>\n\n- item` are Markdown with inline HTML.
 
 use super::Profile;
+use super::tags;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Format {
@@ -10,86 +25,6 @@ pub enum Format {
     Html,
     Markdown,
 }
-
-/// Tags whose presence makes a text HTML. Dangerous ones are listed too so that hostile HTML is
-/// treated as HTML; safety does not depend on this (Markdown's raw HTML goes through the same
-/// parser).
-const KNOWN_TAGS: &[&str] = &[
-    "a",
-    "abbr",
-    "address",
-    "article",
-    "aside",
-    "b",
-    "blockquote",
-    "body",
-    "br",
-    "caption",
-    "cite",
-    "code",
-    "col",
-    "colgroup",
-    "dd",
-    "del",
-    "div",
-    "dl",
-    "dt",
-    "em",
-    "embed",
-    "figcaption",
-    "figure",
-    "font",
-    "footer",
-    "form",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "head",
-    "header",
-    "hr",
-    "html",
-    "i",
-    "iframe",
-    "img",
-    "input",
-    "ins",
-    "kbd",
-    "li",
-    "link",
-    "mark",
-    "math",
-    "meta",
-    "object",
-    "ol",
-    "p",
-    "pre",
-    "q",
-    "s",
-    "script",
-    "section",
-    "small",
-    "span",
-    "strike",
-    "strong",
-    "style",
-    "sub",
-    "sup",
-    "svg",
-    "table",
-    "tbody",
-    "td",
-    "template",
-    "tfoot",
-    "th",
-    "thead",
-    "title",
-    "tr",
-    "u",
-    "ul",
-];
 
 pub fn detect(input: &str, profile: Profile) -> Format {
     let trimmed = input.trim();
@@ -99,57 +34,109 @@ pub fn detect(input: &str, profile: Profile) -> Format {
     {
         return Format::IdocJson(value);
     }
-    if has_known_tag(input) && (trimmed.starts_with('<') || !reads_as_markdown(input)) {
-        Format::Html
-    } else {
-        Format::Markdown
-    }
+    if has_known_tag(input) && !reads_as_markdown(&outside_blocks(input)) { Format::Html } else { Format::Markdown }
 }
 
 /// Whether raw HTML that Markdown passed through starts with a known tag or a comment; other
 /// "tags" such as `<u8>` in `Vec<u8>` are text.
 pub fn starts_with_known_tag(s: &str) -> bool {
-    s.starts_with("<!--") || (s.starts_with('<') && has_known_tag(s) && known_tag_at(s, 0))
+    s.starts_with("<!--") || tag_at(s, 0).is_some()
 }
 
-fn known_tag_at(s: &str, at: usize) -> bool {
+/// Whether a known tag appears anywhere in `s`.
+pub fn has_known_tag(s: &str) -> bool {
+    s.match_indices('<').any(|(i, _)| tag_at(s, i).is_some())
+}
+
+/// The tag starting at byte `at` (a `<`), if it is one: `<name` or `</name` followed by
+/// whitespace, `/` or `>`, for a name the parser knows, written in lower or upper case. Returns
+/// the lower-case name and whether it is an end tag.
+fn tag_at(s: &str, at: usize) -> Option<(&'static str, bool)> {
     let b = s.as_bytes();
     let mut j = at + 1;
-    if b.get(j) == Some(&b'/') {
+    let closing = b.get(j) == Some(&b'/');
+    if closing {
         j += 1;
     }
     let start = j;
     while j < b.len() && b[j].is_ascii_alphanumeric() {
         j += 1;
     }
-    let delimited = matches!(b.get(j), Some(b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r'));
-    delimited && KNOWN_TAGS.contains(&s[start..j].to_ascii_lowercase().as_str())
-}
-
-/// `<tag` or `</tag` followed by whitespace, `>` or `/`, for a known tag (ASCII case-insensitive).
-pub fn has_known_tag(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut i = 0;
-    while let Some(off) = b[i..].iter().position(|&c| c == b'<') {
-        let mut j = i + off + 1;
-        if b.get(j) == Some(&b'/') {
-            j += 1;
-        }
-        let start = j;
-        while j < b.len() && b[j].is_ascii_alphanumeric() {
-            j += 1;
-        }
-        let name = s[start..j].to_ascii_lowercase();
-        let delimited = matches!(b.get(j), Some(b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r'));
-        if delimited && KNOWN_TAGS.contains(&name.as_str()) {
-            return true;
-        }
-        i = start.max(i + off + 1);
+    let name = &s[start..j];
+    let delimited = matches!(b.get(j), Some(b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r' | b'\x0c'));
+    // Mixed case is a type name in code (`Vec<Data>`, `Option<Map>`); HTML is written in one case.
+    let one_case = !name.bytes().any(|c| c.is_ascii_uppercase()) || !name.bytes().any(|c| c.is_ascii_lowercase());
+    if !(delimited && one_case) {
+        return None;
     }
-    false
+    tags::known(name).map(|name| (name, closing))
 }
 
-/// Markdown block syntax at the start of a line, or unambiguous inline syntax.
+/// The end of the markup starting at `at` (a `<`): a comment, `<!…>` or `<?…>`, or a known tag,
+/// whose quoted attribute values may contain `>`. Unterminated markup runs to the end, as in
+/// HTML.
+fn markup_end(s: &str, at: usize) -> Option<usize> {
+    let rest = &s[at..];
+    if let Some(body) = rest.strip_prefix("<!--") {
+        return Some(body.find("-->").map_or(s.len(), |i| at + 4 + i + 3));
+    }
+    if !(rest.starts_with("<!") || rest.starts_with("<?")) {
+        tag_at(s, at)?;
+    }
+    let mut quote = None;
+    let mut after_eq = false;
+    for (i, c) in rest.bytes().enumerate().skip(1) {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == b'>' => return Some(at + i + 1),
+            None if (c == b'"' || c == b'\'') && after_eq => quote = Some(c),
+            None => {}
+        }
+        if !c.is_ascii_whitespace() {
+            after_eq = c == b'=';
+        }
+    }
+    Some(s.len())
+}
+
+/// Whether an element's content is HTML rather than Markdown prose: every element with content
+/// except the inline ones, and code, whose text is literal.
+fn holds_block(name: &str) -> bool {
+    !tags::has(tags::VOID, name) && (!tags::has(tags::INLINE, name) || matches!(name, "code" | "kbd" | "samp" | "tt"))
+}
+
+/// `s` without markup and without the content of block-level elements (see the module docs).
+fn outside_blocks(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut depth = 0usize;
+    let mut text_from = 0;
+    let mut i = 0;
+    while let Some(off) = s[i..].find('<') {
+        let at = i + off;
+        let Some(end) = markup_end(s, at) else {
+            i = at + 1;
+            continue;
+        };
+        if depth == 0 {
+            out.push_str(&s[text_from..at]);
+        }
+        // `<div/>` opens a div in HTML: the slash means nothing there.
+        if let Some((name, closing)) = tag_at(s, at)
+            && holds_block(name)
+        {
+            depth = if closing { depth.saturating_sub(1) } else { depth + 1 };
+        }
+        i = end;
+        text_from = end;
+    }
+    if depth == 0 {
+        out.push_str(&s[text_from..]);
+    }
+    out
+}
+
+/// Markdown block syntax at the start of a line, unambiguous inline syntax, or paragraphs.
 fn reads_as_markdown(s: &str) -> bool {
     let block = s.lines().any(|line| {
         let l = line.trim_start();
@@ -164,7 +151,23 @@ fn reads_as_markdown(s: &str) -> bool {
             || ordered_marker(l)
             || (l.starts_with('|') && l.contains("---"))
     });
-    block || ["**", "__", "](", "~~", "`"].iter().any(|m| s.contains(m))
+    block || ["**", "__", "](", "~~", "`"].iter().any(|m| s.contains(m)) || has_paragraphs(s)
+}
+
+/// Text, a blank line (CommonMark's: only spaces and tabs), and text again.
+fn has_paragraphs(s: &str) -> bool {
+    let mut text_before = false;
+    let mut blank_after_text = false;
+    for line in s.lines() {
+        if line.trim_matches([' ', '\t']).is_empty() {
+            blank_after_text = text_before;
+        } else if blank_after_text {
+            return true;
+        } else {
+            text_before = true;
+        }
+    }
+    false
 }
 
 fn ordered_marker(l: &str) -> bool {
@@ -191,10 +194,53 @@ mod tests {
         assert_eq!(f("x <= y"), Format::Markdown);
         assert_eq!(f("# Title\n\nSome <b>bold</b> text"), Format::Markdown);
         assert_eq!(f("**bold** and <u>under</u>"), Format::Markdown);
-        assert_eq!(f("<p>starts as html</p>\n\n- even with a dash"), Format::Html);
+        assert_eq!(f("<p>starts as html</p>\n\n- then a list"), Format::Markdown);
         assert_eq!(f("plain text"), Format::Markdown);
         assert_eq!(f(r#"{"type":"doc","content":[]}"#), Format::Markdown, "JSON is text outside the agent profile");
         assert!(matches!(detect(r#" {"type":"doc"} "#, Profile::Agent), Format::IdocJson(_)));
         assert_eq!(detect("{not json}", Profile::Agent), Format::Markdown);
+    }
+
+    #[test]
+    fn markdown_outside_html_blocks_makes_markdown() {
+        // Paragraphs separated by a blank line, or Markdown syntax, outside block elements.
+        assert_eq!(f("first\n\n<b>second</b>"), Format::Markdown);
+        assert_eq!(f("<b>x</b>\n\n*y*"), Format::Markdown);
+        assert_eq!(f("<b>x</b>\n\n<i>y</i>"), Format::Markdown);
+        assert_eq!(f("Hello <b>world</b>\n- item"), Format::Markdown);
+        assert_eq!(f("<span>**a**</span>"), Format::Markdown);
+        // The same inside block elements, code, comments or attribute values is HTML.
+        assert_eq!(f("<p>a</p>\n\n<p>b</p>"), Format::Html);
+        assert_eq!(f("<p>**a**</p>\n\n<ul>\n- b\n</ul>"), Format::Html);
+        assert_eq!(f("<pre>a\n\n**b**</pre>"), Format::Html);
+        assert_eq!(f("see <code>**x**</code> and <code>a\n\nb</code>"), Format::Html);
+        assert_eq!(f("<!-- **x**\n\ny --><p>a</p>"), Format::Html);
+        assert_eq!(f("<p title=\"a > **b**\">x</p>"), Format::Html);
+        assert_eq!(f("<p>unclosed\n\n<p>paragraphs"), Format::Html);
+        assert_eq!(f("a<br>\n\nb<hr>"), Format::Markdown, "void elements have no content");
+        let word = "<html><head><style>p { x: 1 }</style></head>\r\n<body>\r\n\r\n<div class=WordSection1>\r\n\r\n\
+                    <p class=MsoNormal>one\r\ntwo</p>\r\n\r\n<p class=MsoNormal>three</p>\r\n\r\n</div>\r\n</body></html>";
+        assert_eq!(f(word), Format::Html, "Word's clipboard HTML has blank lines, inside <body>");
+    }
+
+    #[test]
+    fn every_element_the_parser_handles_is_a_tag() {
+        for input in [
+            "<video>fallback</video>",
+            "<audio>x</audio>",
+            "<canvas>x</canvas>",
+            "<fieldset><legend>l</legend>x</fieldset>",
+            "<details open ontoggle=\"alert(1)\"><summary>s</summary>d</details>",
+            "<nav>x</nav>",
+            "<textarea>x</textarea>",
+            "<noscript>x</noscript>",
+            "<DIV>upper case</DIV>",
+        ] {
+            assert_eq!(f(input), Format::Html, "{input}");
+        }
+        // type names in code are not tags, in any position
+        assert_eq!(f("returns Vec<Data> or Option<Map>"), Format::Markdown);
+        assert!(!starts_with_known_tag("<Option>"));
+        assert!(starts_with_known_tag("<option>"));
     }
 }

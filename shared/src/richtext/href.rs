@@ -9,6 +9,7 @@ pub fn checked_href(raw: &str) -> Option<String> {
     // what a browser will follow.
     let cleaned: String =
         raw.trim_matches(|c: char| c <= ' ').chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect();
+    let cleaned = encode_controls(cleaned);
     if cleaned.is_empty() || cleaned.len() > 2048 {
         return None;
     }
@@ -24,6 +25,27 @@ pub fn checked_href(raw: &str) -> Option<String> {
         "mailto" => Some(cleaned),
         _ => None,
     }
+}
+
+/// Control characters left inside an href (and U+2028/U+2029) percent-encoded, which is how the
+/// URL parser reads them anyway (in a host or scheme they make it fail), so that no href carries
+/// them raw into the HTML.
+fn encode_controls(href: String) -> String {
+    let odd = |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}');
+    if !href.contains(odd) {
+        return href;
+    }
+    let mut out = String::with_capacity(href.len() + 8);
+    for c in href.chars() {
+        if odd(c) {
+            for b in c.encode_utf8(&mut [0; 4]).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -56,5 +78,9 @@ mod tests {
         }
         assert_eq!(checked_href("java\nscript:x"), None);
         assert_eq!(checked_href(" https://x.com/a\tb ").as_deref(), Some("https://x.com/ab"));
+        // control characters inside are percent-encoded, or fail in a host
+        assert_eq!(checked_href("https://x.com/a\u{1}b\u{2028}").as_deref(), Some("https://x.com/a%01b%E2%80%A8"));
+        assert_eq!(checked_href("mailto:a\u{7f}@b.c").as_deref(), Some("mailto:a%7F@b.c"));
+        assert_eq!(checked_href("https://x\u{1}y.com/"), None);
     }
 }

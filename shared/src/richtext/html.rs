@@ -4,67 +4,57 @@
 //! (text at the top level, blocks inside paragraphs, lists inside list items, whitespace) equal
 //! to Tiptap's; our intended differences are marked `DIFF:` and listed in docs/richtext.md.
 
-use ego_tree::NodeRef;
+use std::collections::HashMap;
+
+use ego_tree::{NodeId, NodeRef, Tree};
 use scraper::{Html, node::Element};
 
+use super::colgroup;
 use super::href::checked_href;
 use super::model::{CellAttrs, HeadingAttrs, IconAttrs, LinkAttrs, Mark, Node, OrderedListAttrs, is_shortcode};
 use super::schema::{Kind, Match};
+use super::tags;
+use super::text::{self, is_ws};
 use super::{MAX_HTML_DEPTH, Profile, RichTextError};
 
 /// Parses an HTML fragment (as if it were the content of `<body>`).
 pub fn parse(input: &str, profile: Profile) -> Result<Vec<Node>, RichTextError> {
-    let html = Html::parse_fragment(input);
+    let mut html = Html::parse_fragment(input);
+    normalize_lists(&mut html.tree);
     let mut p = Parser::new(profile);
     // parse_fragment puts the fragment's nodes under a synthetic <html> element.
     p.add_all(*html.root_element(), &[], 0)?;
-    Ok(p.finish())
+    let mut content = p.finish();
+    text::normalize(&mut content);
+    Ok(content)
 }
 
-/// Elements dropped together with everything inside them. DIFF: Tiptap keeps the text of
-/// iframe, svg, math and form controls; none of it is content a reader wrote.
-const DROPPED: &[&str] = &[
-    "script", "style", "template", "iframe", "frame", "frameset", "object", "embed", "applet", "svg", "math",
-    "noscript", "noembed", "noframes", "head", "title", "meta", "link", "base", "textarea", "select", "button",
-    "input", "canvas", "audio", "video", "source", "track", "param", "map", "dialog",
-];
-
-/// ProseMirror's `blockTags`: elements without a rule that still end the current paragraph.
-const BLOCK_TAGS: &[&str] = &[
-    "address",
-    "article",
-    "aside",
-    "blockquote",
-    "body",
-    "canvas",
-    "dd",
-    "div",
-    "dl",
-    "fieldset",
-    "figcaption",
-    "figure",
-    "footer",
-    "form",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "header",
-    "hgroup",
-    "hr",
-    "li",
-    "noscript",
-    "ol",
-    "output",
-    "p",
-    "pre",
-    "section",
-    "table",
-    "tfoot",
-    "ul",
-];
+/// ProseMirror's `normalizeList`: a list directly inside a list, as Google Docs and Word paste
+/// nested lists, is moved into the list item before it (`<ul><li>a</li><ul>…</ul></ul>` becomes
+/// `<ul><li>a<ul>…</ul></li></ul>`). ProseMirror does this as it reaches each list; no list's
+/// children depend on another list's move, so doing them all up front gives the same tree.
+fn normalize_lists(tree: &mut Tree<scraper::Node>) {
+    let is_list =
+        |n: &NodeRef<'_, scraper::Node>| n.value().as_element().is_some_and(|e| matches!(e.name(), "ul" | "ol"));
+    let lists: Vec<NodeId> = tree.nodes().filter(is_list).map(|n| n.id()).collect();
+    for list in lists {
+        let children: Vec<NodeId> = tree.get(list).map(|l| l.children().map(|c| c.id()).collect()).unwrap_or_default();
+        let mut prev_item: Option<NodeId> = None;
+        for child in children {
+            let Some(node) = tree.get(child) else { continue };
+            match node.value().as_element().map(|e| e.name()) {
+                Some("ul" | "ol") => {
+                    if let Some(mut item) = prev_item.and_then(|id| tree.get_mut(id)) {
+                        item.append_id(child);
+                    }
+                }
+                Some("li") => prev_item = Some(child),
+                Some(_) => prev_item = None,
+                None => {}
+            }
+        }
+    }
+}
 
 /// What a parse rule makes of an element.
 enum Rule {
@@ -154,10 +144,6 @@ pub fn merge_text(nodes: Vec<Node>) -> Vec<Node> {
     out
 }
 
-fn is_ws(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\r' | '\n' | '\u{c}')
-}
-
 struct Parser {
     profile: Profile,
     nodes: Vec<Ctx>,
@@ -165,8 +151,12 @@ struct Parser {
     next_id: usize,
     /// Inside `<pre>` or `white-space: pre*` (ProseMirror's `localPreserveWS`).
     local_pre: bool,
+    /// Inside `<pre>`, where text without marks of its own is code.
+    pre_code: bool,
     /// Depth of table cells being flattened (editor and agent profiles have no tables).
     flat: usize,
+    /// `colwidth` from the `<colgroup>` of the tables seen so far, by cell (product profile).
+    colwidths: HashMap<NodeId, Vec<u32>>,
 }
 
 impl Parser {
@@ -180,7 +170,16 @@ impl Parser {
             preserve_ws: false,
             m: Match::start(Kind::Doc, profile),
         };
-        Parser { profile, nodes: vec![doc], open: 0, next_id: 1, local_pre: false, flat: 0 }
+        Parser {
+            profile,
+            nodes: vec![doc],
+            open: 0,
+            next_id: 1,
+            local_pre: false,
+            pre_code: false,
+            flat: 0,
+            colwidths: HashMap::new(),
+        }
     }
 
     fn top(&mut self) -> &mut Ctx {
@@ -226,6 +225,8 @@ impl Parser {
 
     /// ProseMirror's `addTextNode`.
     fn add_text(&mut self, value: &str, after_br: bool, marks: &[Mark]) {
+        // Control characters go before whitespace handling: U+2028 is a line break in <pre>.
+        let value = &*text::clean(value);
         let top = &self.nodes[self.open];
         let preserve = self.local_pre || top.preserve_ws;
         if !(top.kind.is_textblock() || value.chars().any(|c| !is_ws(c))) {
@@ -275,16 +276,17 @@ impl Parser {
         depth: usize,
     ) -> Result<(), RichTextError> {
         let name = el.name();
-        if DROPPED.contains(&name) {
+        if tags::has(tags::DROPPED, name) {
             return Ok(());
         }
         let style = Style::parse(el.attr("style"));
-        let outer_pre = self.local_pre;
+        let (outer_pre, outer_code) = (self.local_pre, self.pre_code);
         if name == "pre" || style.get("white-space").is_some_and(|v| v.contains("pre")) {
             self.local_pre = true;
         }
+        self.pre_code |= name == "pre";
         let result = self.add_element_inner(dom, el, name, &style, marks, depth);
-        self.local_pre = outer_pre;
+        (self.local_pre, self.pre_code) = (outer_pre, outer_code);
         result
     }
 
@@ -304,7 +306,10 @@ impl Parser {
             }
             return Ok(());
         }
-        let mut rule = self.rule(name, el, style);
+        if name == "table" && self.profile == Profile::Product {
+            self.colwidths.extend(colgroup::cell_widths(dom));
+        }
+        let mut rule = self.rule(name, el, style, dom.id());
         if self.flat > 0 && matches!(rule, Some(Rule::Block(..) | Rule::Leaf(Node::HorizontalRule))) {
             // Inside a flattened table cell only marks and inline leaves apply.
             rule = None;
@@ -318,14 +323,14 @@ impl Parser {
                 let mut top_id = self.nodes[self.open].id;
                 let mut sync = false;
                 let flat_cell = self.profile != Profile::Product && matches!(name, "td" | "th");
-                if BLOCK_TAGS.contains(&name) && self.flat == 0 {
+                if tags::has(tags::BLOCK, name) && self.flat == 0 {
                     let top = &self.nodes[self.open];
                     if top.content.first().is_some_and(|n| Kind::of(n).is_inline()) && self.open > 0 {
                         self.open -= 1;
                     }
                     top_id = self.nodes[self.open].id;
                     sync = true;
-                } else if self.flat > 0 && BLOCK_TAGS.contains(&name) {
+                } else if self.flat > 0 && tags::has(tags::BLOCK, name) {
                     // DIFF: blocks inside a flattened table cell are joined with a space.
                     self.separate(" ");
                 } else if dom.first_child().is_none() {
@@ -342,11 +347,7 @@ impl Parser {
                     }
                     self.flat += 1;
                 }
-                let mut marks = style.apply(marks);
-                if name == "pre" {
-                    // DIFF: <pre> is code even without <code> inside (there is no codeBlock).
-                    marks.push(Mark::Code);
-                }
+                let marks = style.apply(marks);
                 let r = self.add_all(dom, &marks, depth);
                 if flat_cell {
                     self.flat -= 1;
@@ -381,7 +382,7 @@ impl Parser {
     }
 
     /// The parse rules of the Tiptap extensions in use (StarterKit, tables, our callout/emoji).
-    fn rule(&self, name: &str, el: &Element, style: &Style) -> Option<Rule> {
+    fn rule(&self, name: &str, el: &Element, style: &Style, id: NodeId) -> Option<Rule> {
         let product = self.profile == Profile::Product;
         Some(match name {
             "p" => Rule::Block(Kind::Paragraph, Attrs::None),
@@ -397,8 +398,8 @@ impl Parser {
             "br" => Rule::Leaf(Node::HardBreak { marks: vec![] }),
             "table" if product => Rule::Block(Kind::Table, Attrs::None),
             "tr" if product => Rule::Block(Kind::TableRow, Attrs::None),
-            "th" if product => Rule::Block(Kind::TableHeader, Attrs::Cell(cell_attrs(el))),
-            "td" if product => Rule::Block(Kind::TableCell, Attrs::Cell(cell_attrs(el))),
+            "th" if product => Rule::Block(Kind::TableHeader, Attrs::Cell(cell_attrs(el, self.colwidths.get(&id)))),
+            "td" if product => Rule::Block(Kind::TableCell, Attrs::Cell(cell_attrs(el, self.colwidths.get(&id)))),
             "tr" => Rule::Block(Kind::Paragraph, Attrs::None),
             "div" if product && el.attr("data-type") == Some("callout") => {
                 // DIFF: an icon that is not a shortcode falls back to the default.
@@ -493,11 +494,11 @@ impl Parser {
             return false;
         };
         self.close_extra();
+        let node = if kind.is_inline() { with_marks(node, &inner, self.pre_code) } else { node };
         let top = self.top();
         if let Some(m) = top.m.match_type(kind) {
             top.m = m;
         }
-        let node = if kind.is_inline() { with_marks(node, &inner) } else { node };
         top.content.push(node);
         true
     }
@@ -542,8 +543,14 @@ impl Parser {
     }
 }
 
-fn with_marks(node: Node, pending: &[Mark]) -> Node {
-    let set = pending.iter().cloned().fold(Vec::new(), |set, m| m.add_to_set(&set));
+/// The node with the pending marks as a set. DIFF: in `<pre>`, text without marks of its own is
+/// code (there is no codeBlock node); marks inside it, a link or bold, win over that code, since
+/// code excludes them and they carry more (Tiptap keeps them too).
+fn with_marks(node: Node, pending: &[Mark], in_pre: bool) -> Node {
+    let mut set = pending.iter().cloned().fold(Vec::new(), |set, m| m.add_to_set(&set));
+    if in_pre && set.is_empty() {
+        set.push(Mark::Code);
+    }
     match node {
         Node::Text { text, .. } => Node::Text { text, marks: set },
         Node::HardBreak { .. } => Node::HardBreak { marks: set },
@@ -571,7 +578,7 @@ fn collapse_ws(s: &str) -> String {
 }
 
 /// JavaScript's `parseInt(s, 10)` where the result fits an i32: optional sign, leading digits.
-fn parse_int(s: &str) -> Option<i32> {
+pub fn parse_int(s: &str) -> Option<i32> {
     let s = s.trim_start();
     let (neg, rest) = match s.as_bytes().first() {
         Some(b'-') => (true, &s[1..]),
@@ -583,12 +590,14 @@ fn parse_int(s: &str) -> Option<i32> {
     i32::try_from(if neg { -n } else { n }).ok()
 }
 
-/// Table cell attributes; anything that is not a sensible number falls back to the default.
-fn cell_attrs(el: &Element) -> CellAttrs {
+/// Table cell attributes; anything that is not a sensible number falls back to the default. The
+/// cell's own `colwidth` wins over its table's `<colgroup>` (as in Tiptap).
+fn cell_attrs(el: &Element, colgroup: Option<&Vec<u32>>) -> CellAttrs {
     let span = |name| el.attr(name).and_then(parse_int).filter(|n| (1..=1000).contains(n)).map_or(1, |n| n as u32);
-    let colwidth = el.attr("colwidth").and_then(|w| {
-        w.split(',').map(|p| parse_int(p).filter(|n| (1..=100_000).contains(n)).map(|n| n as u32)).collect()
-    });
+    let colwidth = match el.attr("colwidth") {
+        Some(w) => w.split(',').map(|p| parse_int(p).filter(|n| (1..=100_000).contains(n)).map(|n| n as u32)).collect(),
+        None => colgroup.cloned(),
+    };
     CellAttrs { colspan: span("colspan"), rowspan: span("rowspan"), colwidth }
 }
 

@@ -3,7 +3,7 @@
 //! HTML map onto nodes the same way, and the output is sanitised by the same code. Text is
 //! escaped here; raw HTML is passed through as is (the HTML parser is the sanitiser).
 
-use pulldown_cmark::{BlockQuoteKind, CodeBlockKind, Event, Options, Parser, Tag, TagEnd, TextMergeStream};
+use pulldown_cmark::{BlockQuoteKind, CodeBlockKind, Event, LinkType, Options, Parser, Tag, TagEnd, TextMergeStream};
 
 use super::Profile;
 use super::detect::{has_known_tag, starts_with_known_tag};
@@ -88,8 +88,12 @@ pub fn to_html(input: &str, profile: Profile) -> String {
                 Tag::Emphasis => out.push_str("<em>"),
                 Tag::Strong => out.push_str("<strong>"),
                 Tag::Strikethrough => out.push_str("<del>"),
-                Tag::Link { dest_url, .. } => {
+                Tag::Link { link_type, dest_url, .. } => {
                     out.push_str("<a href=\"");
+                    if link_type == LinkType::Email {
+                        // CommonMark reports `<x@example.com>` without the scheme it implies.
+                        out.push_str("mailto:");
+                    }
                     out.push_str(&escape_attr(&dest_url));
                     out.push_str("\">");
                 }

@@ -15,6 +15,7 @@
 //! );
 //! ```
 
+mod colgroup;
 mod detect;
 mod href;
 mod html;
@@ -22,6 +23,8 @@ mod markdown;
 mod model;
 mod render;
 mod schema;
+mod tags;
+mod text;
 mod validate;
 
 pub use detect::Format;

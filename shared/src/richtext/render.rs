@@ -5,6 +5,7 @@
 
 use super::href::checked_href;
 use super::model::{CellAttrs, Doc, LINK_REL, LINK_TARGET, Mark, Node, is_shortcode};
+use super::text::{is_preformatted, is_removed_control};
 
 pub fn render(doc: &Doc) -> String {
     let mut out = String::new();
@@ -20,11 +21,11 @@ fn blocks(out: &mut String, nodes: &[Node]) {
 
 fn block(out: &mut String, node: &Node) {
     match node {
-        Node::Paragraph { content } if is_code_block(content) => code_block(out, content),
-        Node::Paragraph { content } => wrap(out, "p", |o| inline(o, content)),
+        Node::Paragraph { content } if is_preformatted(content) => wrap(out, "pre", |o| inline(o, content, true)),
+        Node::Paragraph { content } => wrap(out, "p", |o| inline(o, content, false)),
         Node::Heading { attrs, content } => {
             let tag = ["h1", "h2", "h3", "h4", "h5", "h6"][usize::from(attrs.level.clamp(1, 6)) - 1];
-            wrap(out, tag, |o| inline(o, content));
+            wrap(out, tag, |o| inline(o, content, false));
         }
         Node::Blockquote { content } => wrap(out, "blockquote", |o| blocks(o, content)),
         Node::BulletList { content } => wrap(out, "ul", |o| blocks(o, content)),
@@ -60,44 +61,9 @@ fn block(out: &mut String, node: &Node) {
         }
         // Inline nodes where a block belongs only come from a hand-made Doc; keep their text.
         Node::Text { .. } | Node::HardBreak { .. } | Node::Emoji { .. } => {
-            wrap(out, "p", |o| inline(o, std::slice::from_ref(node)))
+            wrap(out, "p", |o| inline(o, std::slice::from_ref(node), false))
         }
     }
-}
-
-/// A paragraph of code-marked lines whose whitespace matters (several lines, indentation):
-/// inside `<p>` a browser, and our parser, would collapse it, so it is written as
-/// `<pre><code>`, which parses back to the same paragraph (found by fuzzing).
-fn is_code_block(content: &[Node]) -> bool {
-    let code = [Mark::Code];
-    let all_code = content.iter().all(|n| match n {
-        Node::Text { marks, text } => marks[..] == code && !text.contains(['\n', '\r']),
-        Node::HardBreak { marks } => marks[..] == code,
-        _ => false,
-    });
-    let significant = content.iter().any(|n| match n {
-        Node::HardBreak { .. } => true,
-        Node::Text { text, .. } => {
-            text.starts_with(' ') || text.ends_with(' ') || text.contains("  ") || text.contains('\t')
-        }
-        _ => false,
-    });
-    // A text node with something visible: whitespace-only content at block level is dropped by
-    // HTML parsers (ProseMirror's rule), so such paragraphs stay <p><code>.
-    let visible =
-        content.iter().any(|n| matches!(n, Node::Text { text, .. } if text.chars().any(|c| !c.is_whitespace())));
-    all_code && significant && visible
-}
-
-fn code_block(out: &mut String, content: &[Node]) {
-    out.push_str("<pre><code>");
-    for node in content {
-        match node {
-            Node::Text { text, .. } => out.push_str(&escape_text(text)),
-            _ => out.push('\n'),
-        }
-    }
-    out.push_str("</code></pre>");
 }
 
 fn wrap(out: &mut String, tag: &str, inner: impl FnOnce(&mut String)) {
@@ -130,8 +96,9 @@ fn cell(out: &mut String, tag: &str, attrs: &CellAttrs, content: &[Node]) {
     out.push('>');
 }
 
-/// Inline content with marks kept open across adjacent nodes that share them.
-fn inline(out: &mut String, nodes: &[Node]) {
+/// Inline content with marks kept open across adjacent nodes that share them. In `<pre>`
+/// (`text::is_preformatted`) a hard break is a line feed.
+fn inline(out: &mut String, nodes: &[Node], pre: bool) {
     let mut open: Vec<&Mark> = Vec::new();
     for node in nodes {
         let marks: Vec<&Mark> = match node {
@@ -151,7 +118,7 @@ fn inline(out: &mut String, nodes: &[Node]) {
         }
         match node {
             Node::Text { text, .. } => out.push_str(&escape_text(text)),
-            Node::HardBreak { .. } => out.push_str("<br>"),
+            Node::HardBreak { .. } => out.push_str(if pre { "\n" } else { "<br>" }),
             Node::Emoji { attrs, .. } if is_shortcode(&attrs.icon) => {
                 out.push_str("<span data-type=\"emoji\" data-icon=\"");
                 out.push_str(&attrs.icon);
@@ -202,10 +169,14 @@ fn close_mark(out: &mut String, mark: &Mark) {
     });
 }
 
+/// Escapes text content. Control characters, which stored text no longer holds (`text.rs`), are
+/// left out here too, so a document stored before that rule cannot write them either.
 pub fn escape_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
+            c if is_removed_control(c) => {}
+            '\u{2028}' | '\u{2029}' => out.push('\n'),
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),

@@ -8,6 +8,7 @@ use super::href::checked_href;
 use super::html::merge_text;
 use super::model::{CellAttrs, Doc, HeadingAttrs, IconAttrs, LinkAttrs, Mark, Node, OrderedListAttrs, is_shortcode};
 use super::schema::{Kind, Match};
+use super::text;
 use super::{MAX_DEPTH, Profile, RichTextError};
 
 type Res<T> = Result<T, (String, String)>;
@@ -25,7 +26,9 @@ pub fn from_json(value: &Value, profile: Profile) -> Result<Doc, RichTextError> 
     if obj.get("type").and_then(Value::as_str) != Some("doc") {
         return Err(to_err(("$.type".into(), "must be \"doc\"".into())));
     }
-    let content = children(obj, "", profile).map_err(to_err)?;
+    let mut content = children(obj, "", profile).map_err(to_err)?;
+    // Stored text is what a reader sees, whatever its source (text.rs).
+    text::normalize(&mut content);
     let doc = Doc { content };
     if depth(&doc) > MAX_DEPTH {
         return Err(RichTextError::TooDeep { max: MAX_DEPTH });
