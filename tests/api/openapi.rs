@@ -174,7 +174,8 @@ fn canonical(value: Value) -> Value {
 #[test]
 fn the_document_matches_its_snapshot() {
     let path = repo().join("tests/snapshots/openapi.json");
-    let current = serde_json::to_string_pretty(&canonical(serde_json::to_value(docs::document()).unwrap())).unwrap() + "\n";
+    let current =
+        serde_json::to_string_pretty(&canonical(serde_json::to_value(docs::document()).unwrap())).unwrap() + "\n";
     if std::env::var("UPDATE_SNAPSHOTS").is_ok_and(|v| v == "1") {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, &current).unwrap();
@@ -182,7 +183,11 @@ fn the_document_matches_its_snapshot() {
     }
     let stored = std::fs::read_to_string(&path).unwrap_or_default();
     if stored != current {
-        let line = stored.lines().zip(current.lines()).position(|(a, b)| a != b).unwrap_or(stored.lines().count().min(current.lines().count()));
+        let line = stored
+            .lines()
+            .zip(current.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(stored.lines().count().min(current.lines().count()));
         panic!(
             "the OpenAPI document differs from tests/snapshots/openapi.json from line {}:\n  snapshot: {}\n  now:      {}\n\
              If the change is intended, run UPDATE_SNAPSHOTS=1 cargo test -p api-tests -- openapi::the_document and commit the file.",
