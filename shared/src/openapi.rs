@@ -29,6 +29,10 @@ const LOGIN_PATH: &str = "/api/auth/login";
 /// The projection parameters of [P] endpoints, in the order the document lists them.
 pub const PROJECTION_PARAMETERS: [&str; 3] = ["fieldsToReturn", "responseShape", "LT-Response-Shape"];
 
+/// `info.license.identifier`: an SPDX expression (OpenAPI 3.1) for a licence that is not on the
+/// SPDX list.
+pub const LICENSE_IDENTIFIER: &str = "LicenseRef-Proprietary";
+
 /// A top-level tag: the name every operation of a function carries, and what it is about.
 #[derive(Debug, Clone, Copy)]
 pub struct ApiTag {
@@ -49,7 +53,9 @@ pub fn finish(mut api: OpenApi, tags: &[ApiTag]) -> OpenApi {
              LT-Response-Shape (x-lt-response-projection names their compact default).",
         ))
         .contact(Some(ContactBuilder::new().name(Some("workapi developers")).build()))
-        .license(Some(LicenseBuilder::new().name("Proprietary").build()))
+        // Proprietary (Cargo.toml: UNLICENSED): no public licence text to link, so the SPDX
+        // expression for a licence outside the SPDX list stands in for a URL.
+        .license(Some(LicenseBuilder::new().name("Proprietary").identifier(Some(LICENSE_IDENTIFIER)).build()))
         .build();
     api.servers = Some(vec![
         ServerBuilder::new().url("/").description(Some("This deployment (the origin serving this document)")).build(),
@@ -173,9 +179,14 @@ fn add_components(api: &mut OpenApi) {
     let bearer = |description: &str| {
         SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).description(Some(description)).build())
     };
-    components
-        .security_schemes
-        .insert("bearer".into(), bearer("A personal access token (lt_pat_…), an OAuth access token or a session JWT"));
+    components.security_schemes.insert(
+        "bearer".into(),
+        bearer(
+            "A personal access token (lt_pat_…), an OAuth access token or a session JWT. Tokens carry \
+                 scopes; an operation's requirement names the scope it needs (api:read for reads, \
+                 api:write for writes), as OpenAPI 3.1 allows for non-OAuth schemes.",
+        ),
+    );
     components.security_schemes.insert(
         "registrationAccessToken".into(),
         bearer("RFC 7592: the registration access token returned by POST /api/oauth/register"),

@@ -31,8 +31,13 @@ const EMPLOYEES: Requirement = Requirement::Employee;
 /// Changing the task settings (work activities).
 const MANAGE_TASK_SETTINGS: Requirement = Requirement::Permission(key::WS_SETTINGS_MANAGE_TASK_SETTINGS);
 
+/// Schemas used only as path parameters, which `routes!` does not collect by itself.
+#[derive(utoipa::OpenApi)]
+#[openapi(components(schemas(shared::permissions::roles::RoleId, shared::permissions::catalog::PermissionKeySchema)))]
+struct PathSchemas;
+
 fn api() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+    OpenApiRouter::with_openapi(<PathSchemas as utoipa::OpenApi>::openapi())
         .routes(routes!(roles::list_roles, roles::create_role))
         .routes(routes!(roles::get_role, roles::replace_role, roles::update_role, roles::delete_role))
         .routes(routes!(roles::replace_permissions))

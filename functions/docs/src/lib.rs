@@ -6,7 +6,7 @@
 //! server (`functions/local`) and the tests (`tests/`) iterate it; adding a function is one
 //! line here (docs/functions.md).
 
-use axum::http::header;
+use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use shared::AppState;
 use shared::function::Function;
@@ -48,20 +48,41 @@ fn api() -> OpenApiRouter<AppState> {
 ///
 /// The OpenAPI 3.1 document of the whole API.
 #[utoipa::path(get, path = "/docs/json", operation_id = "openApiJson", tag = "docs",
-    responses((status = 200, description = "The OpenAPI 3.1 document", content_type = "application/json", body = Object)))]
+    responses((status = 200, description = "The OpenAPI 3.1 document", content_type = "application/json", body = Object,
+        example = json!({"openapi": "3.1.0", "info": {"title": "workapi", "version": "1.0"}, "paths": {}}))))]
 async fn openapi_json() -> impl IntoResponse {
     axum::Json(document())
 }
 
 /// The document as YAML
 ///
-/// The same OpenAPI 3.1 document, in YAML.
+/// The same OpenAPI 3.1 document, in YAML: `application/yaml` (RFC 9512), or `text/yaml` when
+/// the request's `Accept` names `text/yaml` and not `application/yaml`. Both are documented so
+/// that client generators which know only `text/*` among text responses read it as a string.
 #[utoipa::path(get, path = "/docs/yaml", operation_id = "openApiYaml", tag = "docs",
-    responses((status = 200, description = "The OpenAPI 3.1 document", content_type = "application/yaml", body = String)))]
-async fn openapi_yaml() -> Response {
+    responses((status = 200, description = "The OpenAPI 3.1 document in YAML", content(
+        (String = "application/yaml", example = json!(YAML_EXAMPLE)),
+        (String = "text/yaml", example = json!(YAML_EXAMPLE))))))]
+async fn openapi_yaml(headers: HeaderMap) -> Response {
     static YAML: OnceLock<Result<String, String>> = OnceLock::new();
     match YAML.get_or_init(|| shared::openapi::to_yaml(document())) {
-        Ok(yaml) => ([(header::CONTENT_TYPE, "application/yaml")], yaml.as_str()).into_response(),
+        Ok(yaml) => ([(header::CONTENT_TYPE, yaml_media_type(&headers))], yaml.as_str()).into_response(),
         Err(e) => shared::ApiError::internal(format!("the document does not render as YAML: {e}")).into_response(),
     }
 }
+
+const YAML_EXAMPLE: &str = "openapi: 3.1.0\ninfo:\n  title: workapi\n  version: '1.0'\npaths: {}\n";
+
+/// `text/yaml` when `Accept` names it and not `application/yaml` (quality values aside);
+/// otherwise the registered `application/yaml`.
+fn yaml_media_type(headers: &HeaderMap) -> &'static str {
+    let names = |media_type: &str| {
+        headers.get_all(header::ACCEPT).iter().filter_map(|value| value.to_str().ok()).any(|value| {
+            value.split(',').any(|range| range.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case(media_type))
+        })
+    };
+    if names("text/yaml") && !names("application/yaml") { "text/yaml; charset=utf-8" } else { "application/yaml" }
+}
+
+#[cfg(test)]
+mod tests;

@@ -140,7 +140,8 @@ async fn save_color(
 ///
 /// Soft-deletes a live tag: it leaves the lists and its name is free again.
 #[utoipa::path(delete, path = "/tags/{type}/{id}", operation_id = "deleteTag", tag = "tags", params(TagPath),
-    responses((status = 200, description = "Soft-deleted; the name is free again", body = shared::http::Success)))]
+    responses((status = 200, description = "Soft-deleted; the name is free again", body = shared::http::Success,
+        example = json!({"success": true}))))]
 async fn delete_tag(
     State(state): State<AppState>,
     caller: Caller,

@@ -200,7 +200,8 @@ pub async fn set_permission(
 /// Only a role that no user holds and no role inherits from (409 otherwise).
 #[utoipa::path(delete, path = "/administration/roles/{id}", operation_id = "deleteRole", tag = "administration",
     params(RolePath),
-    responses((status = 200, description = "Deleted; 409 while users hold the role or roles inherit from it", body = Success)))]
+    responses((status = 200, description = "Deleted; 409 while users hold the role or roles inherit from it", body = Success,
+        example = json!({"success": true}))))]
 pub async fn delete_role(
     State(state): State<AppState>,
     caller: Caller,

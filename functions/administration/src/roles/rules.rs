@@ -255,6 +255,27 @@ pub fn check<'r>(
 /// The role as the API returns it (spec §2.1).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(examples(json!({
+    "id": "0fb3f555-64a1-46ed-ae2b-6815ce6f1050_e5b8f62b6b63426d8d757a718a02d2f2",
+    "name": "Reviewers", "description": "Review the work of others", "icon": "fa-eye", "type": "normal",
+    "parentId": "_staff",
+    "permissions": {
+        "Invoices.manage": false, "ProjectComponentsLibrary.edit": false, "Projects.edit": false,
+        "Projects.manageComponents": false, "Projects.manageDocumentation": true,
+        "Projects.manageManualPositions": false, "PublicApi.allowImposterMode": false, "Tasks.createTags": true,
+        "WsSettings.manageRoles": false, "WsSettings.manageSettings": false, "WsSettings.manageTaskSettings": false
+    },
+    "rawPermissions": {"Invoices.manage": false},
+    "effectivePermissions": {
+        "Invoices.manage": false, "ProjectComponentsLibrary.edit": false, "Projects.edit": false,
+        "Projects.manageComponents": false, "Projects.manageDocumentation": true,
+        "Projects.manageManualPositions": false, "PublicApi.allowImposterMode": false, "Tasks.createTags": true,
+        "WsSettings.manageRoles": false, "WsSettings.manageSettings": false, "WsSettings.manageTaskSettings": false
+    },
+    "readOnly": false,
+    "createdAt": "2026-11-24T10:00:00.000Z", "createdBy": "95df1b90-ea25-44f5-b0e7-107ebdc7b8b0",
+    "editedAt": "2026-11-24T10:00:00.000Z"
+})))]
 pub struct RoleView {
     /// Base roles: `_root`, `_ceo`, `_team_leader`, `_staff`, `_guest`; custom roles:
     /// `<workspace id>_<32 hex>`
@@ -267,6 +288,7 @@ pub struct RoleView {
     pub role_type: RoleType,
     /// Absent when the role has no parent
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub parent_id: Option<String>,
     /// Explicit and inherited entries (true allowed, false disallowed; missing: inherited, denied)
     #[schema(value_type = catalog::PermissionMapSchema)]
@@ -279,11 +301,17 @@ pub struct RoleView {
     pub effective_permissions: PermissionMap,
     /// True for the built-in base roles
     pub read_only: bool,
+    /// When the custom role was created; absent for base roles
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(format = DateTime, nullable = false)]
     pub created_at: Option<String>,
+    /// Who created the custom role; absent for base roles
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub created_by: Option<Uuid>,
+    /// When the custom role was last changed; absent for base roles
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(format = DateTime, nullable = false)]
     pub edited_at: Option<String>,
 }
 
