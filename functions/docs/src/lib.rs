@@ -57,11 +57,13 @@ async fn openapi_json() -> impl IntoResponse {
 /// The document as YAML
 ///
 /// The same OpenAPI 3.1 document, in YAML: `application/yaml` (RFC 9512), or `text/yaml` when
-/// the request's `Accept` names `text/yaml` and not `application/yaml`. Both are documented so
-/// that client generators which know only `text/*` among text responses read it as a string.
+/// the request's `Accept` names `text/yaml` and not `application/yaml`. Both are documented:
+/// `application/yaml` as the document object (what YAML-aware clients and schemathesis parse
+/// it to), `text/yaml` as a string, so that client generators which know only `text/*` among
+/// text responses read it as one.
 #[utoipa::path(get, path = "/docs/yaml", operation_id = "openApiYaml", tag = "docs",
     responses((status = 200, description = "The OpenAPI 3.1 document in YAML", content(
-        (String = "application/yaml", example = json!(YAML_EXAMPLE)),
+        (Object = "application/yaml", example = json!({"openapi": "3.1.0", "info": {"title": "workapi", "version": "1.0"}, "paths": {}})),
         (String = "text/yaml", example = json!(YAML_EXAMPLE))))))]
 async fn openapi_yaml(headers: HeaderMap) -> Response {
     static YAML: OnceLock<Result<String, String>> = OnceLock::new();
