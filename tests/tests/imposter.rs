@@ -183,7 +183,7 @@ async fn custom_now_never_revives_an_expired_token() {
 #[tokio::test]
 async fn imposter_requests_count_against_the_callers_bucket_and_real_window() {
     for backend in backends().await {
-        let key = shared::auth::pat::TokenKey::generate();
+        let key = shared::token::TokenKey::generate();
         let limits = RateLimits { per_token: 3, per_ip: 1_000_000, window_secs: 60 };
         let api = TestApi::start_with(&backend, TokenKeySource::Static(key.clone()), key, limits).await;
         let (_, root) = api.user(ROOT, UserKind::Employee).await;

@@ -1,13 +1,13 @@
 //! Discovery: authorization-server metadata (RFC 8414) at the spec's path and at the RFC 8414
 //! location, and protected-resource metadata (RFC 9728). docs/oauth.md#discovery.
 
+use crate::client::AuthMethod;
 use crate::register::{GRANT_TYPES, RESPONSE_TYPES, SCOPES};
 use axum::Json;
 use axum::http::{HeaderMap, header};
 use axum::response::IntoResponse;
 use serde::Serialize;
-use shared::oauth::client::AuthMethod;
-use shared::oauth::issuer::{self, Endpoints};
+use shared::oauth::issuer;
 
 /// The PKCE methods accepted: S256 only (DESIGN §3).
 pub const CODE_CHALLENGE_METHODS: &[&str] = &["S256"];
@@ -15,6 +15,34 @@ pub const CODE_CHALLENGE_METHODS: &[&str] = &["S256"];
 /// Cacheable, but per `Host`: without `LT_SITE_URL` the documents name the requested host, so
 /// a shared cache must not hand one host's answer to another.
 const CACHE: &str = "public, max-age=300";
+
+/// The endpoints of the authorization server, all under the issuer (`shared::oauth::issuer`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoints {
+    pub issuer: String,
+    pub authorization: String,
+    pub token: String,
+    pub registration: String,
+    pub revocation: String,
+}
+
+impl Endpoints {
+    pub fn of(headers: &HeaderMap) -> Endpoints {
+        let issuer = issuer::issuer(headers);
+        Endpoints {
+            authorization: format!("{issuer}/oauth/authorize"),
+            token: format!("{issuer}/oauth/token"),
+            registration: format!("{issuer}/oauth/register"),
+            revocation: format!("{issuer}/oauth/revoke"),
+            issuer,
+        }
+    }
+
+    /// RFC 7592 `registration_client_uri` of one client.
+    pub fn registration_client_uri(&self, client_id: &str) -> String {
+        format!("{}/{client_id}", self.registration)
+    }
+}
 
 /// Authorization-server metadata (RFC 8414 §2).
 #[derive(Serialize, utoipa::ToSchema)]

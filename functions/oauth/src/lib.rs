@@ -1,6 +1,10 @@
-//! The `oauth` function: everything under `{site_url}/api` (DESIGN §1, §3). Today: password
-//! login, which issues session JWTs (the spec's "bearer JWT"); the OAuth 2.0 authorization
-//! server joins it later.
+//! The `oauth` function: everything under `{site_url}/api` (DESIGN §1, §3): the password
+//! login, which issues session JWTs (the spec's "bearer JWT"), and the OAuth 2.0 authorization
+//! server (docs/oauth.md). What only it uses lives here, beside the handlers: clients and
+//! registration guards (`client.rs`), codes (`code.rs`), PKCE (`pkce.rs`), scopes (`scope.rs`),
+//! form parsing (`form.rs`), installations (`install.rs`), grant issuing, refresh and revocation
+//! (`grant.rs`), passwords (`password.rs`). `shared` keeps the issuer and the verification of
+//! access tokens, which every function needs.
 //!
 //! Routes (docs/auth.md):
 //! - `POST /api/auth/login`   e-mail and password → a session JWT (public; login rate limits)
@@ -15,10 +19,18 @@
 //!   (RFC 7009), `token.rs`
 
 pub mod authorize;
+pub mod client;
+pub mod code;
 pub mod consent;
 pub mod discovery;
+pub mod form;
+pub mod grant;
+pub mod install;
 pub mod login;
+pub mod password;
+pub mod pkce;
 pub mod register;
+pub mod scope;
 pub mod token;
 
 use axum::Json;
@@ -28,12 +40,13 @@ use axum::http::request::Parts;
 use axum::response::IntoResponse;
 use login::{Credentials, MAX_EMAIL_CHARS, MAX_PASSWORD_CHARS, Outcome};
 use serde_json::{Map, Value};
-use shared::auth::session;
+use shared::entity::Entity;
 use shared::function::Function;
-use shared::openapi::ApiTag;
 use shared::http::JsonObject;
 use shared::identity::{SCOPE_READ, SCOPE_WRITE};
+use shared::openapi::ApiTag;
 use shared::ratelimit::{self, LoginBucket, Reported};
+use shared::session;
 use shared::validate::Fields;
 use shared::{ApiError, ApiResult, AppState, clock};
 use utoipa_axum::router::OpenApiRouter;
@@ -58,7 +71,17 @@ pub const FUNCTION: Function = Function {
         },
     ],
     api,
-    entities: &[],
+    // The access and refresh tokens' credential items (`OAuthAccessToken`, `OAuthRefreshToken`,
+    // written by `grant.rs`) have no prefix of their own: they live in shared's `CRED#` space
+    // beside the personal access tokens, told apart by their `entity`.
+    entities: &[
+        password::PasswordRecord::KIND,
+        client::Client::KIND,
+        client::RegistrationGuard::KIND,
+        code::CodeRecord::KIND,
+        grant::Grant::KIND,
+        install::Installation::KIND,
+    ],
 };
 
 /// The routes with their OpenAPI declarations: one registration for both.

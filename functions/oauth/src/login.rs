@@ -4,7 +4,7 @@
 //! no password and an inactive user all end as [`Outcome::Rejected`] after the same work (one
 //! index query, one credential read and one Argon2id verification per account tried).
 
-use shared::auth::password;
+use crate::password;
 use shared::identity::{ENTITY_USER, User};
 use shared::store::keys::{self, WsKeys};
 use shared::store::{ENTITY, Query, Store, StoreResult, from_item, query_all};

@@ -4,16 +4,18 @@
 //! Errors here use the RFC bodies `{"error", "error_description"}`, not the API's
 //! `{statusCode, message}` body: OAuth client libraries parse these.
 
+use crate::client::{self, AuthMethod, Client, Metadata, Registered, Replaced};
+use crate::discovery::Endpoints;
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::{Map, Value};
+use shared::entity::{self, Attempt};
 use shared::http::JsonObject;
 use shared::identity::{SCOPE_READ, SCOPE_WRITE};
-use shared::oauth::client::{self, AuthMethod, Client, Metadata, Registered, Replaced};
-use shared::oauth::issuer::Endpoints;
+use shared::oauth::issuer::is_loopback_host;
 use shared::{ApiError, AppState, clock};
 
 /// At most this many redirect URIs per client.
@@ -30,8 +32,6 @@ pub const GRANT_TYPES: &[&str] = &["authorization_code", "refresh_token"];
 pub const RESPONSE_TYPES: &[&str] = &["code"];
 /// The scopes a client may request.
 pub const SCOPES: &[&str] = &[SCOPE_READ, SCOPE_WRITE];
-/// Attempts of an RFC 7592 update or delete that lost a race with another one.
-const ATTEMPTS: usize = 4;
 
 /// An error of the registration endpoints, in the RFC 7591 §3.2.2 / RFC 6750 §3 shape.
 #[derive(Debug)]
@@ -219,7 +219,7 @@ pub fn redirect_uri_problem(uri: &str) -> Option<String> {
     }
     match parsed.scheme() {
         "https" if parsed.host().is_some() => None,
-        "http" if client::is_loopback_host(&parsed) => None,
+        "http" if is_loopback_host(&parsed) => None,
         "http" => {
             Some(format!("{uri:?}: http is allowed only on loopback hosts (127.0.0.1, [::1], localhost); use https"))
         }
@@ -234,8 +234,7 @@ fn web_uri(body: &Map<String, Value>, field: &str) -> RegResult<Option<String>> 
         Some(Value::String(s)) => {
             let ok = s.chars().count() <= MAX_URI_CHARS
                 && url::Url::parse(s).is_ok_and(|u| {
-                    (u.scheme() == "https" && u.host().is_some()
-                        || u.scheme() == "http" && client::is_loopback_host(&u))
+                    (u.scheme() == "https" && u.host().is_some() || u.scheme() == "http" && is_loopback_host(&u))
                         && u.username().is_empty()
                         && u.password().is_none()
                 });
@@ -434,7 +433,7 @@ pub async fn update(
     Path(client_id): Path<String>,
     body: Result<JsonObject, ApiError>,
 ) -> RegResult<Response> {
-    let (mut client, token) = manageable(&state, &headers, &client_id).await?;
+    let (client, token) = manageable(&state, &headers, &client_id).await?;
     let body = body_of(body)?;
     let metadata = metadata(&body)?;
     match body.get("client_id") {
@@ -450,25 +449,33 @@ pub async fn update(
     }
     let rotate = body.get("rotate_client_secret").and_then(Value::as_bool).unwrap_or(false);
     let endpoints = Endpoints::of(&headers);
-    for _ in 0..ATTEMPTS {
-        match client::replace(state.store(), &client, metadata.clone(), rotate).await? {
-            Replaced::Updated { client, client_secret } => {
-                tracing::info!(client = %client.client_id, secret_issued = client_secret.is_some(), "oauth client updated");
-                let response = ClientResponse::of(&client, &endpoints, client_secret, Some(token));
-                return Ok((no_store(), Json(response)).into_response());
-            }
-            Replaced::IdentityTaken => {
-                return Err(RegistrationError::Metadata(
+    let (state, headers, client_id, metadata) = (&state, &headers, &client_id, &metadata);
+    let mut read = Some(client);
+    let updated = entity::retry_on_conflict("The client kept changing during the update; try again", |_| {
+        let current = read.take();
+        async move {
+            // Changed meanwhile: read again (and check the token again: it still must match).
+            let client = match current {
+                Some(client) => client,
+                None => match manageable(state, headers, client_id).await {
+                    Ok((client, _)) => client,
+                    Err(refused) => return Ok(Attempt::Done(Err(refused))),
+                },
+            };
+            Ok(match client::replace(state.store(), &client, metadata.clone(), rotate).await? {
+                Replaced::Updated { client, client_secret } => Attempt::Done(Ok((client, client_secret))),
+                Replaced::IdentityTaken => Attempt::Done(Err(RegistrationError::Metadata(
                     "another client is registered with exactly this metadata".into(),
-                ));
-            }
-            Replaced::Stale => {
-                // Changed meanwhile: read again (and check the token again: it still must match).
-                client = manageable(&state, &headers, &client_id).await?.0;
-            }
+                ))),
+                Replaced::Stale => Attempt::Conflict,
+            })
         }
-    }
-    Err(ApiError::conflict("The client kept changing during the update; try again").into())
+    })
+    .await?;
+    let (client, client_secret) = updated?;
+    tracing::info!(client = %client.client_id, secret_issued = client_secret.is_some(), "oauth client updated");
+    let response = ClientResponse::of(&client, &endpoints, client_secret, Some(token));
+    Ok((no_store(), Json(response)).into_response())
 }
 
 #[utoipa::path(delete, path = "/api/oauth/register/{client_id}", operation_id = "deleteOAuthClient", tag = "oauth",
@@ -483,20 +490,33 @@ pub async fn delete(
     headers: HeaderMap,
     Path(client_id): Path<String>,
 ) -> RegResult<Response> {
-    let (mut client, _) = manageable(&state, &headers, &client_id).await?;
-    for _ in 0..ATTEMPTS {
-        if client::delete(state.store(), &client).await? {
-            // Its codes and refresh tokens already fail (the token endpoint authenticates the
-            // client, which is gone); revoking its grants ends its access tokens too.
-            let revoked =
-                shared::oauth::grant::revoke_client_grants(state.store(), &client.client_id, clock::now_epoch())
-                    .await?;
-            tracing::info!(client = %client.client_id, revoked, "oauth client deleted");
-            return Ok(StatusCode::NO_CONTENT.into_response());
+    let (client, _) = manageable(&state, &headers, &client_id).await?;
+    let (state, headers, client_id) = (&state, &headers, &client_id);
+    let mut read = Some(client);
+    let deleted = entity::retry_on_conflict("The client kept changing during the delete; try again", |_| {
+        let current = read.take();
+        async move {
+            let client = match current {
+                Some(client) => client,
+                None => match manageable(state, headers, client_id).await {
+                    Ok((client, _)) => client,
+                    Err(refused) => return Ok(Attempt::Done(Err(refused))),
+                },
+            };
+            Ok(if client::delete(state.store(), &client).await? {
+                Attempt::Done(Ok(client))
+            } else {
+                Attempt::Conflict
+            })
         }
-        client = manageable(&state, &headers, &client_id).await?.0;
-    }
-    Err(ApiError::conflict("The client kept changing during the delete; try again").into())
+    })
+    .await?;
+    let client = deleted?;
+    // Its codes and refresh tokens already fail (the token endpoint authenticates the client,
+    // which is gone); revoking its grants ends its access tokens too.
+    let revoked = crate::grant::revoke_client_grants(state.store(), &client.client_id, clock::now_epoch()).await?;
+    tracing::info!(client = %client.client_id, revoked, "oauth client deleted");
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 #[cfg(test)]

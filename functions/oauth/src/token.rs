@@ -4,17 +4,17 @@
 //! registered). Answers are JSON with `Cache-Control: no-store`; errors have the RFC 6749 §5.2
 //! body `{"error", "error_description"}`, not the API's error body (docs/oauth.md#tokens).
 
+use crate::client::{self, AuthMethod, Client};
+use crate::form::{self, Params, ParamsError};
+use crate::grant::{self, CodeExchange, GrantError, Issued, Refresh};
+use crate::{pkce, scope};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
-use shared::oauth::client::{self, AuthMethod, Client};
-use shared::oauth::form::{self, Params, ParamsError};
-use shared::oauth::grant::{self, CodeExchange, GrantError, Issued, Refresh};
-use shared::oauth::{pkce, scope};
-use shared::{ApiError, AppState, clock};
+use shared::{AppState, clock};
 
 /// The realm of the Basic challenge of a failed client authentication.
 pub const BASIC_CHALLENGE: &str = "Basic realm=\"workapi\", charset=\"UTF-8\"";
@@ -25,11 +25,13 @@ pub struct OAuthError {
     status: StatusCode,
     error: &'static str,
     description: String,
+    /// Why a server error happened: logged when the response is produced, never sent.
+    cause: Option<String>,
 }
 
 impl OAuthError {
     fn new(status: StatusCode, error: &'static str, description: impl Into<String>) -> Self {
-        OAuthError { status, error, description: description.into() }
+        OAuthError { status, error, description: description.into(), cause: None }
     }
 
     fn invalid_request(description: impl Into<String>) -> Self {
@@ -45,9 +47,10 @@ impl OAuthError {
         Self::new(StatusCode::BAD_REQUEST, "invalid_grant", description)
     }
 
+    /// A server fault; its cause is logged with the response, never sent.
     fn server_error(cause: impl std::fmt::Display) -> Self {
-        let _ = ApiError::internal(cause);
-        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "server_error", "The request could not be completed")
+        let error = Self::new(StatusCode::INTERNAL_SERVER_ERROR, "server_error", "The request could not be completed");
+        OAuthError { cause: Some(cause.to_string()), ..error }
     }
 }
 
@@ -64,6 +67,9 @@ pub struct TokenErrorBody {
 
 impl IntoResponse for OAuthError {
     fn into_response(self) -> Response {
+        if let Some(cause) = &self.cause {
+            tracing::error!(status = self.status.as_u16(), cause = %cause, "request failed");
+        }
         let body = TokenErrorBody { error: self.error.to_owned(), error_description: self.description };
         let mut response = (self.status, no_store(), Json(body)).into_response();
         if self.status == StatusCode::UNAUTHORIZED {
