@@ -29,7 +29,6 @@ pub mod session;
 pub mod store;
 pub mod telemetry;
 pub mod token;
-pub mod validate;
 
 pub use app::AppState;
 pub use auth::Caller;

@@ -252,6 +252,11 @@ struct AuthorizeForm {
     workspace_id: Option<Uuid>,
 }
 
+/// Show the sign-in and consent page
+///
+/// The authorization endpoint (RFC 6749 §4.1, PKCE S256 required): validates the request and
+/// shows the HTML page where the user signs in and approves or denies. Problems before the
+/// redirect URI is verified are an error page; later ones go back to the client.
 #[utoipa::path(get, path = "/api/oauth/authorize", operation_id = "oauthAuthorize", tag = "oauth",
     params(AuthorizeQuery),
     responses(
@@ -298,6 +303,11 @@ fn render(
     consent::consent_page(status, &page, extra)
 }
 
+/// Approve or deny an authorization request
+///
+/// The consent page's form: validates the authorization request again, signs the user in with
+/// the login's rules and limits and, on approval, redirects to the client with a single-use
+/// code (60 seconds); on denial with `error=access_denied`.
 #[utoipa::path(post, path = "/api/oauth/authorize", operation_id = "oauthAuthorizeDecision", tag = "oauth",
     request_body(content = AuthorizeForm, content_type = "application/x-www-form-urlencoded"),
     responses(

@@ -207,6 +207,11 @@ fn grant_failure(e: GrantError) -> OAuthError {
     }
 }
 
+/// Exchange a code or a refresh token for tokens
+///
+/// The token endpoint (RFC 6749 §4.1.3, §6): a code with its PKCE verifier, or a refresh token
+/// (rotated: a reused one revokes the grant), for an access token (1 hour) and a new refresh
+/// token. The client authenticates with the method it registered.
 #[utoipa::path(post, path = "/api/oauth/token", operation_id = "oauthToken", tag = "oauth",
     request_body(content = TokenForm, content_type = "application/x-www-form-urlencoded"),
     responses(
@@ -287,6 +292,11 @@ struct RevokeForm {
     client_secret: Option<String>,
 }
 
+/// Revoke a token
+///
+/// RFC 7009 revocation by the client the token was issued to: a refresh token revokes its whole
+/// grant, an access token itself. Unknown tokens and tokens of other clients change nothing and
+/// get the same 200.
 #[utoipa::path(post, path = "/api/oauth/revoke", operation_id = "oauthRevoke", tag = "oauth",
     request_body(content = RevokeForm, content_type = "application/x-www-form-urlencoded"),
     responses(
