@@ -231,7 +231,10 @@ mod tests {
         let store = SqliteStore::in_memory().unwrap();
         let mut note = Note { id: 1, text: "a".into(), version: 1 };
         let item = to_item(&note, ()).unwrap();
-        assert_eq!((item[PK].as_str(), item[GSI1PK].as_str(), item[ENTITY].as_str()), (Some("P"), Some("NOTES"), Some("Note")));
+        assert_eq!(
+            (item[PK].as_str(), item[GSI1PK].as_str(), item[ENTITY].as_str()),
+            (Some("P"), Some("NOTES"), Some("Note"))
+        );
         create(&store, &note, (), "exists").await.unwrap();
         assert_eq!(create(&store, &note, (), "exists").await.unwrap_err().status.as_u16(), 409);
         let mut stale = Note { id: 1, text: "stale".into(), version: 1 };

@@ -85,7 +85,10 @@ impl ApiError {
 
     /// A 500 whose cause is logged when the response is produced, never sent.
     pub fn internal(cause: impl std::fmt::Display) -> Self {
-        ApiError { cause: Some(cause.to_string()), ..Self::new(StatusCode::INTERNAL_SERVER_ERROR, "Internal server error") }
+        ApiError {
+            cause: Some(cause.to_string()),
+            ..Self::new(StatusCode::INTERNAL_SERVER_ERROR, "Internal server error")
+        }
     }
 
     pub fn with_header(mut self, name: header::HeaderName, value: HeaderValue) -> Self {

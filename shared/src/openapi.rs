@@ -54,7 +54,8 @@ pub fn finish(mut api: OpenApi, tags: &[ApiTag]) -> OpenApi {
     api.servers = Some(vec![
         ServerBuilder::new().url("/").description(Some("This deployment (the origin serving this document)")).build(),
     ]);
-    api.tags = Some(tags.iter().map(|t| TagBuilder::new().name(t.name).description(Some(t.description)).build()).collect());
+    api.tags =
+        Some(tags.iter().map(|t| TagBuilder::new().name(t.name).description(Some(t.description)).build()).collect());
     let compact = take_compact_defaults(&mut api);
     add_components(&mut api);
     for (path, item) in api.paths.paths.iter_mut() {
@@ -123,10 +124,7 @@ fn error_ref() -> RefOr<Response> {
 }
 
 fn integer_header(description: &str) -> utoipa::openapi::header::Header {
-    HeaderBuilder::new()
-        .schema(ObjectBuilder::new().schema_type(Type::Integer))
-        .description(Some(description))
-        .build()
+    HeaderBuilder::new().schema(ObjectBuilder::new().schema_type(Type::Integer)).description(Some(description)).build()
 }
 
 fn rate_headers() -> BTreeMap<String, utoipa::openapi::header::Header> {
@@ -154,11 +152,16 @@ fn add_components(api: &mut OpenApi) {
                     utoipa::openapi::schema::ArrayBuilder::new().items(ObjectBuilder::new().schema_type(Type::String)),
                 )),
         )
-        .examples([json!({"statusCode": 400, "message": "Validation failed", "errors": {"name": ["name is required"]}})])
+        .examples([
+            json!({"statusCode": 400, "message": "Validation failed", "errors": {"name": ["name is required"]}}),
+        ])
         .build();
     components.schemas.insert("Error".into(), RefOr::T(Schema::Object(error_schema)));
     let error_content = || Content::new(Some(Ref::from_schema_name("Error")));
-    let mut error = ResponseBuilder::new().description("Error in the API's error body").content("application/json", error_content()).build();
+    let mut error = ResponseBuilder::new()
+        .description("Error in the API's error body")
+        .content("application/json", error_content())
+        .build();
     error.headers = rate_headers();
     let mut too_many =
         ResponseBuilder::new().description("Rate limit exceeded").content("application/json", error_content()).build();
@@ -170,16 +173,16 @@ fn add_components(api: &mut OpenApi) {
     let bearer = |description: &str| {
         SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).description(Some(description)).build())
     };
-    components.security_schemes.insert(
-        "bearer".into(),
-        bearer("A personal access token (lt_pat_…), an OAuth access token or a session JWT"),
-    );
+    components
+        .security_schemes
+        .insert("bearer".into(), bearer("A personal access token (lt_pat_…), an OAuth access token or a session JWT"));
     components.security_schemes.insert(
         "registrationAccessToken".into(),
         bearer("RFC 7592: the registration access token returned by POST /api/oauth/register"),
     );
     let scopes = Scopes::from_iter([("api:read", "Read access"), ("api:write", "Write access")]);
-    let flow = AuthorizationCode::with_refresh_url("/api/oauth/authorize", "/api/oauth/token", scopes, "/api/oauth/token");
+    let flow =
+        AuthorizationCode::with_refresh_url("/api/oauth/authorize", "/api/oauth/token", scopes, "/api/oauth/token");
     components
         .security_schemes
         .insert("oauth2".into(), SecurityScheme::OAuth2(OAuth2::new([Flow::AuthorizationCode(flow)])));

@@ -55,7 +55,9 @@ fn path_error(rejection: PathRejection) -> ApiError {
         ErrorKind::ParseErrorAtKey { key, expected_type, .. } => {
             ApiError::field(&key, format!("{key} must be a {expected_type}"))
         }
-        ErrorKind::DeserializeError { key, message, .. } => ApiError::field(&key, format!("{key} is malformed: {message}")),
+        ErrorKind::DeserializeError { key, message, .. } => {
+            ApiError::field(&key, format!("{key} is malformed: {message}"))
+        }
         ErrorKind::InvalidUtf8InPathParam { key } => ApiError::field(&key, format!("{key} is not valid UTF-8")),
         other => ApiError::bad_request(format!("Invalid path: {other}")),
     }

@@ -21,11 +21,7 @@ pub const FUNCTION: Function = Function {
                       activities of the task settings",
     }],
     api,
-    entities: &[
-        shared::permissions::roles::CustomRole::KIND,
-        activities::store::ActivityRecord::KIND,
-        SEQUENCE,
-    ],
+    entities: &[shared::permissions::roles::CustomRole::KIND, activities::store::ActivityRecord::KIND, SEQUENCE],
 };
 
 /// Role administration.

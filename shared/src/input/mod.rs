@@ -286,10 +286,7 @@ pub fn nullable(schema: SchemaRef) -> SchemaRef {
             }
             RefOr::T(Schema::Object(object))
         }
-        other => OneOfBuilder::new()
-            .item(other)
-            .item(ObjectBuilder::new().schema_type(Type::Null))
-            .into(),
+        other => OneOfBuilder::new().item(other).item(ObjectBuilder::new().schema_type(Type::Null)).into(),
     }
 }
 
@@ -336,12 +333,9 @@ macro_rules! closed_enum {
 /// The values of an enum schema (for the message that lists them).
 pub fn enum_names(schema: &SchemaRef) -> Vec<String> {
     match schema {
-        RefOr::T(Schema::Object(object)) => object
-            .enum_values
-            .iter()
-            .flatten()
-            .filter_map(|v| v.as_str().map(str::to_owned))
-            .collect(),
+        RefOr::T(Schema::Object(object)) => {
+            object.enum_values.iter().flatten().filter_map(|v| v.as_str().map(str::to_owned)).collect()
+        }
         _ => Vec::new(),
     }
 }

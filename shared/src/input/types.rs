@@ -263,7 +263,8 @@ impl<T: Field, const MAX: usize> Field for List<T, MAX> {
         if items.len() > MAX {
             errors.add(at, format!("{} may hold at most {MAX} items", at.name()));
         }
-        let read: Vec<Option<T>> = items.iter().enumerate().map(|(i, item)| T::read(item, &at.index(i), errors)).collect();
+        let read: Vec<Option<T>> =
+            items.iter().enumerate().map(|(i, item)| T::read(item, &at.index(i), errors)).collect();
         (items.len() <= MAX).then_some(())?;
         read.into_iter().collect::<Option<Vec<T>>>().map(List)
     }

@@ -57,7 +57,8 @@ crate::closed_enum!(RoleType);
 pub struct RoleId(String);
 
 impl RoleId {
-    const PATTERN: &'static str = "^(_[a-z][a-z_]{0,31}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}_[0-9a-f]{32})$";
+    const PATTERN: &'static str =
+        "^(_[a-z][a-z_]{0,31}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}_[0-9a-f]{32})$";
 
     pub fn parse(text: &str) -> Option<RoleId> {
         let base_shaped = text.strip_prefix('_').is_some_and(|name| {

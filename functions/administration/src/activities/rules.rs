@@ -66,7 +66,9 @@ impl Field for Translations {
                     errors.add(&item_at.child("language"), format!("{} appears more than once", t.language.code()));
                     valid = false;
                 }
-                Some(t) => translations.push(Translation { language: t.language.code().to_owned(), name: t.name.into() }),
+                Some(t) => {
+                    translations.push(Translation { language: t.language.code().to_owned(), name: t.name.into() })
+                }
                 None => valid = false,
             }
         }

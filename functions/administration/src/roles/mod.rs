@@ -117,8 +117,9 @@ pub async fn replace_role(
     let body = body.parse(&permit)?;
     let blame = rules::full_blame(&body);
     let id = path.id.as_str();
-    let roles = store::update(state.store(), caller.keys(), id, &|current| Ok((rules::full(&body, Some(current)), blame)))
-        .await?;
+    let roles =
+        store::update(state.store(), caller.keys(), id, &|current| Ok((rules::full(&body, Some(current)), blame)))
+            .await?;
     projection.project(&respond(&caller, &roles, id)?)
 }
 
@@ -140,7 +141,8 @@ pub async fn update_role(
     let body = body.parse(&permit)?;
     let id = path.id.as_str();
     let roles =
-        store::update(state.store(), caller.keys(), id, &|current| Ok((rules::partial(&body, current), "type"))).await?;
+        store::update(state.store(), caller.keys(), id, &|current| Ok((rules::partial(&body, current), "type")))
+            .await?;
     projection.project(&respond(&caller, &roles, id)?)
 }
 

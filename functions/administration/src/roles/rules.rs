@@ -28,7 +28,10 @@ impl Field for Icon {
             Some(Icon(text))
         } else {
             let name = at.name();
-            errors.add(at, format!("{name} must be an icon class name or an emoji shortcode (letters, digits, spaces, - _ : +)"));
+            errors.add(
+                at,
+                format!("{name} must be an icon class name or an emoji shortcode (letters, digits, spaces, - _ : +)"),
+            );
             None
         }
     }
@@ -173,7 +176,9 @@ pub fn partial(body: &RolePatchBody, current: &CustomRole) -> Draft {
 /// itself or as `{"permissions": {…}}`.
 pub fn permission_map(body: serde_json::Value) -> ApiResult<PermissionMap> {
     let map = match body {
-        serde_json::Value::Object(mut map) if map.len() == 1 && map.get("permissions").is_some_and(|v| v.is_object()) => {
+        serde_json::Value::Object(mut map)
+            if map.len() == 1 && map.get("permissions").is_some_and(|v| v.is_object()) =>
+        {
             map.remove("permissions").unwrap_or_default()
         }
         other => other,

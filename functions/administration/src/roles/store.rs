@@ -9,10 +9,10 @@
 
 use super::rules::{self, Draft, RoleView};
 use shared::clock;
+use shared::entity::{self, Attempt};
 use shared::permissions::roles::{CustomRole, new_custom_role_id};
 use shared::permissions::{Roles, base_role};
 use shared::store::keys::WsKeys;
-use shared::entity::{self, Attempt};
 use shared::store::{Condition, Key, Store, TxOp, Update, VERSION};
 use shared::{ApiError, ApiResult, identity};
 use uuid::Uuid;
