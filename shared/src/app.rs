@@ -1,12 +1,12 @@
 //! Per-container state shared by every handler: the store, the secrets and the limits, each set
 //! up once.
 
-use crate::auth::pat::TokenKey;
-use crate::auth::session::{SessionKeySet, SessionKeySource};
 use crate::ratelimit::{LoginLimits, RateLimits};
+use crate::session::{SessionKeySet, SessionKeySource};
 use crate::store::Store;
 use crate::store::dynamo::DynamoStore;
 use crate::store::sqlite::SqliteStore;
+use crate::token::TokenKey;
 use std::sync::Arc;
 use tokio::sync::OnceCell;
 
@@ -166,7 +166,7 @@ pub fn token_key_source_from_env() -> Result<TokenKeySource, ConfigError> {
 }
 
 /// The session key set: `LT_SESSION_KEYS_SECRET_ID` names a Secrets Manager secret (fetched on
-/// first use, refreshed as [`crate::auth::session::RefreshPolicy`] says), or `LT_SESSION_KEYS`
+/// first use, refreshed as [`crate::session::RefreshPolicy`] says), or `LT_SESSION_KEYS`
 /// holds the key-set JSON itself (docs/auth.md).
 pub fn session_key_source_from_env() -> Result<SessionKeySource, ConfigError> {
     if let Ok(secret_id) = std::env::var("LT_SESSION_KEYS_SECRET_ID") {

@@ -6,11 +6,10 @@ use crate::clock;
 use crate::error::ApiError;
 use crate::ratelimit::{self, Bucket, Reported};
 use axum::Router;
-use axum::extract::{FromRequest, Request, State};
+use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use serde_json::{Map, Value};
 use tower_http::catch_panic::CatchPanicLayer;
 
 /// Request bodies above this size get 413. API Gateway caps payloads at 10 MB; nothing this
@@ -127,40 +126,6 @@ async fn normalize_error(response: Response) -> Response {
         }
     }
     rebuilt
-}
-
-/// A JSON object request body. Invalid JSON and non-objects are 400 with the error body; a
-/// body declared as something other than JSON is 415; a body over the limit is 413.
-pub struct JsonObject(pub Map<String, Value>);
-
-impl<S: Send + Sync> FromRequest<S> for JsonObject {
-    type Rejection = ApiError;
-
-    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        if let Some(content_type) = req.headers().get(header::CONTENT_TYPE) {
-            let essence =
-                content_type.to_str().unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-            if essence != "application/json" && !essence.ends_with("+json") {
-                return Err(ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Request body must be application/json"));
-            }
-        }
-        let bytes = axum::body::Bytes::from_request(req, state).await.map_err(|rejection| {
-            let status = rejection.status();
-            if status == StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::new(status, "Request body too large")
-            } else {
-                ApiError::bad_request("Could not read the request body")
-            }
-        })?;
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Err(ApiError::bad_request("Request body must be a JSON object"));
-        }
-        match serde_json::from_slice::<Value>(&bytes) {
-            Ok(Value::Object(map)) => Ok(JsonObject(map)),
-            Ok(_) => Err(ApiError::bad_request("Request body must be a JSON object")),
-            Err(e) => Err(ApiError::bad_request(format!("Invalid JSON body: {e}"))),
-        }
-    }
 }
 
 /// The `{success: true}` body of operations that return no resource.

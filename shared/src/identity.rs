@@ -1,11 +1,11 @@
 //! Workspaces, users and personal access tokens: the records authentication reads, and the
 //! operations the operator CLI and the tests use to create them.
 
-use crate::auth::pat::{self, TokenKey};
 use crate::clock;
 use crate::permissions;
 use crate::store::keys::{self, WsKeys};
 use crate::store::{Condition, Query, Store, StoreError, StoreResult, TxOp, Update, from_item, query_all, to_item};
+use crate::token::{self, TokenKey};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -235,7 +235,7 @@ pub async fn create_token(
     if get_user(store, workspace_id, user_id).await?.is_none() {
         return Err(IdentityError::NotFound(format!("user {user_id} in workspace {workspace_id}")));
     }
-    let raw = pat::mint(key);
+    let raw = token::mint(key);
     let record = TokenRecord {
         id: Uuid::new_v4(),
         workspace_id,
@@ -248,7 +248,7 @@ pub async fn create_token(
         last_used_at: None,
     };
     let keys = WsKeys::new(workspace_id);
-    let mut item = to_item(&record, ENTITY_TOKEN, &keys::credential(&pat::token_hash(&raw)))?;
+    let mut item = to_item(&record, ENTITY_TOKEN, &keys::credential(&token::token_hash(&raw)))?;
     item.insert(crate::store::GSI1PK.into(), keys.user_tokens_gsi1pk(user_id).into());
     item.insert(crate::store::GSI1SK.into(), format!("PAT#{}#{}", record.created_at, record.id).into());
     store.put(item, Condition::NotExists).await?;

@@ -1,5 +1,10 @@
 //! What every workapi function needs: the store, authentication, permissions, response
 //! projection, rich-text conversion, the one error type and the HTTP glue.
+//!
+//! Its top-level modules use each other without cycles (`tests/module_cycles.rs`): `token`
+//! (the bearer-token format) and `session` (session JWTs) are below `app` (the per-container
+//! state), which is below `auth` (the `Caller`); `identity` and `oauth` (the issuer and
+//! access-token verification) are below `auth` too, and `store` is below all of them.
 
 // The derive macros name `::shared::…`, also from inside this crate.
 extern crate self as shared;
@@ -20,9 +25,10 @@ pub mod projection;
 pub mod ratelimit;
 pub mod request;
 pub mod richtext;
+pub mod session;
 pub mod store;
 pub mod telemetry;
-pub mod validate;
+pub mod token;
 
 pub use app::AppState;
 pub use auth::Caller;

@@ -7,10 +7,10 @@
 use api_tests::{TestApi, each_backend};
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use oauth::password;
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 use sha2::Digest;
-use shared::auth::password;
 use shared::identity::{self, User, UserKind};
 use shared::permissions::ROOT;
 use shared::store::keys::WsKeys;
@@ -271,12 +271,12 @@ async fn full_flow_from_registration_to_refresh() {
         assert_eq!(params["state"], "st-123");
         let code = params["code"].clone();
         // The code is stored only hashed, bound to its request.
-        let code_item = api.store.get(&shared::oauth::code::key_of(&code).unwrap()).await.unwrap().unwrap();
+        let code_item = api.store.get(&oauth::code::key_of(&code)).await.unwrap().unwrap();
         assert!(!serde_json::to_string(&code_item).unwrap().contains(&code));
         assert!(code_item["ttl"].as_i64().unwrap() <= shared::clock::now_epoch() + 60);
         // The client is installed in the workspace.
         let installed =
-            shared::oauth::install::get(api.store.as_ref(), WsKeys::new(api.workspace_id), &client.id).await.unwrap();
+            oauth::install::get(api.store.as_ref(), WsKeys::new(api.workspace_id), &client.id).await.unwrap();
         assert_eq!(installed.unwrap().installed_by, user.id);
 
         let answer = exchange(api, &client, &code, REDIRECT, &verifier).await;
@@ -291,7 +291,7 @@ async fn full_flow_from_registration_to_refresh() {
         assert!(access.starts_with("lt_oat_") && refresh_token.starts_with("lt_ort_"), "{tokens}");
         for token in [&access, &refresh_token] {
             let item =
-                api.store.get(&shared::store::keys::credential(&shared::auth::pat::token_hash(token))).await.unwrap();
+                api.store.get(&shared::store::keys::credential(&shared::token::token_hash(token))).await.unwrap();
             assert!(!serde_json::to_string(&item.unwrap()).unwrap().contains(token.as_str()), "stored hashed only");
         }
 
@@ -646,10 +646,8 @@ async fn a_superseded_refresh_token_revokes_the_grant() {
         // revokes too.
         let fresh = tokens(api, &client, &email, "api:read").await;
         let rotated = refresh(api, &client, str_of(&fresh, "refresh_token"), None).await.json();
-        tokio::time::sleep(std::time::Duration::from_secs(
-            shared::oauth::grant::CONCURRENT_REFRESH_GRACE_SECS as u64 + 1,
-        ))
-        .await;
+        tokio::time::sleep(std::time::Duration::from_secs(oauth::grant::CONCURRENT_REFRESH_GRACE_SECS as u64 + 1))
+            .await;
         oauth_error(&refresh(api, &client, str_of(&fresh, "refresh_token"), None).await, 400, "invalid_grant");
         assert_eq!(list_tags(api, str_of(&rotated, "access_token")).await, 401);
         // Another grant of the same user and client is untouched.
@@ -694,7 +692,7 @@ async fn deny_wrong_password_and_the_api_feature() {
         assert!(off.location().is_none());
         assert!(off.text.contains("API access is turned off"), "{}", off.text);
         let installed =
-            shared::oauth::install::get(api.store.as_ref(), WsKeys::new(api.workspace_id), &client.id).await.unwrap();
+            oauth::install::get(api.store.as_ref(), WsKeys::new(api.workspace_id), &client.id).await.unwrap();
         assert!(installed.is_none());
         identity::set_api_enabled(api.store.as_ref(), api.workspace_id, true).await.unwrap();
         let issued = tokens(api, &client, &email, "api:read").await;
@@ -703,10 +701,7 @@ async fn deny_wrong_password_and_the_api_feature() {
         oauth_error(&refresh(api, &client, str_of(&issued, "refresh_token"), None).await, 400, "invalid_grant");
         identity::set_api_enabled(api.store.as_ref(), api.workspace_id, true).await.unwrap();
         assert!(
-            shared::oauth::install::get(api.store.as_ref(), WsKeys::new(api.workspace_id), &client.id)
-                .await
-                .unwrap()
-                .is_some()
+            oauth::install::get(api.store.as_ref(), WsKeys::new(api.workspace_id), &client.id).await.unwrap().is_some()
         );
     })
     .await;
@@ -744,21 +739,16 @@ async fn revocation_and_forged_tokens() {
         oauth_error(&refresh(api, &client, refresh_token, None).await, 400, "invalid_grant");
 
         // Unknown tokens: 200. Missing token: invalid_request. No client: invalid_client.
-        for token in [
-            "lt_oat_unknown",
-            "garbage",
-            &shared::auth::pat::mint_kind(&api.key, shared::auth::pat::Kind::OAuthRefresh),
-        ] {
+        for token in
+            ["lt_oat_unknown", "garbage", &shared::token::mint_kind(&api.key, shared::token::Kind::OAuthRefresh)]
+        {
             assert_eq!(post_form(api, REVOKE, &[("token", token), ("client_id", id)], None).await.status, 200);
         }
         oauth_error(&post_form(api, REVOKE, &[("client_id", id)], None).await, 400, "invalid_request");
         oauth_error(&post_form(api, REVOKE, &[("token", access)], None).await, 401, "invalid_client");
 
         // Forged access tokens are refused before any store read.
-        let forged = shared::auth::pat::mint_kind(
-            &shared::auth::pat::TokenKey::generate(),
-            shared::auth::pat::Kind::OAuthAccess,
-        );
+        let forged = shared::token::mint_kind(&shared::token::TokenKey::generate(), shared::token::Kind::OAuthAccess);
         let refresh_as_access = str_of(&next, "refresh_token");
         for token in [forged.as_str(), "lt_oat_short", refresh_as_access] {
             let before = api.store_reads.load(Ordering::SeqCst);
@@ -802,9 +792,9 @@ async fn an_account_in_several_workspaces_chooses_one_on_the_page() {
         // The token acts in the chosen workspace: the client is installed there, not in the first.
         assert_eq!(list_tags(api, str_of(&tokens, "access_token")).await, 200);
         let keys = WsKeys::new(other.id);
-        assert!(shared::oauth::install::get(api.store.as_ref(), keys, &client.id).await.unwrap().is_some());
+        assert!(oauth::install::get(api.store.as_ref(), keys, &client.id).await.unwrap().is_some());
         let first_keys = WsKeys::new(first.workspace_id);
-        assert!(shared::oauth::install::get(api.store.as_ref(), first_keys, &client.id).await.unwrap().is_none());
+        assert!(oauth::install::get(api.store.as_ref(), first_keys, &client.id).await.unwrap().is_none());
     })
     .await;
 }

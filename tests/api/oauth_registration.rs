@@ -3,9 +3,9 @@
 //! backends (docs/oauth.md).
 
 use api_tests::{TestApi, each_backend};
+use oauth::client;
 use reqwest::Method;
 use serde_json::{Value, json};
-use shared::oauth::client;
 
 const REGISTER: &str = "/api/oauth/register";
 
@@ -71,7 +71,7 @@ async fn registers_public_and_confidential_clients() {
             assert!(secret.len() >= 40, "{secret}");
             // Stored hashed only: the item holds neither the secret nor the registration token.
             let id = confidential["client_id"].as_str().unwrap();
-            let item = api.store.get(&shared::store::keys::oauth_client(id).unwrap()).await.unwrap().unwrap();
+            let item = api.store.get(&client::client_key(id).unwrap()).await.unwrap().unwrap();
             let raw = serde_json::to_string(&item).unwrap();
             assert!(!raw.contains(secret));
             assert!(!raw.contains(confidential["registration_access_token"].as_str().unwrap()));

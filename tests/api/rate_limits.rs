@@ -3,10 +3,10 @@
 
 use api_tests::{Backend, TestApi, assert_error_body, backends};
 use serde_json::Value;
-use shared::auth::pat::TokenKey;
 use shared::identity::UserKind;
 use shared::permissions::ROOT;
 use shared::ratelimit::RateLimits;
+use shared::token::TokenKey;
 use std::time::Duration;
 
 const WINDOW: i64 = 4;

@@ -9,9 +9,9 @@ use lambda_http::tower::{Service, ServiceExt};
 use serde_json::Value;
 use shared::AppState;
 use shared::app::TokenKeySource;
-use shared::auth::pat::TokenKey;
 use shared::function::Function;
 use shared::store::sqlite::SqliteStore;
+use shared::token::TokenKey;
 use std::path::PathBuf;
 use std::sync::Arc;
 

@@ -6,9 +6,9 @@
 
 use api_tests::{Backend, TestApi, assert_error_body, backends, create_secret, moto};
 use shared::app::TokenKeySource;
-use shared::auth::pat::{self, TokenKey};
 use shared::identity::UserKind;
 use shared::permissions::ROOT;
+use shared::token::{self as pat, TokenKey};
 use std::sync::atomic::Ordering;
 
 fn from_secret(secret_id: String) -> TokenKeySource {

@@ -6,12 +6,12 @@ use api_tests::{Backend, TestApi, assert_error_body, backends, create_secret, mo
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
+use oauth::password;
 use serde_json::{Value, json};
-use shared::auth::password;
-use shared::auth::session::{AUDIENCE, ISSUER, RefreshPolicy, SessionKeySet, SessionKeySource};
 use shared::identity::{User, UserKind};
 use shared::permissions::ROOT;
 use shared::ratelimit::LoginLimits;
+use shared::session::{AUDIENCE, ISSUER, RefreshPolicy, SessionKeySet, SessionKeySource};
 use shared::store::keys::WsKeys;
 use shared::store::{Condition, Update};
 use std::sync::atomic::Ordering;
@@ -410,7 +410,7 @@ async fn attack_tokens_are_rejected_without_a_store_read() {
 #[tokio::test]
 async fn the_demo_admin_logs_in_with_the_documented_password() {
     let backend = backends().await.into_iter().next().unwrap();
-    let key = shared::auth::pat::TokenKey::generate();
+    let key = shared::token::TokenKey::generate();
     let demo = local::demo::ensure_demo(backend.store.as_ref(), &key).await.unwrap().expect("an empty store");
     let api = TestApi::start(&backend).await;
     let body = json!({"email": local::demo::DEMO_EMAIL, "password": local::demo::DEMO_PASSWORD});

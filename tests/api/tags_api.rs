@@ -262,8 +262,8 @@ async fn unknown_routes_and_methods_get_the_error_body() {
 async fn bad_credentials_get_401_and_forgeries_never_read_the_store() {
     each_backend(async |_, api| {
         let (user, token) = api.user(ROOT, UserKind::Employee).await;
-        let other_key = shared::auth::pat::TokenKey::generate();
-        let forged = shared::auth::pat::mint(&other_key);
+        let other_key = shared::token::TokenKey::generate();
+        let forged = shared::token::mint(&other_key);
         let mut flipped = token.clone().into_bytes();
         flipped[10] = if flipped[10] == b'a' { b'b' } else { b'a' };
         let flipped = String::from_utf8(flipped).unwrap();
@@ -289,7 +289,7 @@ async fn bad_credentials_get_401_and_forgeries_never_read_the_store() {
         }
 
         // Well-formed and correctly tagged, but never issued: one credential read, then 401.
-        let unknown = shared::auth::pat::mint(&api.key);
+        let unknown = shared::token::mint(&api.key);
         assert_eq!(api.get("/tags/task", &unknown).await.0, 401);
 
         let store = api.store.as_ref();

@@ -20,7 +20,7 @@ async fn main() {
     api.get("/tags/task", &token).await;
     let (_, tag) = api.post("/tags/task/create", &token, json!({"name": "Existing"})).await;
     let id = tag["id"].as_str().unwrap().to_owned();
-    let forged = shared::auth::pat::mint(&shared::auth::pat::TokenKey::generate());
+    let forged = shared::token::mint(&shared::token::TokenKey::generate());
     let role_body = json!({"name": "Reviewers", "icon": "fa-eye", "type": "normal", "parentId": "_staff"});
     let (_, role) = api.post("/administration/roles", &token, role_body.clone()).await;
     let role_id = role["id"].as_str().unwrap().to_owned();

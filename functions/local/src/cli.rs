@@ -4,11 +4,11 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use shared::app::{TokenKeySource, open_store, session_key_source_from_env, token_key_source_from_env};
-use shared::auth::pat::TokenKey;
-use shared::auth::session::{SessionKeySet, SessionKeySource};
 use shared::identity::{self, NewToken, NewUser, UserKind};
+use shared::session::{SessionKeySet, SessionKeySource};
 use shared::store::Store;
 use shared::store::dynamo::DynamoStore;
+use shared::token::TokenKey;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -326,7 +326,7 @@ pub async fn run_operator(command: Command, backend: &Backend) -> CliResult<()> 
         }
         Command::User(UserCommand::SetPassword { workspace, user, password_stdin }) => {
             let password = read_new_password(password_stdin)?;
-            shared::auth::password::set_password(store, workspace, user, &password).await?;
+            oauth::password::set_password(store, workspace, user, &password).await?;
             eprintln!("password set for user {user}");
         }
         Command::Token(TokenCommand::Create { workspace, user, name, scopes, expires_in_days }) => {

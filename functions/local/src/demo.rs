@@ -1,8 +1,8 @@
 //! The demo workspace created on the first start of an empty local store.
 
-use shared::auth::pat::TokenKey;
 use shared::identity::{self, NewToken, NewUser, SCOPE_READ, SCOPE_WRITE, UserKind};
 use shared::store::Store;
+use shared::token::TokenKey;
 
 pub const DEMO_EMAIL: &str = "admin@demo.example";
 /// The demo admin's login password (`POST /api/auth/login`). A demo value, documented in the
@@ -34,7 +34,7 @@ pub async fn ensure_demo(store: &dyn Store, key: &TokenKey) -> Result<Option<Dem
         },
     )
     .await?;
-    shared::auth::password::set_password(store, ws.id, user.id, DEMO_PASSWORD).await?;
+    oauth::password::set_password(store, ws.id, user.id, DEMO_PASSWORD).await?;
     seed_activities(store, ws.id).await?;
     let (token, _) = identity::create_token(
         store,

@@ -8,21 +8,21 @@
 //! reported to the client by a redirect with `error` and `state`. The POST carries the whole
 //! authorization request in hidden fields and validates it again from scratch.
 
+use crate::client::{self, Client};
 use crate::consent::{self, Consent};
+use crate::discovery::Endpoints;
+use crate::form::{self, Params, ParamsError};
 use crate::login::{self, Credentials, MAX_EMAIL_CHARS, MAX_PASSWORD_CHARS, Outcome};
+use crate::{code, install, pkce, scope};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use shared::identity;
-use shared::oauth::client::{self, Client};
-use shared::oauth::form::{self, Params, ParamsError};
-use shared::oauth::issuer::Endpoints;
-use shared::oauth::{code, install, pkce, scope};
 use shared::store::Store;
 use shared::store::keys::WsKeys;
-use shared::{ApiError, AppState, clock};
+use shared::{AppState, clock};
 use uuid::Uuid;
 
 pub const AUTHORIZE_PATH: &str = "/api/oauth/authorize";
@@ -81,7 +81,7 @@ fn bad_page(heading: &'static str, message: impl Into<String>) -> Refusal {
 
 /// A server fault as a page; its cause is logged, never shown.
 fn failure_page(cause: impl std::fmt::Display) -> Response {
-    let _ = ApiError::internal(cause);
+    tracing::error!(cause = %cause, "OAuth authorization failed");
     consent::error_page(
         StatusCode::INTERNAL_SERVER_ERROR,
         "Something went wrong",
@@ -252,6 +252,11 @@ struct AuthorizeForm {
     workspace_id: Option<Uuid>,
 }
 
+/// Show the sign-in and consent page
+///
+/// The authorization endpoint (RFC 6749 §4.1, PKCE S256 required): validates the request and
+/// shows the HTML page where the user signs in and approves or denies. Problems before the
+/// redirect URI is verified are an error page; later ones go back to the client.
 #[utoipa::path(get, path = "/api/oauth/authorize", operation_id = "oauthAuthorize", tag = "oauth",
     params(AuthorizeQuery),
     responses(
@@ -298,6 +303,11 @@ fn render(
     consent::consent_page(status, &page, extra)
 }
 
+/// Approve or deny an authorization request
+///
+/// The consent page's form: validates the authorization request again, signs the user in with
+/// the login's rules and limits and, on approval, redirects to the client with a single-use
+/// code (60 seconds); on denial with `error=access_denied`.
 #[utoipa::path(post, path = "/api/oauth/authorize", operation_id = "oauthAuthorizeDecision", tag = "oauth",
     request_body(content = AuthorizeForm, content_type = "application/x-www-form-urlencoded"),
     responses(

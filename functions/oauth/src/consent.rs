@@ -5,12 +5,12 @@
 //! and forbids framing (with `X-Frame-Options: DENY` for older browsers). Every value that
 //! reaches the page is HTML-escaped; no secret (password, code, token) is ever written into it.
 
+use crate::scope;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use sha2::{Digest, Sha256};
-use shared::oauth::scope;
 use std::fmt::Write;
 use std::sync::LazyLock;
 use uuid::Uuid;

@@ -1,13 +1,13 @@
 //! Discovery: authorization-server metadata (RFC 8414) at the spec's path and at the RFC 8414
 //! location, and protected-resource metadata (RFC 9728). docs/oauth.md#discovery.
 
+use crate::client::AuthMethod;
 use crate::register::{GRANT_TYPES, RESPONSE_TYPES, SCOPES};
 use axum::Json;
 use axum::http::{HeaderMap, header};
 use axum::response::IntoResponse;
 use serde::Serialize;
-use shared::oauth::client::AuthMethod;
-use shared::oauth::issuer::{self, Endpoints};
+use shared::oauth::issuer;
 
 /// The PKCE methods accepted: S256 only (DESIGN §3).
 pub const CODE_CHALLENGE_METHODS: &[&str] = &["S256"];
@@ -15,6 +15,34 @@ pub const CODE_CHALLENGE_METHODS: &[&str] = &["S256"];
 /// Cacheable, but per `Host`: without `LT_SITE_URL` the documents name the requested host, so
 /// a shared cache must not hand one host's answer to another.
 const CACHE: &str = "public, max-age=300";
+
+/// The endpoints of the authorization server, all under the issuer (`shared::oauth::issuer`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoints {
+    pub issuer: String,
+    pub authorization: String,
+    pub token: String,
+    pub registration: String,
+    pub revocation: String,
+}
+
+impl Endpoints {
+    pub fn of(headers: &HeaderMap) -> Endpoints {
+        let issuer = issuer::issuer(headers);
+        Endpoints {
+            authorization: format!("{issuer}/oauth/authorize"),
+            token: format!("{issuer}/oauth/token"),
+            registration: format!("{issuer}/oauth/register"),
+            revocation: format!("{issuer}/oauth/revoke"),
+            issuer,
+        }
+    }
+
+    /// RFC 7592 `registration_client_uri` of one client.
+    pub fn registration_client_uri(&self, client_id: &str) -> String {
+        format!("{}/{client_id}", self.registration)
+    }
+}
 
 /// Authorization-server metadata (RFC 8414 §2).
 #[derive(Serialize, utoipa::ToSchema)]
@@ -81,12 +109,20 @@ fn serve_as_metadata(headers: &HeaderMap) -> impl IntoResponse + use<> {
     ([(header::CACHE_CONTROL, CACHE), (header::VARY, "Host")], Json(authorization_server_metadata(headers)))
 }
 
+/// Authorization-server metadata
+///
+/// RFC 8414 metadata of the OAuth 2.0 authorization server at the spec's path: the issuer, its
+/// endpoints and what it supports (PKCE S256 only). Public, cacheable per host.
 #[utoipa::path(get, path = "/api/.well-known/oauth-authorization-server", operation_id = "oauthAuthorizationServerMetadata", tag = "oauth",
     responses((status = 200, description = "Authorization-server metadata (RFC 8414); the same document as at /.well-known/oauth-authorization-server/api", body = AuthorizationServerMetadata)))]
 pub async fn authorization_server(headers: HeaderMap) -> impl IntoResponse {
     serve_as_metadata(&headers)
 }
 
+/// Authorization-server metadata (RFC 8414 location)
+///
+/// The same document at the location RFC 8414 §3.1 derives from the issuer `{site_url}/api`.
+/// Public, cacheable per host.
 #[utoipa::path(get, path = "/.well-known/oauth-authorization-server/api", operation_id = "oauthAuthorizationServerMetadataRfc8414", tag = "oauth",
     responses((status = 200, description = "Authorization-server metadata at the RFC 8414 §3.1 location for the issuer `{site_url}/api`", body = AuthorizationServerMetadata)))]
 pub async fn authorization_server_rfc8414(headers: HeaderMap) -> impl IntoResponse {
@@ -103,12 +139,20 @@ fn serve_resource_metadata(headers: &HeaderMap) -> impl IntoResponse + use<> {
     ([(header::CACHE_CONTROL, CACHE), (header::VARY, "Host")], Json(metadata))
 }
 
+/// Protected-resource metadata
+///
+/// RFC 9728 metadata of the API: its resource identifier, the authorization server that issues
+/// its tokens, and its scopes. Every 401 names this URL. Public, cacheable per host.
 #[utoipa::path(get, path = "/.well-known/oauth-protected-resource", operation_id = "oauthProtectedResourceMetadata", tag = "oauth",
     responses((status = 200, description = "Protected-resource metadata of the API (RFC 9728); named by `WWW-Authenticate` on every 401", body = ProtectedResourceMetadata)))]
 pub async fn protected_resource(headers: HeaderMap) -> impl IntoResponse {
     serve_resource_metadata(&headers)
 }
 
+/// Protected-resource metadata (under the issuer)
+///
+/// The same RFC 9728 document under the issuer's path, for clients that look there. Public,
+/// cacheable per host.
 #[utoipa::path(get, path = "/api/.well-known/oauth-protected-resource", operation_id = "oauthProtectedResourceMetadataApi", tag = "oauth",
     responses((status = 200, description = "The same protected-resource metadata under the issuer's path", body = ProtectedResourceMetadata)))]
 pub async fn protected_resource_api(headers: HeaderMap) -> impl IntoResponse {

@@ -1,6 +1,10 @@
-//! The `oauth` function: everything under `{site_url}/api` (DESIGN §1, §3). Today: password
-//! login, which issues session JWTs (the spec's "bearer JWT"); the OAuth 2.0 authorization
-//! server joins it later.
+//! The `oauth` function: everything under `{site_url}/api` (DESIGN §1, §3): the password
+//! login, which issues session JWTs (the spec's "bearer JWT"), and the OAuth 2.0 authorization
+//! server (docs/oauth.md). What only it uses lives here, beside the handlers: clients and
+//! registration guards (`client.rs`), codes (`code.rs`), PKCE (`pkce.rs`), scopes (`scope.rs`),
+//! form parsing (`form.rs`), installations (`install.rs`), grant issuing, refresh and revocation
+//! (`grant.rs`), passwords (`password.rs`). `shared` keeps the issuer and the verification of
+//! access tokens, which every function needs.
 //!
 //! Routes (docs/auth.md):
 //! - `POST /api/auth/login`   e-mail and password → a session JWT (public; login rate limits)
@@ -15,10 +19,18 @@
 //!   (RFC 7009), `token.rs`
 
 pub mod authorize;
+pub mod client;
+pub mod code;
 pub mod consent;
 pub mod discovery;
+pub mod form;
+pub mod grant;
+pub mod install;
 pub mod login;
+pub mod password;
+pub mod pkce;
 pub mod register;
+pub mod scope;
 pub mod token;
 
 use axum::Json;
@@ -26,15 +38,15 @@ use axum::extract::State;
 use axum::http::header;
 use axum::http::request::Parts;
 use axum::response::IntoResponse;
-use login::{Credentials, MAX_EMAIL_CHARS, MAX_PASSWORD_CHARS, Outcome};
-use serde_json::{Map, Value};
-use shared::auth::session;
+use login::{Credentials, Email, Outcome, Password};
+use shared::entity::Entity;
 use shared::function::Function;
-use shared::http::JsonObject;
 use shared::identity::{SCOPE_READ, SCOPE_WRITE};
+use shared::input::{Input, Patch};
 use shared::openapi::ApiTag;
 use shared::ratelimit::{self, LoginBucket, Reported};
-use shared::validate::Fields;
+use shared::request::{Body, Permit};
+use shared::session;
 use shared::{ApiError, ApiResult, AppState, clock};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -58,7 +70,17 @@ pub const FUNCTION: Function = Function {
         },
     ],
     api,
-    entities: &[],
+    // The access and refresh tokens' credential items (`OAuthAccessToken`, `OAuthRefreshToken`,
+    // written by `grant.rs`) have no prefix of their own: they live in shared's `CRED#` space
+    // beside the personal access tokens, told apart by their `entity`.
+    entities: &[
+        password::PasswordRecord::KIND,
+        client::Client::KIND,
+        client::RegistrationGuard::KIND,
+        code::CodeRecord::KIND,
+        grant::Grant::KIND,
+        install::Installation::KIND,
+    ],
 };
 
 /// The routes with their OpenAPI declarations: one registration for both.
@@ -75,25 +97,18 @@ fn api() -> OpenApiRouter<AppState> {
         .merge(token::api())
 }
 
-/// Request body of the login (parsed by hand, documented here).
-#[derive(serde::Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
+/// Request body of the login.
+#[derive(Input)]
+#[input(example = serde_json::json!({"email": "ann.lee@acme.example", "password": "correct horse battery staple"}))]
 struct LoginBody {
     /// The user's e-mail address (case-insensitive; surrounding whitespace is ignored)
-    #[schema(max_length = 254, pattern = r"^\S+@\S+$")]
-    email: String,
+    email: Email,
     /// The password, exactly as set (not trimmed)
-    #[schema(min_length = 1, max_length = 1024)]
-    password: String,
+    password: Password,
     /// The workspace to sign in to: needed only when the e-mail and password are valid in
-    /// several workspaces (the login then answers 400 naming this field)
-    #[schema(
-        value_type = Option<String>,
-        format = Uuid,
-        pattern = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
-    )]
-    workspace_id: Option<Uuid>,
+    /// several workspaces (the login then answers 400 naming this field); null is the same as
+    /// leaving it out
+    workspace_id: Patch<Uuid>,
 }
 
 /// A new session.
@@ -112,66 +127,6 @@ pub struct LoginResponse {
     pub scope: String,
     pub workspace_id: Uuid,
     pub user_id: Uuid,
-}
-
-fn credentials(body: &Map<String, Value>) -> ApiResult<Credentials> {
-    let mut fields = Fields::new(body);
-    let email = match body.get("email") {
-        None | Some(Value::Null) => {
-            fields.error("email", "email is required");
-            None
-        }
-        Some(Value::String(s)) => {
-            let s = s.trim();
-            if s.chars().count() > MAX_EMAIL_CHARS {
-                fields.error("email", format!("email must be at most {MAX_EMAIL_CHARS} characters"));
-                None
-            } else if !login::is_email_shaped(s) {
-                fields.error("email", "email must be an e-mail address");
-                None
-            } else {
-                Some(s.to_owned())
-            }
-        }
-        Some(_) => {
-            fields.error("email", "email must be a string");
-            None
-        }
-    };
-    let password = match body.get("password") {
-        None | Some(Value::Null) => {
-            fields.error("password", "password is required");
-            None
-        }
-        Some(Value::String(s)) if s.is_empty() => {
-            fields.error("password", "password must not be empty");
-            None
-        }
-        Some(Value::String(s)) if s.chars().count() > MAX_PASSWORD_CHARS => {
-            fields.error("password", format!("password must be at most {MAX_PASSWORD_CHARS} characters"));
-            None
-        }
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(_) => {
-            fields.error("password", "password must be a string");
-            None
-        }
-    };
-    let workspace_id = match body.get("workspaceId") {
-        None | Some(Value::Null) => None,
-        Some(value) => {
-            let parsed = value.as_str().and_then(|s| Uuid::parse_str(s.trim()).ok());
-            if parsed.is_none() {
-                fields.error("workspaceId", "workspaceId must be a workspace id (UUID)");
-            }
-            parsed
-        }
-    };
-    fields.finish()?;
-    match (email, password) {
-        (Some(email), Some(password)) => Ok(Credentials { email, password, workspace_id }),
-        _ => Err(ApiError::internal("login validation passed without its fields")),
-    }
 }
 
 /// Charges the attempt to the login limits of its IP and of its e-mail (after the API's IP
@@ -196,15 +151,22 @@ fn rejected() -> ApiError {
     ApiError::unauthorized("Invalid e-mail or password")
 }
 
+/// Log in with e-mail and password
+///
+/// Public (no bearer token). Checks the e-mail and password and answers with a session JWT for
+/// the user (the spec's bearer JWT), to send as `Authorization: Bearer <accessToken>`. An unknown
+/// e-mail, a wrong password and an inactive user get the same 401 after the same work. Limited
+/// per IP and per e-mail on top of the API's IP limit (429 with `Retry-After`).
 #[utoipa::path(post, path = "/api/auth/login", operation_id = "login", tag = "auth",
     request_body = LoginBody,
     responses((status = 200, description = "A session JWT for the user, valid for `expiresIn` seconds", body = LoginResponse)))]
-async fn login(
-    State(state): State<AppState>,
-    parts: Parts,
-    JsonObject(body): JsonObject,
-) -> ApiResult<impl IntoResponse> {
-    let credentials = credentials(&body)?;
+async fn login(State(state): State<AppState>, parts: Parts, body: Body<LoginBody>) -> ApiResult<impl IntoResponse> {
+    let body = body.parse(&Permit::public())?;
+    let credentials = Credentials {
+        email: body.email.into_string(),
+        password: body.password.into_string(),
+        workspace_id: body.workspace_id.into_option(),
+    };
     charge(&state, &parts, &credentials.email).await?;
     let user = match login::authenticate(state.store(), &credentials).await? {
         Outcome::Authenticated(user) => user,

@@ -4,16 +4,94 @@
 //! no password and an inactive user all end as [`Outcome::Rejected`] after the same work (one
 //! index query, one credential read and one Argon2id verification per account tried).
 
-use shared::auth::password;
+use crate::password;
+use serde_json::Value;
 use shared::identity::{ENTITY_USER, User};
+use shared::input::{At, Errors, Field, SchemaRef};
 use shared::store::keys::{self, WsKeys};
 use shared::store::{ENTITY, Query, Store, StoreResult, from_item, query_all};
+use utoipa::openapi::schema::{ObjectBuilder, Type};
 use uuid::Uuid;
 
 pub const MAX_EMAIL_CHARS: usize = 254;
 pub const MAX_PASSWORD_CHARS: usize = password::MAX_CHARS;
 /// Without `workspaceId`, at most this many accounts of one e-mail are tried (bounded work).
 pub const MAX_CANDIDATES: usize = 10;
+
+/// An e-mail address as the login takes it: trimmed, at most [`MAX_EMAIL_CHARS`] characters,
+/// shaped as [`is_email_shaped`] says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Email(String);
+
+impl Email {
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl Field for Email {
+    fn read(value: &Value, at: &At, errors: &mut Errors) -> Option<Self> {
+        let name = at.name();
+        let Some(raw) = value.as_str() else {
+            errors.add(at, format!("{name} must be a string"));
+            return None;
+        };
+        let email = raw.trim();
+        if email.chars().count() > MAX_EMAIL_CHARS {
+            errors.add(at, format!("{name} must be at most {MAX_EMAIL_CHARS} characters"));
+            None
+        } else if !is_email_shaped(email) {
+            errors.add(at, format!("{name} must be an e-mail address"));
+            None
+        } else {
+            Some(Email(email.to_owned()))
+        }
+    }
+
+    fn schema() -> SchemaRef {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .max_length(Some(MAX_EMAIL_CHARS))
+            .pattern(Some(r"^\S+@\S+$"))
+            .into()
+    }
+}
+
+/// A password as sent: not trimmed (spaces count), 1 to [`MAX_PASSWORD_CHARS`] characters.
+/// Debug hides it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Password(String);
+
+impl Password {
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl std::fmt::Debug for Password {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Password(<redacted>)")
+    }
+}
+
+impl Field for Password {
+    fn read(value: &Value, at: &At, errors: &mut Errors) -> Option<Self> {
+        let name = at.name();
+        match value.as_str() {
+            None => errors.add(at, format!("{name} must be a string")),
+            Some("") => errors.add(at, format!("{name} must not be empty")),
+            Some(s) if s.chars().count() > MAX_PASSWORD_CHARS => {
+                errors.add(at, format!("{name} must be at most {MAX_PASSWORD_CHARS} characters"))
+            }
+            Some(s) => return Some(Password(s.to_owned())),
+        }
+        None
+    }
+
+    fn schema() -> SchemaRef {
+        ObjectBuilder::new().schema_type(Type::String).min_length(Some(1)).max_length(Some(MAX_PASSWORD_CHARS)).into()
+    }
+}
 
 /// A login request, validated.
 pub struct Credentials {
@@ -80,6 +158,35 @@ pub async fn authenticate(store: &dyn Store, credentials: &Credentials) -> Store
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn read<T: Field>(value: Value) -> (Option<T>, Errors) {
+        let mut errors = Errors::default();
+        let read = T::read(&value, &At::root().child("email"), &mut errors);
+        (read, errors)
+    }
+
+    #[test]
+    fn emails_are_trimmed_bounded_and_shaped() {
+        let (email, errors) = read::<Email>(Value::from("  Ann@acme.example "));
+        assert_eq!((email.map(Email::into_string).as_deref(), errors.is_empty()), (Some("Ann@acme.example"), true));
+        let longest = format!("{}@x.example", "a".repeat(MAX_EMAIL_CHARS - 10));
+        assert!(read::<Email>(Value::from(longest.clone())).0.is_some());
+        for bad in [Value::from(format!("a{longest}")), Value::from("no-at-sign"), Value::from(" "), Value::from(5)] {
+            let (email, errors) = read::<Email>(bad.clone());
+            assert!(email.is_none() && !errors.is_empty(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn passwords_are_taken_as_sent() {
+        let (password, _) = read::<Password>(Value::from("  spaced  "));
+        assert_eq!(password.map(Password::into_string).as_deref(), Some("  spaced  "));
+        assert!(read::<Password>(Value::from("x".repeat(MAX_PASSWORD_CHARS))).0.is_some());
+        for bad in [Value::from(""), Value::from("x".repeat(MAX_PASSWORD_CHARS + 1)), Value::Bool(true)] {
+            assert!(read::<Password>(bad).0.is_none());
+        }
+        assert!(!format!("{:?}", Password("secret".into())).contains("secret"));
+    }
 
     #[test]
     fn email_shape() {

@@ -4,16 +4,18 @@
 //! Errors here use the RFC bodies `{"error", "error_description"}`, not the API's
 //! `{statusCode, message}` body: OAuth client libraries parse these.
 
+use crate::client::{self, AuthMethod, Client, Metadata, Registered, Replaced};
+use crate::discovery::Endpoints;
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use shared::http::JsonObject;
+use shared::entity::{self, Attempt};
 use shared::identity::{SCOPE_READ, SCOPE_WRITE};
-use shared::oauth::client::{self, AuthMethod, Client, Metadata, Registered, Replaced};
-use shared::oauth::issuer::Endpoints;
+use shared::oauth::issuer::is_loopback_host;
+use shared::request::{Body, Path, Permit};
 use shared::{ApiError, AppState, clock};
 
 /// At most this many redirect URIs per client.
@@ -30,8 +32,6 @@ pub const GRANT_TYPES: &[&str] = &["authorization_code", "refresh_token"];
 pub const RESPONSE_TYPES: &[&str] = &["code"];
 /// The scopes a client may request.
 pub const SCOPES: &[&str] = &[SCOPE_READ, SCOPE_WRITE];
-/// Attempts of an RFC 7592 update or delete that lost a race with another one.
-const ATTEMPTS: usize = 4;
 
 /// An error of the registration endpoints, in the RFC 7591 §3.2.2 / RFC 6750 §3 shape.
 #[derive(Debug)]
@@ -110,8 +110,10 @@ fn no_store() -> [(header::HeaderName, &'static str); 2] {
     [(header::CACHE_CONTROL, "no-store"), (header::PRAGMA, "no-cache")]
 }
 
-/// Client metadata of a registration or an RFC 7592 update (parsed by hand, documented here).
-#[derive(serde::Deserialize, utoipa::ToSchema)]
+/// Client metadata of a registration or an RFC 7592 update. Documented here, parsed by
+/// [`metadata`]: its errors are RFC 7591's (`invalid_redirect_uri`, `invalid_client_metadata`,
+/// the first problem found), not the API's field map, so it cannot be an `Input`.
+#[derive(utoipa::ToSchema)]
 #[allow(dead_code)]
 pub struct ClientMetadataBody {
     /// Where the authorization server may send the user back: absolute `https` URIs, or `http`
@@ -219,7 +221,7 @@ pub fn redirect_uri_problem(uri: &str) -> Option<String> {
     }
     match parsed.scheme() {
         "https" if parsed.host().is_some() => None,
-        "http" if client::is_loopback_host(&parsed) => None,
+        "http" if is_loopback_host(&parsed) => None,
         "http" => {
             Some(format!("{uri:?}: http is allowed only on loopback hosts (127.0.0.1, [::1], localhost); use https"))
         }
@@ -234,8 +236,7 @@ fn web_uri(body: &Map<String, Value>, field: &str) -> RegResult<Option<String>> 
         Some(Value::String(s)) => {
             let ok = s.chars().count() <= MAX_URI_CHARS
                 && url::Url::parse(s).is_ok_and(|u| {
-                    (u.scheme() == "https" && u.host().is_some()
-                        || u.scheme() == "http" && client::is_loopback_host(&u))
+                    (u.scheme() == "https" && u.host().is_some() || u.scheme() == "http" && is_loopback_host(&u))
                         && u.username().is_empty()
                         && u.password().is_none()
                 });
@@ -340,16 +341,35 @@ pub fn metadata(body: &Map<String, Value>) -> RegResult<Metadata> {
     })
 }
 
-/// The body as a JSON object; a malformed body is `invalid_client_metadata` (413 and 415 keep
-/// their statuses).
-fn body_of(body: Result<JsonObject, ApiError>) -> RegResult<Map<String, Value>> {
-    match body {
-        Ok(JsonObject(body)) => Ok(body),
+/// The body as a JSON object (read after the route's checks, like every body); a malformed body
+/// is `invalid_client_metadata` (413 and 415 keep their statuses).
+fn body_of(body: Result<Body<ClientMetadataBody>, ApiError>) -> RegResult<Map<String, Value>> {
+    match body.and_then(|body| body.json(&Permit::public())) {
+        Ok(Value::Object(body)) => Ok(body),
+        Ok(_) => Err(RegistrationError::Metadata("Request body must be a JSON object".into())),
         Err(e) if e.status == StatusCode::BAD_REQUEST => Err(RegistrationError::Metadata(e.message)),
         Err(e) => Err(e.into()),
     }
 }
 
+/// The path of one registered client (RFC 7592 `registration_client_uri`).
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct ClientPath {
+    /// The client id (`dcr_<uuid>`)
+    client_id: String,
+}
+
+/// The client id of the path. A path that cannot be read names no client: the same 401 as an
+/// unknown client, in the RFC body.
+fn client_id_of(path: Result<Path<ClientPath>, ApiError>) -> RegResult<String> {
+    path.map(|Path(path)| path.client_id).map_err(|_| RegistrationError::InvalidToken)
+}
+
+/// Register an OAuth client
+///
+/// Dynamic client registration (RFC 7591), public: no token. Identical metadata gives the
+/// existing client (then shared); errors have the RFC body `{error, error_description}`.
 #[utoipa::path(post, path = "/api/oauth/register", operation_id = "registerOAuthClient", tag = "oauth",
     request_body = ClientMetadataBody,
     responses(
@@ -358,7 +378,7 @@ fn body_of(body: Result<JsonObject, ApiError>) -> RegResult<Map<String, Value>> 
 pub async fn register(
     State(state): State<AppState>,
     headers: HeaderMap,
-    body: Result<JsonObject, ApiError>,
+    body: Result<Body<ClientMetadataBody>, ApiError>,
 ) -> RegResult<Response> {
     let body = body_of(body)?;
     let metadata = metadata(&body)?;
@@ -403,8 +423,12 @@ async fn manageable(state: &AppState, headers: &HeaderMap, client_id: &str) -> R
     Ok((client, token))
 }
 
+/// Read an OAuth client's registration
+///
+/// RFC 7592 §2.1, with the client's registration access token as bearer token. The client
+/// secret is never shown again.
 #[utoipa::path(get, path = "/api/oauth/register/{client_id}", operation_id = "readOAuthClient", tag = "oauth",
-    params(("client_id" = String, Path, description = "The client id (`dcr_<uuid>`)")),
+    params(ClientPath),
     security(("registrationAccessToken" = [])),
     responses(
         (status = 200, description = "The client's registration (RFC 7592 §2.1); no client_secret", body = ClientResponse),
@@ -412,15 +436,20 @@ async fn manageable(state: &AppState, headers: &HeaderMap, client_id: &str) -> R
 pub async fn read(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path(client_id): Path<String>,
+    path: Result<Path<ClientPath>, ApiError>,
 ) -> RegResult<Response> {
+    let client_id = client_id_of(path)?;
     let (client, token) = authenticated(&state, &headers, &client_id).await?;
     let response = ClientResponse::of(&client, &Endpoints::of(&headers), None, Some(token));
     Ok((no_store(), Json(response)).into_response())
 }
 
+/// Update an OAuth client's registration
+///
+/// RFC 7592 §2.2, with the client's registration access token as bearer token: the metadata is
+/// replaced as a whole. Refused (403) for a shared client.
 #[utoipa::path(put, path = "/api/oauth/register/{client_id}", operation_id = "updateOAuthClient", tag = "oauth",
-    params(("client_id" = String, Path, description = "The client id (`dcr_<uuid>`)")),
+    params(ClientPath),
     security(("registrationAccessToken" = [])),
     request_body = ClientMetadataBody,
     responses(
@@ -431,10 +460,11 @@ pub async fn read(
 pub async fn update(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path(client_id): Path<String>,
-    body: Result<JsonObject, ApiError>,
+    path: Result<Path<ClientPath>, ApiError>,
+    body: Result<Body<ClientMetadataBody>, ApiError>,
 ) -> RegResult<Response> {
-    let (mut client, token) = manageable(&state, &headers, &client_id).await?;
+    let client_id = client_id_of(path)?;
+    let (client, token) = manageable(&state, &headers, &client_id).await?;
     let body = body_of(body)?;
     let metadata = metadata(&body)?;
     match body.get("client_id") {
@@ -450,29 +480,41 @@ pub async fn update(
     }
     let rotate = body.get("rotate_client_secret").and_then(Value::as_bool).unwrap_or(false);
     let endpoints = Endpoints::of(&headers);
-    for _ in 0..ATTEMPTS {
-        match client::replace(state.store(), &client, metadata.clone(), rotate).await? {
-            Replaced::Updated { client, client_secret } => {
-                tracing::info!(client = %client.client_id, secret_issued = client_secret.is_some(), "oauth client updated");
-                let response = ClientResponse::of(&client, &endpoints, client_secret, Some(token));
-                return Ok((no_store(), Json(response)).into_response());
-            }
-            Replaced::IdentityTaken => {
-                return Err(RegistrationError::Metadata(
+    let (state, headers, client_id, metadata) = (&state, &headers, &client_id, &metadata);
+    let mut read = Some(client);
+    let updated = entity::retry_on_conflict("The client kept changing during the update; try again", |_| {
+        let current = read.take();
+        async move {
+            // Changed meanwhile: read again (and check the token again: it still must match).
+            let client = match current {
+                Some(client) => client,
+                None => match manageable(state, headers, client_id).await {
+                    Ok((client, _)) => client,
+                    Err(refused) => return Ok(Attempt::Done(Err(refused))),
+                },
+            };
+            Ok(match client::replace(state.store(), &client, metadata.clone(), rotate).await? {
+                Replaced::Updated { client, client_secret } => Attempt::Done(Ok((client, client_secret))),
+                Replaced::IdentityTaken => Attempt::Done(Err(RegistrationError::Metadata(
                     "another client is registered with exactly this metadata".into(),
-                ));
-            }
-            Replaced::Stale => {
-                // Changed meanwhile: read again (and check the token again: it still must match).
-                client = manageable(&state, &headers, &client_id).await?.0;
-            }
+                ))),
+                Replaced::Stale => Attempt::Conflict,
+            })
         }
-    }
-    Err(ApiError::conflict("The client kept changing during the update; try again").into())
+    })
+    .await?;
+    let (client, client_secret) = updated?;
+    tracing::info!(client = %client.client_id, secret_issued = client_secret.is_some(), "oauth client updated");
+    let response = ClientResponse::of(&client, &endpoints, client_secret, Some(token));
+    Ok((no_store(), Json(response)).into_response())
 }
 
+/// Delete an OAuth client
+///
+/// RFC 7592 §2.3, with the client's registration access token as bearer token: the client, its
+/// registration and every grant it holds end. Refused (403) for a shared client.
 #[utoipa::path(delete, path = "/api/oauth/register/{client_id}", operation_id = "deleteOAuthClient", tag = "oauth",
-    params(("client_id" = String, Path, description = "The client id (`dcr_<uuid>`)")),
+    params(ClientPath),
     security(("registrationAccessToken" = [])),
     responses(
         (status = 204, description = "Deleted (RFC 7592 §2.3): the client and its registration; its id and tokens stop working"),
@@ -481,22 +523,36 @@ pub async fn update(
 pub async fn delete(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path(client_id): Path<String>,
+    path: Result<Path<ClientPath>, ApiError>,
 ) -> RegResult<Response> {
-    let (mut client, _) = manageable(&state, &headers, &client_id).await?;
-    for _ in 0..ATTEMPTS {
-        if client::delete(state.store(), &client).await? {
-            // Its codes and refresh tokens already fail (the token endpoint authenticates the
-            // client, which is gone); revoking its grants ends its access tokens too.
-            let revoked =
-                shared::oauth::grant::revoke_client_grants(state.store(), &client.client_id, clock::now_epoch())
-                    .await?;
-            tracing::info!(client = %client.client_id, revoked, "oauth client deleted");
-            return Ok(StatusCode::NO_CONTENT.into_response());
+    let client_id = client_id_of(path)?;
+    let (client, _) = manageable(&state, &headers, &client_id).await?;
+    let (state, headers, client_id) = (&state, &headers, &client_id);
+    let mut read = Some(client);
+    let deleted = entity::retry_on_conflict("The client kept changing during the delete; try again", |_| {
+        let current = read.take();
+        async move {
+            let client = match current {
+                Some(client) => client,
+                None => match manageable(state, headers, client_id).await {
+                    Ok((client, _)) => client,
+                    Err(refused) => return Ok(Attempt::Done(Err(refused))),
+                },
+            };
+            Ok(if client::delete(state.store(), &client).await? {
+                Attempt::Done(Ok(client))
+            } else {
+                Attempt::Conflict
+            })
         }
-        client = manageable(&state, &headers, &client_id).await?.0;
-    }
-    Err(ApiError::conflict("The client kept changing during the delete; try again").into())
+    })
+    .await?;
+    let client = deleted?;
+    // Its codes and refresh tokens already fail (the token endpoint authenticates the client,
+    // which is gone); revoking its grants ends its access tokens too.
+    let revoked = crate::grant::revoke_client_grants(state.store(), &client.client_id, clock::now_epoch()).await?;
+    tracing::info!(client = %client.client_id, revoked, "oauth client deleted");
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 #[cfg(test)]

@@ -4,17 +4,17 @@
 //! registered). Answers are JSON with `Cache-Control: no-store`; errors have the RFC 6749 §5.2
 //! body `{"error", "error_description"}`, not the API's error body (docs/oauth.md#tokens).
 
+use crate::client::{self, AuthMethod, Client};
+use crate::form::{self, Params, ParamsError};
+use crate::grant::{self, CodeExchange, GrantError, Issued, Refresh};
+use crate::{pkce, scope};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
-use shared::oauth::client::{self, AuthMethod, Client};
-use shared::oauth::form::{self, Params, ParamsError};
-use shared::oauth::grant::{self, CodeExchange, GrantError, Issued, Refresh};
-use shared::oauth::{pkce, scope};
-use shared::{ApiError, AppState, clock};
+use shared::{AppState, clock};
 
 /// The realm of the Basic challenge of a failed client authentication.
 pub const BASIC_CHALLENGE: &str = "Basic realm=\"workapi\", charset=\"UTF-8\"";
@@ -25,11 +25,13 @@ pub struct OAuthError {
     status: StatusCode,
     error: &'static str,
     description: String,
+    /// Why a server error happened: logged when the response is produced, never sent.
+    cause: Option<String>,
 }
 
 impl OAuthError {
     fn new(status: StatusCode, error: &'static str, description: impl Into<String>) -> Self {
-        OAuthError { status, error, description: description.into() }
+        OAuthError { status, error, description: description.into(), cause: None }
     }
 
     fn invalid_request(description: impl Into<String>) -> Self {
@@ -45,9 +47,10 @@ impl OAuthError {
         Self::new(StatusCode::BAD_REQUEST, "invalid_grant", description)
     }
 
+    /// A server fault; its cause is logged with the response, never sent.
     fn server_error(cause: impl std::fmt::Display) -> Self {
-        let _ = ApiError::internal(cause);
-        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "server_error", "The request could not be completed")
+        let error = Self::new(StatusCode::INTERNAL_SERVER_ERROR, "server_error", "The request could not be completed");
+        OAuthError { cause: Some(cause.to_string()), ..error }
     }
 }
 
@@ -64,6 +67,9 @@ pub struct TokenErrorBody {
 
 impl IntoResponse for OAuthError {
     fn into_response(self) -> Response {
+        if let Some(cause) = &self.cause {
+            tracing::error!(status = self.status.as_u16(), cause = %cause, "request failed");
+        }
         let body = TokenErrorBody { error: self.error.to_owned(), error_description: self.description };
         let mut response = (self.status, no_store(), Json(body)).into_response();
         if self.status == StatusCode::UNAUTHORIZED {
@@ -201,6 +207,11 @@ fn grant_failure(e: GrantError) -> OAuthError {
     }
 }
 
+/// Exchange a code or a refresh token for tokens
+///
+/// The token endpoint (RFC 6749 §4.1.3, §6): a code with its PKCE verifier, or a refresh token
+/// (rotated: a reused one revokes the grant), for an access token (1 hour) and a new refresh
+/// token. The client authenticates with the method it registered.
 #[utoipa::path(post, path = "/api/oauth/token", operation_id = "oauthToken", tag = "oauth",
     request_body(content = TokenForm, content_type = "application/x-www-form-urlencoded"),
     responses(
@@ -281,6 +292,11 @@ struct RevokeForm {
     client_secret: Option<String>,
 }
 
+/// Revoke a token
+///
+/// RFC 7009 revocation by the client the token was issued to: a refresh token revokes its whole
+/// grant, an access token itself. Unknown tokens and tokens of other clients change nothing and
+/// get the same 200.
 #[utoipa::path(post, path = "/api/oauth/revoke", operation_id = "oauthRevoke", tag = "oauth",
     request_body(content = RevokeForm, content_type = "application/x-www-form-urlencoded"),
     responses(

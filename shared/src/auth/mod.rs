@@ -8,19 +8,19 @@
 //! follows from its method: reads need `api:read`, everything else `api:write`.
 
 mod imposter;
-pub mod password;
-pub mod pat;
-pub mod session;
 
 use crate::app::AppState;
 use crate::clock;
 use crate::error::ApiError;
 use crate::identity::{self, SCOPE_READ, SCOPE_WRITE, TokenRecord, User, UserKind};
+use crate::oauth::access::{self, AccessRejection};
 use crate::permissions::{PermissionSet, Requirement};
 use crate::ratelimit::{self, Bucket, Reported};
 use crate::request::Permit;
+use crate::session;
 use crate::store::keys::{self, WsKeys};
 use crate::store::{Condition, Update, from_item};
+use crate::token;
 use axum::extract::FromRequestParts;
 use axum::http::{Method, request::Parts};
 use time::OffsetDateTime;
@@ -114,9 +114,9 @@ impl FromRequestParts<AppState> for Caller {
         // Security clock: nothing the request sends (LT_CUSTOM_NOW included) can move it.
         let now = clock::now_epoch();
         // The prefix names the kind of credential; each kind has one verifier.
-        let verified = if token.starts_with(pat::PREFIX) {
+        let verified = if token.starts_with(token::PREFIX) {
             verify_personal_token(state, token, now).await?
-        } else if token.starts_with(pat::OAUTH_ACCESS_PREFIX) {
+        } else if token.starts_with(token::OAUTH_ACCESS_PREFIX) {
             verify_oauth_access_token(state, token, now).await?
         } else if session::looks_like(token) {
             verify_session(state, token, now).await?
@@ -190,8 +190,7 @@ async fn verify_session(state: &AppState, token: &str, now: i64) -> Result<Verif
 /// grant (revoking the grant revokes the token). Its rate-limit bucket is the grant, so
 /// refreshing does not reset the quota.
 async fn verify_oauth_access_token(state: &AppState, token: &str, now: i64) -> Result<Verified, ApiError> {
-    use crate::oauth::grant::{self, AccessRejection};
-    match grant::verify_access(state.store(), state.token_key().await?, token, now).await {
+    match access::verify_access(state.store(), state.token_key().await?, token, now).await {
         Ok(access) => Ok(Verified {
             workspace_id: access.workspace_id,
             user_id: access.user_id,
@@ -207,9 +206,9 @@ async fn verify_oauth_access_token(state: &AppState, token: &str, now: i64) -> R
 
 /// A personal access token: format and keyed tag first (no I/O), then its record by hash.
 async fn verify_personal_token(state: &AppState, token: &str, now: i64) -> Result<Verified, ApiError> {
-    pat::verify(state.token_key().await?, token).map_err(|_| invalid_token())?;
+    token::verify(state.token_key().await?, token).map_err(|_| invalid_token())?;
     let store = state.store();
-    let credential_key = keys::credential(&pat::token_hash(token));
+    let credential_key = keys::credential(&token::token_hash(token));
     let record: TokenRecord = match store.get(&credential_key).await? {
         Some(item) => from_item(item)?,
         None => return Err(invalid_token()),

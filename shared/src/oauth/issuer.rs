@@ -1,5 +1,6 @@
-//! The site URL and everything derived from it: the OAuth issuer (`{site_url}/api`), its
-//! endpoints, and the protected-resource metadata URL (docs/oauth.md#site-url).
+//! The site URL and what every function derives from it: the OAuth issuer (`{site_url}/api`),
+//! the API's resource identifier and its protected-resource metadata URL (docs/oauth.md#site-url).
+//! The authorization server's endpoints under the issuer are the oauth function's.
 //!
 //! `site_url` is `LT_SITE_URL` when set (deployments must set it: behind API Gateway the
 //! `Host` header names the execute-api domain, not the public one). Otherwise it is derived
@@ -40,34 +41,6 @@ pub fn resource(headers: &HeaderMap) -> String {
 /// The protected-resource metadata URL named by `WWW-Authenticate` on every 401 (RFC 9728 §5.1).
 pub fn resource_metadata_url(headers: &HeaderMap) -> String {
     format!("{}/.well-known/oauth-protected-resource", site_url(headers))
-}
-
-/// The endpoints of the authorization server, all under the issuer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Endpoints {
-    pub issuer: String,
-    pub authorization: String,
-    pub token: String,
-    pub registration: String,
-    pub revocation: String,
-}
-
-impl Endpoints {
-    pub fn of(headers: &HeaderMap) -> Endpoints {
-        let issuer = issuer(headers);
-        Endpoints {
-            authorization: format!("{issuer}/oauth/authorize"),
-            token: format!("{issuer}/oauth/token"),
-            registration: format!("{issuer}/oauth/register"),
-            revocation: format!("{issuer}/oauth/revoke"),
-            issuer,
-        }
-    }
-
-    /// RFC 7592 `registration_client_uri` of one client.
-    pub fn registration_client_uri(&self, client_id: &str) -> String {
-        format!("{}/{client_id}", self.registration)
-    }
 }
 
 /// `LT_SITE_URL`, normalised, when set and valid: an absolute `http`/`https` URL without
@@ -112,10 +85,22 @@ fn from_host(host: &str) -> Option<String> {
     if probe.path() != "/" || probe.host().is_none() {
         return None;
     }
-    let scheme = if crate::oauth::client::is_loopback_host(&probe) { "http" } else { "https" };
+    let scheme = if is_loopback_host(&probe) { "http" } else { "https" };
     let mut url = url::Url::parse(&format!("{scheme}://{host}")).ok()?;
     url.set_path("");
     Some(url.origin().ascii_serialization())
+}
+
+/// True for the loopback hosts of RFC 8252 §7.3 (and `localhost`, §8.3 notwithstanding, since
+/// common clients register it): plain `http` is allowed there, for the site and for redirect
+/// URIs alike.
+pub fn is_loopback_host(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(d)) => d == "localhost",
+        None => false,
+    }
 }
 
 #[cfg(test)]

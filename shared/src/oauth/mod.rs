@@ -1,12 +1,7 @@
-//! The OAuth 2.0 authorization server's domain (DESIGN §3, docs/oauth.md): registered clients,
-//! the issuer and site URL, and (with the authorize and token endpoints) codes, grants and
-//! tokens. The HTTP handlers live in `functions/oauth`.
+//! What every function needs of OAuth (DESIGN §3, docs/oauth.md): the issuer and site URL
+//! (every 401 names the protected-resource metadata), and the verification of OAuth access
+//! tokens. The authorization server itself (clients, codes, grants, token issuing, refresh and
+//! revocation) is the oauth function (`functions/oauth`).
 
-pub mod client;
-pub mod code;
-pub mod form;
-pub mod grant;
-pub mod install;
+pub mod access;
 pub mod issuer;
-pub mod pkce;
-pub mod scope;

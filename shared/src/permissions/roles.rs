@@ -277,17 +277,9 @@ impl crate::entity::Entity for CustomRole {
     }
 }
 
-/// Custom role ids carry their workspace: `<workspace id>_<32 hex>`.
-pub fn new_custom_role_id(workspace_id: Uuid) -> String {
-    format!("{workspace_id}_{}", Uuid::new_v4().simple())
-}
-
-/// Whether an id names a custom role of this workspace (says nothing about existence).
-pub fn is_custom_role_id_of(workspace_id: Uuid, id: &str) -> bool {
-    id.strip_prefix(&workspace_id.to_string())
-        .and_then(|rest| rest.strip_prefix('_'))
-        .is_some_and(|hex| hex.len() == 32 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
-}
+/// Custom role ids carry their workspace (`<workspace id>_<32 hex>`); their shape is checked
+/// where their keys are built.
+pub use crate::store::keys::{is_custom_role_id_of, new_custom_role_id};
 
 /// A base or a custom role.
 #[derive(Debug, Clone, Copy)]

@@ -1,4 +1,7 @@
-//! Every key the service writes is built here (the schema is documented in docs/data-model.md).
+//! The keys of what `shared` itself reads and writes (workspaces, users, credentials, roles,
+//! rate limits, OAuth grants for token verification), and the workspace-bound [`WsKeys`] that
+//! functions build their entities' keys with, beside the entities (the schema is documented in
+//! docs/data-model.md).
 //!
 //! Tenant keys are only reachable through [`WsKeys`], which is bound to one workspace: a handler
 //! gets it from the authenticated caller, so it cannot name another workspace's items.
@@ -54,28 +57,14 @@ impl WsKeys {
         Key::new(self.root_pk(), format!("EMAIL#{folded_email}"))
     }
 
-    /// A user's password credential (Argon2id PHC string), beside the user item.
-    pub fn user_password(&self, user_id: Uuid) -> Key {
-        Key::new(self.root_pk(), format!("PASSWORD#{user_id}"))
-    }
-
     pub const ROLE_PREFIX: &'static str = "ROLE#";
 
     /// A custom role of this workspace. None when the id is not one of this workspace's
     /// custom-role ids, so a path parameter can neither reach another workspace nor inject a
     /// key separator.
     pub fn custom_role(&self, role_id: &str) -> Option<Key> {
-        crate::permissions::roles::is_custom_role_id_of(self.ws, role_id)
+        is_custom_role_id_of(self.ws, role_id)
             .then(|| Key::new(self.root_pk(), format!("{}{role_id}", Self::ROLE_PREFIX)))
-    }
-
-    pub const OAUTH_INSTALL_PREFIX: &'static str = "OAUTHINSTALL#";
-
-    /// An OAuth client's installation in this workspace (made on the first approval). None
-    /// unless `client_id` is a well-formed `dcr_<uuid>`.
-    pub fn oauth_installation(&self, client_id: &str) -> Option<Key> {
-        crate::oauth::client::is_client_id(client_id)
-            .then(|| Key::new(self.root_pk(), format!("{}{client_id}", Self::OAUTH_INSTALL_PREFIX)))
     }
 
     /// GSI1 partition listing one user's personal access tokens.
@@ -96,37 +85,27 @@ pub fn rate_limit_window(bucket: &str, window_start: i64) -> Key {
     Key::new(format!("RL#{bucket}#{window_start}"), "RL")
 }
 
-/// A registered OAuth client. None unless `client_id` is a well-formed `dcr_<uuid>` (canonical
-/// form), so request input can neither inject a key separator nor spell one client two ways.
-pub fn oauth_client(client_id: &str) -> Option<Key> {
-    crate::oauth::client::is_client_id(client_id).then(|| Key::new(format!("OAUTH#CLIENT#{client_id}"), "CLIENT"))
-}
-
-/// The idempotency guard of dynamic registration: one per registration identity (client name
-/// and set of redirect URIs), named by the SHA-256 (hex) of that identity. None unless the
-/// argument is 64 lower-case hex digits.
-pub fn oauth_registration_guard(identity_hash_hex: &str) -> Option<Key> {
-    is_sha256_hex(identity_hash_hex).then(|| Key::new(format!("OAUTH#REG#{identity_hash_hex}"), "GUARD"))
-}
-
-/// An OAuth authorization code, by the SHA-256 (hex) of the code. None unless the argument is
-/// 64 lower-case hex digits.
-pub fn oauth_code(code_hash_hex: &str) -> Option<Key> {
-    is_sha256_hex(code_hash_hex).then(|| Key::new(format!("OAUTH#CODE#{code_hash_hex}"), "CODE"))
-}
-
 /// An OAuth grant: what one approval gave one client, and the generation of its refresh token.
-/// GSI1 partition listing the grants of one client (revoked together when the client is deleted).
-pub fn oauth_client_grants_gsi1pk(client_id: &str) -> String {
-    format!("OAUTH#CLIENTGRANTS#{client_id}")
-}
-
+/// Written by the oauth function; read here by every use of one of its access tokens.
 pub fn oauth_grant(grant_id: Uuid) -> Key {
-    Key::new(format!("OAUTH#GRANT#{grant_id}"), "GRANT")
+    Key::new(format!("{OAUTH_GRANT_PREFIX}{grant_id}"), "GRANT")
 }
 
-fn is_sha256_hex(text: &str) -> bool {
-    text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+/// The partition-key prefix of OAuth grants.
+pub const OAUTH_GRANT_PREFIX: &str = "OAUTH#GRANT#";
+
+/// Custom role ids carry their workspace: `<workspace id>_<32 hex>`.
+pub fn new_custom_role_id(workspace_id: Uuid) -> String {
+    format!("{workspace_id}_{}", Uuid::new_v4().simple())
+}
+
+/// Whether an id names a custom role of this workspace (says nothing about existence). Its
+/// shape is what keeps a path parameter from reaching another workspace or injecting a key
+/// separator.
+pub fn is_custom_role_id_of(workspace_id: Uuid, id: &str) -> bool {
+    id.strip_prefix(&workspace_id.to_string())
+        .and_then(|rest| rest.strip_prefix('_'))
+        .is_some_and(|hex| hex.len() == 32 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// GSI1 partition that lists every workspace (operator CLI, demo seeding).
@@ -149,10 +128,8 @@ mod tests {
         for key in [
             keys.workspace(),
             keys.user(Uuid::new_v4()),
-            keys.user_password(Uuid::new_v4()),
             keys.root("X"),
-            keys.custom_role(&crate::permissions::roles::new_custom_role_id(ws)).unwrap(),
-            keys.oauth_installation(&crate::oauth::client::new_client_id()).unwrap(),
+            keys.custom_role(&new_custom_role_id(ws)).unwrap(),
         ] {
             assert!(key.pk.starts_with(&prefix), "{key:?}");
         }
@@ -162,20 +139,10 @@ mod tests {
     #[test]
     fn role_keys_only_for_this_workspaces_role_ids() {
         let keys = WsKeys::new(Uuid::new_v4());
-        let foreign = crate::permissions::roles::new_custom_role_id(Uuid::new_v4());
+        let foreign = new_custom_role_id(Uuid::new_v4());
         assert!(keys.custom_role(&foreign).is_none());
         assert!(keys.custom_role("_root").is_none());
         assert!(keys.custom_role(&format!("{}_x#ACTIVITY", keys.workspace_id())).is_none());
-    }
-
-    #[test]
-    fn oauth_keys_refuse_malformed_segments() {
-        let keys = WsKeys::new(Uuid::new_v4());
-        assert!(keys.oauth_installation("dcr_x#WORKSPACE").is_none());
-        assert!(keys.oauth_installation("").is_none());
-        assert!(oauth_code(&"a".repeat(64)).is_some());
-        assert!(oauth_code(&"A".repeat(64)).is_none());
-        assert!(oauth_code("abc#CODE").is_none());
     }
 
     #[test]

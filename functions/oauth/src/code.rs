@@ -7,15 +7,15 @@
 //! creates the grant and its tokens; the used record is kept for a day so a late replay is
 //! still recognised (and revokes the grant) rather than looking merely unknown.
 
-use crate::auth::pat::token_hash;
-use crate::store::{Condition, Key, Store, StoreResult, TxOp, Update, from_item, keys, to_item};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
+use shared::entity::{self, Entity};
+use shared::store::{Condition, Key, Store, StoreResult, TTL, TxOp, Update, VERSION};
+use shared::token::token_hash;
 use uuid::Uuid;
 
-pub const ENTITY_CODE: &str = "OAuthCode";
 /// Lifetime of a code.
 pub const CODE_TTL_SECS: i64 = 60;
 /// How long a used code's record stays, so that a replay revokes its grant.
@@ -27,6 +27,10 @@ pub const CODE_CHARS: usize = 43;
 #[derive(Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CodeRecord {
+    /// SHA-256 (hex) of the code: the key. Records written before this attribute existed lack
+    /// it; they are only ever read.
+    #[serde(default)]
+    pub code_hash: String,
     pub client_id: String,
     /// The redirect URI the authorization response went to.
     pub redirect_uri: String,
@@ -47,6 +51,20 @@ pub struct CodeRecord {
     pub version: i64,
 }
 
+impl Entity for CodeRecord {
+    const TYPE: &'static str = "OAuthCode";
+    const PREFIX: &'static str = "OAUTH#CODE#";
+    type Scope = ();
+
+    fn key(&self, _: ()) -> Key {
+        code_key(&self.code_hash)
+    }
+}
+
+fn code_key(code_hash: &str) -> Key {
+    Key::new(format!("{}{code_hash}", CodeRecord::PREFIX), "CODE")
+}
+
 /// What an approval binds a new code to.
 pub struct NewCode<'a> {
     pub client_id: &'a str,
@@ -63,9 +81,9 @@ pub fn is_code_shaped(code: &str) -> bool {
     code.len() == CODE_CHARS && code.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
-/// The key of a code's record.
-pub fn key_of(code: &str) -> Option<Key> {
-    keys::oauth_code(&token_hash(code))
+/// The key of a code's record (by the SHA-256 of the code, so any text gives a well-formed key).
+pub fn key_of(code: &str) -> Key {
+    code_key(&token_hash(code))
 }
 
 /// Issues a new code: stores its record and returns the raw code (sent once, in the redirect).
@@ -74,6 +92,7 @@ pub async fn issue(store: &dyn Store, new: NewCode<'_>, now: i64) -> StoreResult
     rand::rng().fill_bytes(&mut random);
     let code = URL_SAFE_NO_PAD.encode(random);
     let record = CodeRecord {
+        code_hash: token_hash(&code),
         client_id: new.client_id.to_owned(),
         redirect_uri: new.redirect_uri.to_owned(),
         redirect_uri_given: new.redirect_uri_given,
@@ -86,24 +105,20 @@ pub async fn issue(store: &dyn Store, new: NewCode<'_>, now: i64) -> StoreResult
         used_at: None,
         version: 0,
     };
-    let key = key_of(&code).ok_or_else(|| crate::store::StoreError::Invalid("code hash is not hex".into()))?;
-    let mut item = to_item(&record, ENTITY_CODE, &key)?;
-    item.insert(crate::store::TTL.into(), record.expires_at.into());
+    let mut item = entity::to_item(&record, ())?;
+    item.insert(TTL.into(), record.expires_at.into());
     store.put(item, Condition::NotExists).await?;
     Ok(code)
 }
 
 /// The live record of a code (absent, expired and malformed codes alike: None).
 pub async fn get(store: &dyn Store, key: &Key) -> StoreResult<Option<CodeRecord>> {
-    store.get(key).await?.map(from_item).transpose()
+    entity::get(store, key).await
 }
 
 /// The write that redeems a code: only while it is live and unused.
 pub fn redeem_op(key: Key, now: i64) -> TxOp {
-    let update = Update::default()
-        .set(crate::store::VERSION, 1)
-        .set("usedAt", now)
-        .set(crate::store::TTL, now + USED_CODE_KEEP_SECS);
+    let update = Update::default().set(VERSION, 1).set("usedAt", now).set(TTL, now + USED_CODE_KEEP_SECS);
     TxOp::Update { key, update, cond: Condition::VersionEquals(0) }
 }
 
@@ -116,6 +131,7 @@ mod tests {
         assert!(is_code_shaped(&"a".repeat(43)));
         assert!(!is_code_shaped(&"a".repeat(42)));
         assert!(!is_code_shaped(&format!("{}#", "a".repeat(42))));
-        assert!(key_of("x").is_some(), "any text hashes to a key");
+        let key = key_of("x");
+        assert!(key.pk.starts_with("OAUTH#CODE#") && key.pk.len() == "OAUTH#CODE#".len() + 64, "{key:?}");
     }
 }

@@ -1,4 +1,4 @@
-//! Random bearer tokens with a kind prefix: personal access tokens (`lt_pat_`), OAuth access
+//! The bearer-token format: random tokens with a kind prefix: personal access tokens (`lt_pat_`), OAuth access
 //! tokens (`lt_oat_`) and OAuth refresh tokens (`lt_ort_`). Each is the prefix + 48 base64url
 //! characters + 6 checksum characters.
 //!

@@ -5,32 +5,51 @@
 //! Hashing and verifying are CPU-bound (tens of milliseconds by design) and run on the blocking
 //! pool. Verifying for an unknown user runs against a dummy hash with the same parameters, so a
 //! wrong e-mail costs the same time as a wrong password.
+//!
+//! Only the login verifies passwords and only the operator CLI (`user set-password`) and the
+//! tests set them, so Argon2 lives here, in the oauth function, and no other bootstrap links it.
 
-use crate::clock;
-use crate::identity::IdentityError;
-use crate::store::keys::WsKeys;
-use crate::store::{Condition, Store, StoreResult, from_item, to_item};
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
+use shared::clock;
+use shared::entity::{self, Entity};
+use shared::identity::{self, IdentityError};
+use shared::store::keys::WsKeys;
+use shared::store::{Condition, Key, Store, StoreResult};
 use std::sync::LazyLock;
 use uuid::Uuid;
 
-pub const ENTITY_PASSWORD: &str = "PasswordCredential";
 /// Bounds of a new password, in characters.
 pub const MIN_CHARS: usize = 12;
 pub const MAX_CHARS: usize = 1024;
 
-/// The stored credential. No Debug: it holds a password hash.
+/// The stored credential, `WS#<ws>` / `PASSWORD#<userId>`, beside the user item. No Debug: it
+/// holds a password hash.
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct PasswordRecord {
+pub struct PasswordRecord {
     user_id: Uuid,
     workspace_id: Uuid,
     /// `$argon2id$v=19$m=…,t=…,p=…$<salt>$<hash>`
     phc: String,
     updated_at: String,
+}
+
+impl Entity for PasswordRecord {
+    const TYPE: &'static str = "PasswordCredential";
+    const PREFIX: &'static str = "PASSWORD#";
+    type Scope = WsKeys;
+
+    fn key(&self, keys: WsKeys) -> Key {
+        password_key(keys, self.user_id)
+    }
+}
+
+/// A user's password credential (Argon2id PHC string), beside the user item.
+pub fn password_key(keys: WsKeys, user_id: Uuid) -> Key {
+    keys.root(format!("{}{user_id}", PasswordRecord::PREFIX))
 }
 
 /// Why a new password is refused.
@@ -105,19 +124,18 @@ pub async fn set_password(
     user_id: Uuid,
     password: &str,
 ) -> Result<(), IdentityError> {
-    if crate::identity::get_user(store, workspace_id, user_id).await?.is_none() {
+    if identity::get_user(store, workspace_id, user_id).await?.is_none() {
         return Err(IdentityError::NotFound(format!("user {user_id} in workspace {workspace_id}")));
     }
     let phc = hash(password).await.map_err(IdentityError::Invalid)?;
     let record = PasswordRecord { user_id, workspace_id, phc, updated_at: clock::now_rfc3339() };
-    let item = to_item(&record, ENTITY_PASSWORD, &WsKeys::new(workspace_id).user_password(user_id))?;
-    store.put(item, Condition::None).await?;
+    store.put(entity::to_item(&record, WsKeys::new(workspace_id))?, Condition::None).await?;
     Ok(())
 }
 
 /// The stored hash of a user's password, if one is set.
 pub async fn stored_hash(store: &dyn Store, keys: WsKeys, user_id: Uuid) -> StoreResult<Option<String>> {
-    let record: Option<PasswordRecord> = store.get(&keys.user_password(user_id)).await?.map(from_item).transpose()?;
+    let record: Option<PasswordRecord> = entity::get(store, &password_key(keys, user_id)).await?;
     Ok(record.map(|r| r.phc))
 }
 

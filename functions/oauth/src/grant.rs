@@ -1,4 +1,5 @@
-//! Grants and their tokens (docs/oauth.md).
+//! Grants and their tokens (docs/oauth.md): issuing, refresh and revocation. Verifying an access
+//! token on an API request is `shared::oauth::access`, which every function needs.
 //!
 //! A grant (`OAUTH#GRANT#<grantId>` / `GRANT`) is what one approval gave one client: user,
 //! workspace, scopes, and the generation (`version`) of its current refresh token. Redeeming a
@@ -15,23 +16,22 @@
 //!   generation revokes the grant (RFC 9700 §4.14).
 //! - A replayed authorization code revokes the grant its first redemption created.
 
-use super::code::{self, CodeRecord};
-use super::pkce;
-use super::scope;
-use crate::auth::pat::{self, Kind, TokenKey, token_hash};
-use crate::clock;
-use crate::identity;
-use crate::store::{
-    Condition, ENTITY, GSI1PK, GSI1SK, Item, Key, Query, Store, StoreError, StoreResult, TTL, TxOp, Update, from_item,
-    query_all,
-};
-use crate::store::{keys, to_item};
+use crate::code::{self, CodeRecord};
+use crate::pkce;
+use crate::scope;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use shared::entity::{self, Attempt, Entity, IndexKey};
+use shared::oauth::access::{AccessRecord, ENTITY_ACCESS_TOKEN};
+use shared::store::keys::{self, OAUTH_GRANT_PREFIX};
+use shared::store::{
+    Condition, ENTITY, Item, Key, Query, Store, StoreError, StoreResult, TTL, TxOp, Update, VERSION, from_item,
+    query_all, to_item,
+};
+use shared::token::{self, Kind, TokenKey, token_hash};
+use shared::{clock, identity};
 use uuid::Uuid;
 
-pub const ENTITY_GRANT: &str = "OAuthGrant";
-pub const ENTITY_ACCESS_TOKEN: &str = "OAuthAccessToken";
 pub const ENTITY_REFRESH_TOKEN: &str = "OAuthRefreshToken";
 /// Lifetime of an access token.
 pub const ACCESS_TTL_SECS: i64 = 3600;
@@ -41,8 +41,6 @@ pub const REFRESH_TTL_SECS: i64 = 30 * 86_400;
 /// the loser of a concurrent refresh (it read the grant just after the winner wrote it):
 /// refused, but the grant is kept. Any other use of a superseded refresh token revokes it.
 pub const CONCURRENT_REFRESH_GRACE_SECS: i64 = 3;
-/// Attempts at redeeming a code whose transaction was cancelled by a concurrent one.
-const REDEEM_ATTEMPTS: u32 = 3;
 
 /// The stored grant.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -65,20 +63,25 @@ pub struct Grant {
     pub revoked_at: Option<i64>,
 }
 
-/// The stored record of an access token (never the token).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct AccessRecord {
-    /// The token's own id.
-    id: Uuid,
-    grant_id: Uuid,
-    client_id: String,
-    workspace_id: Uuid,
-    user_id: Uuid,
-    scopes: Vec<String>,
-    expires_at: i64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    revoked_at: Option<i64>,
+impl Entity for Grant {
+    const TYPE: &'static str = "OAuthGrant";
+    const PREFIX: &'static str = OAUTH_GRANT_PREFIX;
+    type Scope = ();
+
+    /// The key stays in `shared`: every use of an access token reads its grant.
+    fn key(&self, _: ()) -> Key {
+        keys::oauth_grant(self.id)
+    }
+
+    /// GSI1 lists the grants of one client (revoked together when the client is deleted).
+    fn gsi1(&self, _: ()) -> Option<IndexKey> {
+        Some(IndexKey { pk: client_grants_gsi1pk(&self.client_id), sk: format!("GRANT#{}", self.id) })
+    }
+}
+
+/// GSI1 partition listing the grants of one client.
+fn client_grants_gsi1pk(client_id: &str) -> String {
+    format!("OAUTH#CLIENTGRANTS#{client_id}")
 }
 
 /// The stored record of a refresh token (never the token).
@@ -146,59 +149,70 @@ pub async fn exchange_code(
     if !code::is_code_shaped(request.code) {
         return Err(GrantError::InvalidGrant(UNKNOWN_CODE));
     }
-    let code_key = code::key_of(request.code).ok_or(GrantError::InvalidGrant(UNKNOWN_CODE))?;
-    for attempt in 1..=REDEEM_ATTEMPTS {
-        let record = code::get(store, &code_key).await?.ok_or(GrantError::InvalidGrant(UNKNOWN_CODE))?;
-        if record.client_id != request.client_id {
-            return Err(GrantError::InvalidGrant(OTHER_CLIENT_CODE));
-        }
-        // The redirect URI and the PKCE verifier first: a replay only revokes when it proves it
-        // holds what the first redemption held, so someone who merely saw a used code (in a
-        // browser history or a log) cannot revoke the user's grant with it.
-        check_redirect(&record, request.redirect_uri)?;
-        if !pkce::verifier_matches(request.code_verifier, &record.code_challenge) {
-            return Err(GrantError::InvalidGrant("The code_verifier does not match the code_challenge"));
-        }
-        if record.used_at.is_some() {
-            tracing::warn!(grant = %record.grant_id, client = %record.client_id, "authorization code replayed: revoking its grant");
-            revoke_grant(store, record.grant_id, now).await?;
-            return Err(GrantError::InvalidGrant(REUSED_CODE));
-        }
-        if record.expires_at <= now {
-            return Err(GrantError::InvalidGrant(UNKNOWN_CODE));
-        }
-        let grant = Grant {
-            id: record.grant_id,
-            client_id: record.client_id.clone(),
-            workspace_id: record.workspace_id,
-            user_id: record.user_id,
-            scopes: record.scopes.clone(),
-            created_at: clock::now_rfc3339(),
-            version: 1,
-            rotated_at: None,
-            revoked_at: None,
-        };
-        let (mut ops, issued) = new_tokens(key, &grant, grant.scopes.clone(), now)?;
-        ops.insert(0, code::redeem_op(code_key.clone(), now));
-        let mut grant_item = to_item(&grant, ENTITY_GRANT, &keys::oauth_grant(grant.id))?;
-        grant_item.insert(TTL.into(), (now + REFRESH_TTL_SECS).into());
-        grant_item.insert(GSI1PK.into(), keys::oauth_client_grants_gsi1pk(&grant.client_id).into());
-        grant_item.insert(GSI1SK.into(), format!("GRANT#{}", grant.id).into());
-        ops.push(TxOp::Put { item: grant_item, cond: Condition::NotExists });
-        match store.transact(ops).await {
-            Ok(()) => return Ok(issued),
-            // Another redemption of the same code won (or is in flight): the next round sees
-            // the code used and revokes, or, when both were cancelled, tries again.
-            Err(StoreError::TransactionCancelled { .. }) if attempt < REDEEM_ATTEMPTS => {
-                tokio::time::sleep(std::time::Duration::from_millis(50 * u64::from(attempt))).await;
-            }
-            Err(StoreError::TransactionCancelled { .. }) => {
-                return Err(GrantError::InvalidGrant("The authorization code could not be redeemed"));
-            }
-            Err(e) => return Err(e.into()),
-        }
+    let code_key = code::key_of(request.code);
+    let redeemed = entity::retry_on_conflict("busy", |_| async {
+        // Every outcome but "lost a race" ends the cycle, errors included (they are answers).
+        Ok(match redeem(store, key, &request, &code_key, now).await {
+            Ok(Some(issued)) => Attempt::Done(Ok(issued)),
+            Ok(None) => Attempt::Conflict,
+            Err(e) => Attempt::Done(Err(e)),
+        })
+    })
+    .await;
+    // Only losing every race ends in an error here: the others are answers inside Done.
+    redeemed.unwrap_or(Err(GrantError::InvalidGrant("The authorization code could not be redeemed")))
+}
+
+/// One attempt at redeeming a code; None when its transaction lost a race with a concurrent one
+/// (another redemption of the same code won, or is in flight: the next attempt sees the code
+/// used and revokes, or, when both were cancelled, tries again).
+async fn redeem(
+    store: &dyn Store,
+    key: &TokenKey,
+    request: &CodeExchange<'_>,
+    code_key: &Key,
+    now: i64,
+) -> Result<Option<Issued>, GrantError> {
+    let record = code::get(store, code_key).await?.ok_or(GrantError::InvalidGrant(UNKNOWN_CODE))?;
+    if record.client_id != request.client_id {
+        return Err(GrantError::InvalidGrant(OTHER_CLIENT_CODE));
     }
-    Err(GrantError::InvalidGrant(UNKNOWN_CODE))
+    // The redirect URI and the PKCE verifier first: a replay only revokes when it proves it
+    // holds what the first redemption held, so someone who merely saw a used code (in a
+    // browser history or a log) cannot revoke the user's grant with it.
+    check_redirect(&record, request.redirect_uri)?;
+    if !pkce::verifier_matches(request.code_verifier, &record.code_challenge) {
+        return Err(GrantError::InvalidGrant("The code_verifier does not match the code_challenge"));
+    }
+    if record.used_at.is_some() {
+        tracing::warn!(grant = %record.grant_id, client = %record.client_id, "authorization code replayed: revoking its grant");
+        revoke_grant(store, record.grant_id, now).await?;
+        return Err(GrantError::InvalidGrant(REUSED_CODE));
+    }
+    if record.expires_at <= now {
+        return Err(GrantError::InvalidGrant(UNKNOWN_CODE));
+    }
+    let grant = Grant {
+        id: record.grant_id,
+        client_id: record.client_id.clone(),
+        workspace_id: record.workspace_id,
+        user_id: record.user_id,
+        scopes: record.scopes.clone(),
+        created_at: clock::now_rfc3339(),
+        version: 1,
+        rotated_at: None,
+        revoked_at: None,
+    };
+    let (mut ops, issued) = new_tokens(key, &grant, grant.scopes.clone(), now)?;
+    ops.insert(0, code::redeem_op(code_key.clone(), now));
+    let mut grant_item = entity::to_item(&grant, ())?;
+    grant_item.insert(TTL.into(), (now + REFRESH_TTL_SECS).into());
+    ops.push(TxOp::Put { item: grant_item, cond: Condition::NotExists });
+    match store.transact(ops).await {
+        Ok(()) => Ok(Some(issued)),
+        Err(e) if entity::is_conflict(&e) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// RFC 6749 §4.1.3: when the authorization request named a redirect URI, the token request
@@ -221,7 +235,7 @@ pub struct Refresh<'a> {
 
 /// Rotates a refresh token: new access and refresh tokens, the old refresh token superseded.
 pub async fn refresh(store: &dyn Store, key: &TokenKey, request: Refresh<'_>, now: i64) -> Result<Issued, GrantError> {
-    if pat::verify_kind(key, Kind::OAuthRefresh, request.refresh_token).is_err() {
+    if token::verify_kind(key, Kind::OAuthRefresh, request.refresh_token).is_err() {
         return Err(GrantError::InvalidGrant(UNKNOWN_REFRESH));
     }
     let cred_key = keys::credential(&token_hash(request.refresh_token));
@@ -267,10 +281,7 @@ pub async fn refresh(store: &dyn Store, key: &TokenKey, request: Refresh<'_>, no
 
     let next = Grant { version: grant.version + 1, ..grant.clone() };
     let (mut ops, issued) = new_tokens(key, &next, scopes, now)?;
-    let bump = Update::default()
-        .set(crate::store::VERSION, next.version)
-        .set("rotatedAt", now)
-        .set(TTL, now + REFRESH_TTL_SECS);
+    let bump = Update::default().set(VERSION, next.version).set("rotatedAt", now).set(TTL, now + REFRESH_TTL_SECS);
     ops.insert(
         0,
         TxOp::Update { key: keys::oauth_grant(grant.id), update: bump, cond: Condition::VersionEquals(grant.version) },
@@ -286,8 +297,8 @@ pub async fn refresh(store: &dyn Store, key: &TokenKey, request: Refresh<'_>, no
 /// An access token and a refresh token of the grant's current generation, and the writes that
 /// store them.
 fn new_tokens(key: &TokenKey, grant: &Grant, scopes: Vec<String>, now: i64) -> StoreResult<(Vec<TxOp>, Issued)> {
-    let access_token = pat::mint_kind(key, Kind::OAuthAccess);
-    let refresh_token = pat::mint_kind(key, Kind::OAuthRefresh);
+    let access_token = token::mint_kind(key, Kind::OAuthAccess);
+    let refresh_token = token::mint_kind(key, Kind::OAuthRefresh);
     let access = AccessRecord {
         id: Uuid::new_v4(),
         grant_id: grant.id,
@@ -320,7 +331,7 @@ fn entity_is(item: &Item, entity: &str) -> bool {
 }
 
 pub async fn get_grant(store: &dyn Store, grant_id: Uuid) -> StoreResult<Option<Grant>> {
-    store.get(&keys::oauth_grant(grant_id)).await?.map(from_item).transpose()
+    entity::get(store, &keys::oauth_grant(grant_id)).await
 }
 
 /// Revokes a grant, and with it every access and refresh token issued under it. An unknown
@@ -336,7 +347,7 @@ pub async fn revoke_grant(store: &dyn Store, grant_id: Uuid, now: i64) -> StoreR
 /// Revokes every grant of a client (RFC 7592 §2.3: a deleted client's tokens stop working at
 /// once). Returns how many grants were revoked.
 pub async fn revoke_client_grants(store: &dyn Store, client_id: &str, now: i64) -> StoreResult<usize> {
-    let items = query_all(store, Query::gsi1(keys::oauth_client_grants_gsi1pk(client_id))).await?;
+    let items = query_all(store, Query::gsi1(client_grants_gsi1pk(client_id))).await?;
     let mut revoked = 0;
     for item in items {
         let grant: Grant = from_item(item)?;
@@ -358,10 +369,10 @@ pub async fn revoke_token(
     token: &str,
     now: i64,
 ) -> StoreResult<()> {
-    let Some(kind) = pat::Kind::of(token).filter(|k| *k != Kind::Personal) else {
+    let Some(kind) = Kind::of(token).filter(|k| *k != Kind::Personal) else {
         return Ok(());
     };
-    if pat::verify_kind(key, kind, token).is_err() {
+    if token::verify_kind(key, kind, token).is_err() {
         return Ok(());
     }
     let cred_key = keys::credential(&token_hash(token));
@@ -391,64 +402,4 @@ async fn revoke_access(store: &dyn Store, cred_key: &Key, now: i64) -> StoreResu
         Ok(_) | Err(StoreError::ConditionFailed) => Ok(()),
         Err(e) => Err(e),
     }
-}
-
-/// What a valid access token establishes.
-#[derive(Debug, Clone)]
-pub struct AccessGrant {
-    pub workspace_id: Uuid,
-    pub user_id: Uuid,
-    pub grant_id: Uuid,
-    pub client_id: String,
-    /// The token's scopes, within the grant's.
-    pub scopes: Vec<String>,
-}
-
-/// Why an access token is refused.
-#[derive(Debug)]
-pub enum AccessRejection {
-    /// Malformed, forged (keyed tag), unknown.
-    Invalid,
-    Expired,
-    /// The token or its grant was revoked.
-    Revoked,
-    Store(StoreError),
-}
-
-/// Verifies an access token: shape and keyed tag first (no I/O), then its credential and its
-/// grant.
-pub async fn verify_access(
-    store: &dyn Store,
-    key: &TokenKey,
-    token: &str,
-    now: i64,
-) -> Result<AccessGrant, AccessRejection> {
-    pat::verify_kind(key, Kind::OAuthAccess, token).map_err(|_| AccessRejection::Invalid)?;
-    let record: AccessRecord = match store.get(&keys::credential(&token_hash(token))).await {
-        Ok(Some(item)) if entity_is(&item, ENTITY_ACCESS_TOKEN) => from_item(item).map_err(AccessRejection::Store)?,
-        Ok(_) => return Err(AccessRejection::Invalid),
-        Err(e) => return Err(AccessRejection::Store(e)),
-    };
-    if record.revoked_at.is_some() {
-        return Err(AccessRejection::Revoked);
-    }
-    if record.expires_at <= now {
-        return Err(AccessRejection::Expired);
-    }
-    let grant = match get_grant(store, record.grant_id).await {
-        Ok(Some(grant)) => grant,
-        Ok(None) => return Err(AccessRejection::Revoked),
-        Err(e) => return Err(AccessRejection::Store(e)),
-    };
-    if grant.revoked_at.is_some() {
-        return Err(AccessRejection::Revoked);
-    }
-    let scopes = record.scopes.into_iter().filter(|s| grant.scopes.contains(s)).collect();
-    Ok(AccessGrant {
-        workspace_id: record.workspace_id,
-        user_id: record.user_id,
-        grant_id: grant.id,
-        client_id: record.client_id,
-        scopes,
-    })
 }

@@ -1,18 +1,19 @@
 //! Registered OAuth clients (RFC 7591 dynamic registration, RFC 7592 management).
 //!
-//! A client is one item `OAUTH#CLIENT#<clientId>` / `CLIENT` (docs/data-model.md). Its secret
-//! (confidential clients only) and its registration access token are stored as SHA-256 hashes,
-//! never in clear, and are kept out of `Debug`.
+//! A client is one item `OAUTH#CLIENT#<clientId>` / `CLIENT` (docs/data-model.md), with a
+//! registration guard `OAUTH#REG#<identity hash>` / `GUARD` that makes identical registrations
+//! idempotent. Its secret (confidential clients only) and its registration access token are
+//! stored as SHA-256 hashes, never in clear, and are kept out of `Debug`.
 
-use crate::store::keys;
-use crate::store::{Condition, Item, Key, Store, StoreError, StoreResult, TxOp, VERSION, to_item};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use shared::entity::{self, Attempt, Entity};
+use shared::oauth::issuer::is_loopback_host;
+use shared::store::{Condition, Key, Store, StoreError, StoreResult, TxOp};
+use shared::{ApiError, ApiResult};
 use subtle::ConstantTimeEq;
 use uuid::Uuid;
 
-/// Entity type of a client item.
-pub const ENTITY: &str = "OAuthClient";
 /// Prefix of every client id (`dcr_<uuid>`).
 pub const CLIENT_ID_PREFIX: &str = "dcr_";
 
@@ -60,18 +61,18 @@ pub struct Client {
     pub client_id_issued_at: i64,
     /// SHA-256 (hex) of the client secret; only for confidential clients.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) secret_hash: Option<String>,
+    secret_hash: Option<String>,
     /// SHA-256 (hex) of the RFC 7592 registration access token.
-    pub(crate) registration_token_hash: String,
+    registration_token_hash: String,
     /// SHA-256 (hex) of the registration identity (the complete metadata, see
     /// [`Metadata::registration_key`]): the key of the idempotency guard.
-    pub(crate) registration_key: String,
+    registration_key: String,
     /// Set when an anonymous registration was answered with this existing client: several
     /// parties rely on it, so RFC 7592 can no longer change or delete it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub(crate) shared: bool,
+    shared: bool,
     #[serde(default)]
-    pub(crate) version: i64,
+    version: i64,
 }
 
 impl std::fmt::Debug for Client {
@@ -117,19 +118,56 @@ pub fn is_client_id(value: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// Loads a client; None for an unknown or malformed client id (no store read for the latter).
-pub async fn get(store: &dyn Store, client_id: &str) -> StoreResult<Option<Client>> {
-    let Some(key) = keys::oauth_client(client_id) else {
-        return Ok(None);
-    };
-    match store.get(&key).await? {
-        Some(item) => from_item(item).map(Some),
-        None => Ok(None),
+impl Entity for Client {
+    const TYPE: &'static str = "OAuthClient";
+    const PREFIX: &'static str = "OAUTH#CLIENT#";
+    /// Not tenant-prefixed: clients exist before any workspace installs them.
+    type Scope = ();
+
+    fn key(&self, _: ()) -> Key {
+        Key::new(format!("{}{}", Self::PREFIX, self.client_id), "CLIENT")
     }
 }
 
-pub(crate) fn from_item(item: Item) -> StoreResult<Client> {
-    crate::store::from_item(item)
+/// The key of a client. None unless `client_id` is a well-formed `dcr_<uuid>` (canonical form),
+/// so request input can neither inject a key separator nor spell one client two ways.
+pub fn client_key(client_id: &str) -> Option<Key> {
+    is_client_id(client_id).then(|| Key::new(format!("{}{client_id}", Client::PREFIX), "CLIENT"))
+}
+
+/// The idempotency guard of dynamic registration: one per registration identity (see
+/// [`Metadata::registration_key`]), naming the client registered with it.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RegistrationGuard {
+    client_id: String,
+    /// SHA-256 (hex) of the identity: the key. Guards written before this attribute existed
+    /// lack it; they are only ever read.
+    #[serde(default)]
+    registration_key: String,
+}
+
+impl Entity for RegistrationGuard {
+    const TYPE: &'static str = "OAuthRegistrationGuard";
+    const PREFIX: &'static str = "OAUTH#REG#";
+    type Scope = ();
+
+    fn key(&self, _: ()) -> Key {
+        guard_key(&self.registration_key)
+    }
+}
+
+/// The key of the guard of one registration identity, by its SHA-256 (hex).
+fn guard_key(registration_key: &str) -> Key {
+    Key::new(format!("{}{registration_key}", RegistrationGuard::PREFIX), "GUARD")
+}
+
+/// Loads a client; None for an unknown or malformed client id (no store read for the latter).
+pub async fn get(store: &dyn Store, client_id: &str) -> StoreResult<Option<Client>> {
+    let Some(key) = client_key(client_id) else {
+        return Ok(None);
+    };
+    entity::get(store, &key).await
 }
 
 impl Client {
@@ -166,6 +204,11 @@ impl Client {
         self.shared
     }
 
+    /// The version this client was read at (RFC 7592 updates and deletes are conditioned on it).
+    pub fn version(&self) -> i64 {
+        self.version
+    }
+
     /// The metadata a registration or an RFC 7592 update sets.
     pub fn metadata(&self) -> Metadata {
         Metadata {
@@ -175,10 +218,6 @@ impl Client {
             client_uri: self.client_uri.clone(),
             logo_uri: self.logo_uri.clone(),
         }
-    }
-
-    fn key(&self) -> StoreResult<Key> {
-        keys::oauth_client(&self.client_id).ok_or_else(|| StoreError::Invalid("malformed client id".into()))
     }
 }
 
@@ -256,36 +295,31 @@ pub enum Registered {
     Existing(Client),
 }
 
-/// Attempts at a registration when concurrent transactions cancel ours (DynamoDB's
-/// `TransactionConflict`) before the winner's items are readable.
-const ATTEMPTS: usize = 8;
-
 /// Registers a client, idempotently: the client item and its guard item are written in one
 /// transaction, both `NotExists`, so concurrent identical registrations create one client. An
-/// identical registration gets the existing client, which becomes shared.
-pub async fn register(store: &dyn Store, metadata: Metadata, now: i64) -> StoreResult<Registered> {
+/// identical registration gets the existing client, which becomes shared. A write that loses a
+/// race with a concurrent one (DynamoDB may cancel both before the winner's items are readable)
+/// reads again.
+pub async fn register(store: &dyn Store, metadata: Metadata, now: i64) -> ApiResult<Registered> {
     let registration_key = metadata.registration_key();
-    let guard_key = keys::oauth_registration_guard(&registration_key)
-        .ok_or_else(|| StoreError::Invalid("malformed registration key".into()))?;
-    for attempt in 0..ATTEMPTS {
+    let guard_key = guard_key(&registration_key);
+    let busy = "Registration kept conflicting with concurrent registrations; try again";
+    entity::retry_on_conflict(busy, |_| async {
         if let Some(existing) = guarded_client(store, &guard_key).await?
             && existing.metadata().same_as(&metadata)
         {
             if existing.shared {
-                return Ok(Registered::Existing(existing));
+                return Ok(Attempt::Done(Registered::Existing(existing)));
             }
             // Mark it shared, conditioned on the version read: a concurrent RFC 7592 change or
             // delete by its registrant either lands first (we read again) or fails.
             let shared = Client { shared: true, version: existing.version + 1, ..existing.clone() };
-            match store.put(to_item(&shared, ENTITY, &shared.key()?)?, Condition::VersionEquals(existing.version)).await
-            {
-                Ok(()) => return Ok(Registered::Existing(shared)),
-                Err(StoreError::ConditionFailed) | Err(StoreError::TransactionCancelled { .. }) => {
-                    tokio::time::sleep(std::time::Duration::from_millis(10 * (attempt as u64 + 1))).await;
-                    continue;
-                }
-                Err(e) => return Err(e),
-            }
+            let item = entity::to_item(&shared, ())?;
+            return match store.put(item, Condition::VersionEquals(existing.version)).await {
+                Ok(()) => Ok(Attempt::Done(Registered::Existing(shared))),
+                Err(e) if entity::is_conflict(&e) => Ok(Attempt::Conflict),
+                Err(e) => Err(e.into()),
+            };
         }
         let client_secret =
             (metadata.token_endpoint_auth_method != AuthMethod::None).then(|| random_credential(CLIENT_SECRET_PREFIX));
@@ -304,38 +338,28 @@ pub async fn register(store: &dyn Store, metadata: Metadata, now: i64) -> StoreR
             shared: false,
             version: 1,
         };
+        let guard =
+            RegistrationGuard { client_id: client.client_id.clone(), registration_key: registration_key.clone() };
         let ops = vec![
-            TxOp::Put { item: to_item(&client, ENTITY, &client.key()?)?, cond: Condition::NotExists },
-            TxOp::Put { item: guard_item(&guard_key, &client.client_id)?, cond: Condition::NotExists },
+            TxOp::Put { item: entity::to_item(&client, ())?, cond: Condition::NotExists },
+            TxOp::Put { item: entity::to_item(&guard, ())?, cond: Condition::NotExists },
         ];
         match store.transact(ops).await {
-            Ok(()) => return Ok(Registered::Created { client, client_secret, registration_access_token }),
-            Err(StoreError::TransactionCancelled { .. }) | Err(StoreError::ConditionFailed) => {
-                // Someone else registered the same identity (or a concurrent transaction got in
-                // the way): read again.
-                tokio::time::sleep(std::time::Duration::from_millis(10 * (attempt as u64 + 1))).await;
-            }
-            Err(e) => return Err(e),
+            Ok(()) => Ok(Attempt::Done(Registered::Created { client, client_secret, registration_access_token })),
+            // Someone else registered the same identity (or a concurrent transaction got in the
+            // way): read again.
+            Err(e) if entity::is_conflict(&e) => Ok(Attempt::Conflict),
+            Err(e) => Err(ApiError::from(e)),
         }
-    }
-    Err(StoreError::Backend("registration kept conflicting with concurrent registrations".into()))
+    })
+    .await
 }
-
-fn guard_item(guard_key: &Key, client_id: &str) -> StoreResult<Item> {
-    let mut item = to_item(&serde_json::json!({ "clientId": client_id }), GUARD_ENTITY, guard_key)?;
-    item.remove(VERSION);
-    Ok(item)
-}
-
-/// Entity type of a registration guard item.
-pub const GUARD_ENTITY: &str = "OAuthRegistrationGuard";
 
 async fn guarded_client(store: &dyn Store, guard_key: &Key) -> StoreResult<Option<Client>> {
-    let Some(guard) = store.get(guard_key).await? else {
+    let Some(guard) = entity::get::<RegistrationGuard>(store, guard_key).await? else {
         return Ok(None);
     };
-    let client_id = guard.get("clientId").and_then(serde_json::Value::as_str).unwrap_or_default();
-    get(store, client_id).await
+    get(store, &guard.client_id).await
 }
 
 /// What an RFC 7592 update did.
@@ -378,18 +402,13 @@ pub async fn replace(
         version: current.version + 1,
         ..current.clone()
     };
-    let mut ops = vec![TxOp::Put {
-        item: to_item(&client, ENTITY, &client.key()?)?,
-        cond: Condition::VersionEquals(current.version),
-    }];
+    let mut ops =
+        vec![TxOp::Put { item: entity::to_item(&client, ())?, cond: Condition::VersionEquals(current.version) }];
     let moves = registration_key != current.registration_key;
     if moves {
-        let new_guard = keys::oauth_registration_guard(&registration_key)
-            .ok_or_else(|| StoreError::Invalid("malformed registration key".into()))?;
-        ops.push(TxOp::Put { item: guard_item(&new_guard, &client.client_id)?, cond: Condition::NotExists });
-        if let Some(old_guard) = keys::oauth_registration_guard(&current.registration_key) {
-            ops.push(TxOp::Delete { key: old_guard, cond: Condition::None });
-        }
+        let guard = RegistrationGuard { client_id: client.client_id.clone(), registration_key };
+        ops.push(TxOp::Put { item: entity::to_item(&guard, ())?, cond: Condition::NotExists });
+        ops.push(TxOp::Delete { key: guard_key(&current.registration_key), cond: Condition::None });
     }
     match store.transact(ops).await {
         Ok(()) => Ok(Replaced::Updated { client: Box::new(client), client_secret }),
@@ -402,10 +421,10 @@ pub async fn replace(
 /// Deletes a client and its registration guard in one transaction, conditioned on the version
 /// that was read. False when the client changed or disappeared meanwhile.
 pub async fn delete(store: &dyn Store, current: &Client) -> StoreResult<bool> {
-    let mut ops = vec![TxOp::Delete { key: current.key()?, cond: Condition::VersionEquals(current.version) }];
-    if let Some(guard) = keys::oauth_registration_guard(&current.registration_key) {
-        ops.push(TxOp::Delete { key: guard, cond: Condition::None });
-    }
+    let ops = vec![
+        TxOp::Delete { key: current.key(()), cond: Condition::VersionEquals(current.version) },
+        TxOp::Delete { key: guard_key(&current.registration_key), cond: Condition::None },
+    ];
     match store.transact(ops).await {
         Ok(()) => Ok(true),
         Err(StoreError::TransactionCancelled { .. }) | Err(StoreError::ConditionFailed) => Ok(false),
@@ -449,17 +468,6 @@ fn loopback_without_port(uri: &str) -> Option<String> {
     Some(if text.len() > uri.len() { stripped.trim_end_matches('/').to_owned() } else { stripped })
 }
 
-/// True for the loopback hosts of RFC 8252 §7.3 (and `localhost`, §8.3 notwithstanding, since
-/// common clients register it).
-pub fn is_loopback_host(url: &url::Url) -> bool {
-    match url.host() {
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        Some(url::Host::Domain(d)) => d == "localhost",
-        None => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -479,6 +487,14 @@ mod tests {
             shared: false,
             version: 1,
         }
+    }
+
+    #[test]
+    fn client_keys_refuse_malformed_ids() {
+        let c = client(&[]);
+        assert_eq!(client_key(&c.client_id), Some(c.key(())));
+        assert!(client_key("dcr_x#CLIENT").is_none());
+        assert!(client_key("").is_none());
     }
 
     #[test]
