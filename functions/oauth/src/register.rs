@@ -415,6 +415,20 @@ async fn authenticated(state: &AppState, headers: &HeaderMap, client_id: &str) -
 /// The RFC 7592 caller of an update or delete: as [`authenticated`], and the client must not be
 /// shared (403 `access_denied`): an anonymous registrant must never rewrite or delete a client
 /// that others were given.
+/// The client as first read, or, after a lost race, read again (and the token checked again:
+/// it still must match).
+async fn reread_if_stale(
+    current: Option<Client>,
+    state: &AppState,
+    headers: &HeaderMap,
+    client_id: &str,
+) -> RegResult<Client> {
+    match current {
+        Some(client) => Ok(client),
+        None => Ok(manageable(state, headers, client_id).await?.0),
+    }
+}
+
 async fn manageable(state: &AppState, headers: &HeaderMap, client_id: &str) -> RegResult<(Client, String)> {
     let (client, token) = authenticated(state, headers, client_id).await?;
     if client.is_shared() {
@@ -485,13 +499,9 @@ pub async fn update(
     let updated = entity::retry_on_conflict("The client kept changing during the update; try again", |_| {
         let current = read.take();
         async move {
-            // Changed meanwhile: read again (and check the token again: it still must match).
-            let client = match current {
-                Some(client) => client,
-                None => match manageable(state, headers, client_id).await {
-                    Ok((client, _)) => client,
-                    Err(refused) => return Ok(Attempt::Done(Err(refused))),
-                },
+            let client = match reread_if_stale(current, state, headers, client_id).await {
+                Ok(client) => client,
+                Err(refused) => return Ok(Attempt::Done(Err(refused))),
             };
             Ok(match client::replace(state.store(), &client, metadata.clone(), rotate).await? {
                 Replaced::Updated { client, client_secret } => Attempt::Done(Ok((client, client_secret))),
@@ -532,12 +542,9 @@ pub async fn delete(
     let deleted = entity::retry_on_conflict("The client kept changing during the delete; try again", |_| {
         let current = read.take();
         async move {
-            let client = match current {
-                Some(client) => client,
-                None => match manageable(state, headers, client_id).await {
-                    Ok((client, _)) => client,
-                    Err(refused) => return Ok(Attempt::Done(Err(refused))),
-                },
+            let client = match reread_if_stale(current, state, headers, client_id).await {
+                Ok(client) => client,
+                Err(refused) => return Ok(Attempt::Done(Err(refused))),
             };
             Ok(if client::delete(state.store(), &client).await? {
                 Attempt::Done(Ok(client))
