@@ -132,30 +132,52 @@ pub enum Attempt<T> {
     Conflict,
 }
 
-/// Attempts before [`retry_on_conflict`] gives up with 409.
-pub const ATTEMPTS: u32 = 8;
+/// How long [`retry_on_conflict`] keeps re-running a write that loses races before it gives
+/// up with 409. Optimistic concurrency lets one of N racing writers win per round, so a fixed
+/// number of attempts fails the last of many concurrent writers (a client toggling 30
+/// permissions of one role at once) on a slow store; a time budget does not. It stays far
+/// below the functions' 10 s timeout.
+pub const RETRY_BUDGET: Duration = Duration::from_secs(4);
 
 /// Runs `attempt` (numbered from 0) until it is done, re-running it after a conflict with a
-/// jittered pause so racing writers spread out; after [`ATTEMPTS`] conflicts, a 409 saying
+/// jittered pause so racing writers spread out; once [`RETRY_BUDGET`] is spent, a 409 saying
 /// `busy`.
-pub async fn retry_on_conflict<T, F, Fut>(busy: &str, mut attempt: F) -> ApiResult<T>
+pub async fn retry_on_conflict<T, F, Fut>(busy: &str, attempt: F) -> ApiResult<T>
 where
     F: FnMut(u32) -> Fut,
     Fut: Future<Output = ApiResult<Attempt<T>>>,
 {
-    for n in 0..ATTEMPTS {
-        match attempt(n).await? {
-            Attempt::Done(value) => return Ok(value),
-            Attempt::Conflict => tokio::time::sleep(back_off(n)).await,
-        }
-    }
-    Err(ApiError::conflict(busy))
+    retry_within(RETRY_BUDGET, busy, attempt).await
 }
 
-/// Full jitter: a random pause below an exponentially growing bound (2 ms, 4 ms, … 64 ms).
+async fn retry_within<T, F, Fut>(budget: Duration, busy: &str, mut attempt: F) -> ApiResult<T>
+where
+    F: FnMut(u32) -> Fut,
+    Fut: Future<Output = ApiResult<Attempt<T>>>,
+{
+    let deadline = tokio::time::Instant::now() + budget;
+    let mut n = 0;
+    loop {
+        match attempt(n).await? {
+            Attempt::Done(value) => return Ok(value),
+            Attempt::Conflict if tokio::time::Instant::now() + back_off_bound(n) < deadline => {
+                tokio::time::sleep(back_off(n)).await;
+                n += 1;
+            }
+            Attempt::Conflict => return Err(ApiError::conflict(busy)),
+        }
+    }
+}
+
+/// The bound of the pause after the `attempt`th conflict: 2 ms, 4 ms, … 64 ms, then 64 ms.
+fn back_off_bound(attempt: u32) -> Duration {
+    Duration::from_millis(2u64 << attempt.min(5))
+}
+
+/// Full jitter: a random pause below the bound.
 fn back_off(attempt: u32) -> Duration {
-    let bound = 2u64 << attempt.min(5);
-    Duration::from_micros(rand::random_range(0..bound * 1000))
+    let bound = back_off_bound(attempt).as_micros() as u64;
+    Duration::from_micros(rand::random_range(0..bound))
 }
 
 /// Whether a store error means "lost a race" (a retry may succeed).
@@ -256,8 +278,16 @@ mod tests {
         .await
         .unwrap();
         assert_eq!((value, calls), (2, 3));
-        let busy = retry_on_conflict::<(), _, _>("busy", |_| async { Ok(Attempt::Conflict) }).await.unwrap_err();
+        let mut calls = 0;
+        let budget = Duration::from_millis(300);
+        let busy = retry_within::<(), _, _>(budget, "busy", |_| {
+            calls += 1;
+            async { Ok(Attempt::Conflict) }
+        })
+        .await
+        .unwrap_err();
         assert_eq!((busy.status.as_u16(), busy.message.as_str()), (409, "busy"));
+        assert!(calls > 2, "kept retrying within the budget: {calls} calls");
     }
 
     #[tokio::test]
