@@ -21,12 +21,12 @@ pub fn cell_widths(table: NodeRef<'_, Node>) -> HashMap<NodeId, Vec<u32>> {
     if columns.iter().all(Option::is_none) {
         return widths;
     }
-    // Rows still covered by a cell from a row above, per column.
-    let mut covered = vec![0u32; columns.len()];
-    for row in rows(table) {
+    // Per column, the first row not covered by a cell from a row above.
+    let mut free_from = vec![0usize; columns.len()];
+    for (r, row) in rows(table).enumerate() {
         let mut col = 0;
         for (cell, _) in elements(row).filter(|(_, name)| matches!(*name, "td" | "th")) {
-            while col < columns.len() && covered[col] > 0 {
+            while col < columns.len() && free_from[col] > r {
                 col += 1;
             }
             let (colspan, rowspan) = spans(cell);
@@ -36,13 +36,10 @@ pub fn cell_widths(table: NodeRef<'_, Node>) -> HashMap<NodeId, Vec<u32>> {
             {
                 widths.insert(cell.id(), w);
             }
-            for c in &mut covered[col.min(end)..end] {
-                *c = rowspan;
+            for f in &mut free_from[col.min(end)..end] {
+                *f = r + rowspan as usize;
             }
             col += colspan as usize;
-        }
-        for c in &mut covered {
-            *c = c.saturating_sub(1);
         }
     }
     widths

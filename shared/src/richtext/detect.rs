@@ -50,8 +50,8 @@ pub fn has_known_tag(s: &str) -> bool {
 
 /// The tag starting at byte `at` (a `<`), if it is one: `<name` or `</name` followed by
 /// whitespace, `/` or `>`, for a name the parser knows, written in lower or upper case. Returns
-/// the lower-case name and whether it is an end tag.
-fn tag_at(s: &str, at: usize) -> Option<(&'static str, bool)> {
+/// the element and whether it is an end tag.
+fn tag_at(s: &str, at: usize) -> Option<(tags::Tag, bool)> {
     let b = s.as_bytes();
     let mut j = at + 1;
     let closing = b.get(j) == Some(&b'/');
@@ -65,45 +65,45 @@ fn tag_at(s: &str, at: usize) -> Option<(&'static str, bool)> {
     let name = &s[start..j];
     let delimited = matches!(b.get(j), Some(b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r' | b'\x0c'));
     // Mixed case is a type name in code (`Vec<Data>`, `Option<Map>`); HTML is written in one case.
-    let one_case = !name.bytes().any(|c| c.is_ascii_uppercase()) || !name.bytes().any(|c| c.is_ascii_lowercase());
-    if !(delimited && one_case) {
+    let (upper, lower) =
+        name.bytes().fold((false, false), |(u, l), c| (u || c.is_ascii_uppercase(), l || c.is_ascii_lowercase()));
+    if !delimited || (upper && lower) {
         return None;
     }
-    tags::known(name).map(|name| (name, closing))
+    tags::lookup(name).map(|tag| (tag, closing))
 }
 
-/// The end of the markup starting at `at` (a `<`): a comment, `<!…>` or `<?…>`, or a known tag,
-/// whose quoted attribute values may contain `>`. Unterminated markup runs to the end, as in
-/// HTML.
-fn markup_end(s: &str, at: usize) -> Option<usize> {
+/// The markup starting at `at` (a `<`): a comment, `<!…>` or `<?…>`, or a known tag, whose
+/// quoted attribute values may contain `>`. Returns where it ends (unterminated markup runs to
+/// the end, as in HTML) and the tag, if it is one.
+fn markup(s: &str, at: usize) -> Option<(usize, Option<(tags::Tag, bool)>)> {
     let rest = &s[at..];
     if let Some(body) = rest.strip_prefix("<!--") {
-        return Some(body.find("-->").map_or(s.len(), |i| at + 4 + i + 3));
+        return Some((body.find("-->").map_or(s.len(), |i| at + 4 + i + 3), None));
     }
-    if !(rest.starts_with("<!") || rest.starts_with("<?")) {
-        tag_at(s, at)?;
-    }
-    let mut quote = None;
-    let mut after_eq = false;
-    for (i, c) in rest.bytes().enumerate().skip(1) {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None if c == b'>' => return Some(at + i + 1),
-            None if (c == b'"' || c == b'\'') && after_eq => quote = Some(c),
-            None => {}
+    let tag = if rest.starts_with("<!") || rest.starts_with("<?") { None } else { Some(tag_at(s, at)?) };
+    // Jump from one `>` or quote to the next; a quote opens a value only right after `=`.
+    let b = s.as_bytes();
+    let mut i = at + 1;
+    while let Some(off) = s[i..].find(['>', '"', '\'']) {
+        let j = i + off;
+        if b[j] == b'>' {
+            return Some((j + 1, tag));
         }
-        if !c.is_ascii_whitespace() {
-            after_eq = c == b'=';
-        }
+        let after_eq = s[..j].trim_end_matches(|c: char| c.is_ascii_whitespace()).ends_with('=');
+        i = match (after_eq, s[j + 1..].find(char::from(b[j]))) {
+            (true, Some(close)) => j + 1 + close + 1,
+            (true, None) => return Some((s.len(), tag)),
+            (false, _) => j + 1,
+        };
     }
-    Some(s.len())
+    Some((s.len(), tag))
 }
 
 /// Whether an element's content is HTML rather than Markdown prose: every element with content
 /// except the inline ones, and code, whose text is literal.
-fn holds_block(name: &str) -> bool {
-    !tags::has(tags::VOID, name) && (!tags::has(tags::INLINE, name) || matches!(name, "code" | "kbd" | "samp" | "tt"))
+fn holds_block(tag: tags::Tag) -> bool {
+    !tag.void && (tag.kind != tags::Kind::Inline || matches!(tag.name, "code" | "kbd" | "samp" | "tt"))
 }
 
 /// `s` without markup and without the content of block-level elements (see the module docs).
@@ -114,7 +114,7 @@ fn outside_blocks(s: &str) -> String {
     let mut i = 0;
     while let Some(off) = s[i..].find('<') {
         let at = i + off;
-        let Some(end) = markup_end(s, at) else {
+        let Some((end, tag)) = markup(s, at) else {
             i = at + 1;
             continue;
         };
@@ -122,8 +122,8 @@ fn outside_blocks(s: &str) -> String {
             out.push_str(&s[text_from..at]);
         }
         // `<div/>` opens a div in HTML: the slash means nothing there.
-        if let Some((name, closing)) = tag_at(s, at)
-            && holds_block(name)
+        if let Some((tag, closing)) = tag
+            && holds_block(tag)
         {
             depth = if closing { depth.saturating_sub(1) } else { depth + 1 };
         }

@@ -25,7 +25,7 @@ pub fn parse(input: &str, profile: Profile) -> Result<Vec<Node>, RichTextError> 
     // parse_fragment puts the fragment's nodes under a synthetic <html> element.
     p.add_all(*html.root_element(), &[], 0)?;
     let mut content = p.finish();
-    text::normalize(&mut content);
+    text::normalize(&mut content, false); // add_text cleaned the text already
     Ok(content)
 }
 
@@ -276,7 +276,7 @@ impl Parser {
         depth: usize,
     ) -> Result<(), RichTextError> {
         let name = el.name();
-        if tags::has(tags::DROPPED, name) {
+        if tags::is(name, tags::Kind::Dropped) {
             return Ok(());
         }
         let style = Style::parse(el.attr("style"));
@@ -323,14 +323,14 @@ impl Parser {
                 let mut top_id = self.nodes[self.open].id;
                 let mut sync = false;
                 let flat_cell = self.profile != Profile::Product && matches!(name, "td" | "th");
-                if tags::has(tags::BLOCK, name) && self.flat == 0 {
+                if tags::is(name, tags::Kind::Block) && self.flat == 0 {
                     let top = &self.nodes[self.open];
                     if top.content.first().is_some_and(|n| Kind::of(n).is_inline()) && self.open > 0 {
                         self.open -= 1;
                     }
                     top_id = self.nodes[self.open].id;
                     sync = true;
-                } else if self.flat > 0 && tags::has(tags::BLOCK, name) {
+                } else if self.flat > 0 && tags::is(name, tags::Kind::Block) {
                     // DIFF: blocks inside a flattened table cell are joined with a space.
                     self.separate(" ");
                 } else if dom.first_child().is_none() {

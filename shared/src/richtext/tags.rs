@@ -3,6 +3,8 @@
 //! so an element the parser handles is never shown to readers as literal text, and the lists
 //! cannot drift apart.
 
+use std::sync::LazyLock;
+
 /// Dropped together with everything inside them. DIFF: Tiptap keeps the text of iframe, svg,
 /// math, media fallback and form controls; none of it is content a reader wrote.
 pub const DROPPED: &[&str] = &[
@@ -80,34 +82,66 @@ pub const VOID: &[&str] = &[
     "wbr",
 ];
 
-/// Whether `list` holds `name`. The lists are sorted (a test checks), so this is a binary
-/// search: detection and the parser ask it for every tag of the input.
-pub fn has(list: &[&str], name: &str) -> bool {
-    list.binary_search(&name).is_ok()
+/// Which list an element is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Dropped,
+    Block,
+    Inline,
+    Table,
 }
 
-/// The longest name in the lists ("blockquote", "figcaption").
+/// What the lists say about one element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tag {
+    /// Lower case, as the lists spell it.
+    pub name: &'static str,
+    pub kind: Kind,
+    pub void: bool,
+}
+
+/// The longest name in the lists ("blockquote", "figcaption"); a test checks it.
 const LONGEST: usize = 10;
 
-/// `name` as the lists spell it, if it is an element the parser handles (in any ASCII case).
-pub fn known(name: &str) -> Option<&'static str> {
-    let mut buf = [0u8; LONGEST];
-    let lower = buf.get_mut(..name.len())?;
-    lower.copy_from_slice(name.as_bytes());
-    lower.make_ascii_lowercase();
-    let lower = std::str::from_utf8(lower).ok()?;
-    [DROPPED, BLOCK, INLINE, TABLE].into_iter().find_map(|list| list.binary_search(&lower).ok().map(|i| list[i]))
+/// A name of at most `LONGEST` ASCII characters, lower-cased and packed into an integer: the
+/// lookup compares integers rather than strings (detection asks for every tag of the input).
+fn pack(name: &str) -> Option<u128> {
+    if name.len() > LONGEST {
+        return None;
+    }
+    Some(name.bytes().fold(0u128, |key, b| key << 8 | u128::from(b.to_ascii_lowercase())))
 }
 
-/// Whether `name` (lower case) is an element the parser handles.
-#[cfg(test)]
-fn is_known(name: &str) -> bool {
-    known(name) == Some(name)
+/// The lists as one table sorted by packed name, built once.
+static INDEX: LazyLock<Vec<(u128, Tag)>> = LazyLock::new(|| {
+    let lists = [(DROPPED, Kind::Dropped), (BLOCK, Kind::Block), (INLINE, Kind::Inline), (TABLE, Kind::Table)];
+    let mut index: Vec<(u128, Tag)> = lists
+        .iter()
+        .flat_map(|&(list, kind)| list.iter().map(move |&name| (name, kind)))
+        .filter_map(|(name, kind)| Some((pack(name)?, Tag { name, kind, void: VOID.contains(&name) })))
+        .collect();
+    index.sort_by_key(|&(key, _)| key);
+    index
+});
+
+/// The element `name` (any ASCII case), if the parser handles it.
+pub fn lookup(name: &str) -> Option<Tag> {
+    let key = pack(name)?;
+    INDEX.binary_search_by_key(&key, |&(k, _)| k).ok().map(|i| INDEX[i].1)
+}
+
+/// Whether the parser has `name` (lower case) in the list of `kind`.
+pub fn is(name: &str, kind: Kind) -> bool {
+    lookup(name).is_some_and(|t| t.kind == kind)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn is_known(name: &str) -> bool {
+        lookup(name).is_some_and(|t| t.name == name)
+    }
 
     /// Every element of the HTML standard's index, and the obsolete ones browsers still parse.
     const HTML_ELEMENTS: &[&str] = &[
@@ -254,15 +288,16 @@ mod tests {
             assert!(is_known(name), "{name}");
         }
         assert!(!is_known("u8") && !is_known("x") && !is_known("string"));
-        assert_eq!(known("BLOCKQUOTE"), Some("blockquote"));
-        assert_eq!(known("blockquotes"), None);
+        assert_eq!(lookup("BLOCKQUOTE"), Some(Tag { name: "blockquote", kind: Kind::Block, void: false }));
+        assert_eq!(lookup("Br").map(|t| (t.kind, t.void)), Some((Kind::Inline, true)));
+        assert_eq!(lookup("blockquotes"), None);
     }
 
     #[test]
-    fn lists_are_sorted_for_binary_search() {
+    fn every_name_fits_the_index() {
         for list in [DROPPED, BLOCK, INLINE, TABLE, VOID] {
-            assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
             assert!(list.iter().all(|name| name.len() <= LONGEST), "{list:?}");
         }
+        assert_eq!(INDEX.len(), DROPPED.len() + BLOCK.len() + INLINE.len() + TABLE.len());
     }
 }

@@ -32,7 +32,10 @@ pub fn is_removed_control(c: char) -> bool {
 
 /// `s` with control characters removed or replaced as the module docs say.
 pub fn clean(s: &str) -> Cow<'_, str> {
-    if !s.contains(|c| is_removed_control(c) || matches!(c, '\u{c}' | '\u{2028}' | '\u{2029}')) {
+    // Every character concerned starts with one of these bytes in UTF-8 (C1 controls with 0xC2,
+    // U+2028/U+2029 with 0xE2): a cheap first look, as most text has none.
+    let maybe = s.bytes().any(|b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || matches!(b, 0x7f | 0xc2 | 0xe2));
+    if !maybe || !s.contains(|c| is_removed_control(c) || matches!(c, '\u{c}' | '\u{2028}' | '\u{2029}')) {
         return Cow::Borrowed(s);
     }
     s.chars()
@@ -84,11 +87,13 @@ pub fn collapses(content: &[Node]) -> bool {
     for node in content {
         match node {
             Node::Text { text, .. } => {
-                for c in text.chars() {
-                    if is_ws(c) && (c != ' ' || after_ws) {
+                // Bytes: whitespace is ASCII, and no byte of a longer UTF-8 character is ASCII.
+                for b in text.bytes() {
+                    let ws = is_ws(char::from(b));
+                    if ws && (b != b' ' || after_ws) {
                         return true;
                     }
-                    after_ws = is_ws(c);
+                    after_ws = ws;
                 }
             }
             Node::HardBreak { .. } => after_ws = true,
@@ -138,18 +143,23 @@ fn collapse(content: Vec<Node>) -> Vec<Node> {
     merge_text(out)
 }
 
-/// Applies both rules to every text block in `nodes`.
-pub fn normalize(nodes: &mut [Node]) {
+/// Applies both rules to every text block in `nodes`; `controls: false` skips the first for
+/// text that was cleaned as it was read (the HTML parser's).
+pub fn normalize(nodes: &mut [Node], controls: bool) {
     for node in nodes {
         match node {
             Node::Paragraph { content } => {
-                clean_all(content);
+                if controls {
+                    clean_all(content);
+                }
                 if !is_preformatted(content) && collapses(content) {
                     *content = collapse(std::mem::take(content));
                 }
             }
             Node::Heading { content, .. } => {
-                clean_all(content);
+                if controls {
+                    clean_all(content);
+                }
                 if collapses(content) {
                     *content = collapse(std::mem::take(content));
                 }
@@ -162,14 +172,13 @@ pub fn normalize(nodes: &mut [Node]) {
             | Node::TableRow { content }
             | Node::TableHeader { content, .. }
             | Node::TableCell { content, .. }
-            | Node::Callout { content, .. } => normalize(content),
+            | Node::Callout { content, .. } => normalize(content, controls),
             Node::HorizontalRule | Node::HardBreak { .. } | Node::Text { .. } | Node::Emoji { .. } => {}
         }
     }
 }
 
-/// Cleans every text node of control characters (text from HTML was cleaned as it was read; IDoc
-/// JSON was not), dropping text left empty.
+/// Cleans every text node of control characters, dropping text left empty.
 fn clean_all(content: &mut Vec<Node>) {
     let mut emptied = false;
     for node in content.iter_mut() {

@@ -28,7 +28,7 @@ pub fn from_json(value: &Value, profile: Profile) -> Result<Doc, RichTextError> 
     }
     let mut content = children(obj, "", profile).map_err(to_err)?;
     // Stored text is what a reader sees, whatever its source (text.rs).
-    text::normalize(&mut content);
+    text::normalize(&mut content, true);
     let doc = Doc { content };
     if depth(&doc) > MAX_DEPTH {
         return Err(RichTextError::TooDeep { max: MAX_DEPTH });
