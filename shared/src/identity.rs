@@ -55,6 +55,9 @@ pub struct User {
     pub language: String,
     pub is_active: bool,
     pub created_at: String,
+    /// The customer organization of an organization member (a contact); absent for employees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub organization_id: Option<Uuid>,
 }
 
 /// The stored record of a personal access token (never the token itself).
@@ -158,6 +161,7 @@ pub async fn create_user(store: &dyn Store, workspace_id: Uuid, new: NewUser<'_>
         language: new.language.to_owned(),
         is_active: true,
         created_at: clock::now_rfc3339(),
+        organization_id: None,
     };
     let folded = email.to_lowercase();
     let mut user_item = to_item(&user, ENTITY_USER, &keys.user(user.id))?;
@@ -193,6 +197,54 @@ async fn role_reference(store: &dyn Store, keys: WsKeys, role_id: &str) -> Resul
     let role: permissions::roles::CustomRole = from_item(store.get(&key).await?.ok_or_else(unknown)?)?;
     let update = Update::default().set(crate::store::VERSION, role.version + 1);
     Ok(Some(TxOp::Update { key, update, cond: Condition::VersionEquals(role.version) }))
+}
+
+/// Writes a user with a given id as it is (operator seed files): absent → created with its
+/// e-mail guard; present and equal → nothing (Ok(false)); present and different → replaced, its
+/// e-mail guard moved in the same transaction when the e-mail changed. A custom role is not
+/// allowed here (seeded users hold base roles). Returns whether anything was written.
+pub async fn ensure_user(store: &dyn Store, user: &User) -> Result<bool, IdentityError> {
+    if permissions::base_role(&user.role_id).is_none() {
+        return Err(IdentityError::Invalid(format!("{:?} is not a base role", user.role_id)));
+    }
+    let keys = WsKeys::new(user.workspace_id);
+    let existing = get_user(store, user.workspace_id, user.id).await?;
+    let mut user = user.clone();
+    if let Some(existing) = &existing {
+        user.created_at = existing.created_at.clone();
+        if *existing == user {
+            return Ok(false);
+        }
+    }
+    let folded = user.email.trim().to_lowercase();
+    let mut user_item = to_item(&user, ENTITY_USER, &keys.user(user.id))?;
+    user_item.insert(crate::store::GSI1PK.into(), keys::user_email_gsi1pk(&folded).into());
+    user_item.insert(crate::store::GSI1SK.into(), format!("WS#{}#USER#{}", user.workspace_id, user.id).into());
+    let guard = || to_item(&serde_json::json!({ "userId": user.id }), ENTITY_EMAIL_GUARD, &keys.user_email(&folded));
+    let ops = match &existing {
+        None => vec![
+            TxOp::Put { item: guard()?, cond: Condition::NotExists },
+            TxOp::Put { item: user_item, cond: Condition::NotExists },
+        ],
+        Some(old) if old.email.trim().to_lowercase() == folded => {
+            vec![TxOp::Put { item: user_item, cond: Condition::Exists }]
+        }
+        Some(old) => vec![
+            TxOp::Put { item: guard()?, cond: Condition::NotExists },
+            TxOp::Put { item: user_item, cond: Condition::Exists },
+            TxOp::Delete { key: keys.user_email(&old.email.trim().to_lowercase()), cond: Condition::Exists },
+        ],
+    };
+    match store.transact(ops).await {
+        Ok(()) => Ok(true),
+        Err(StoreError::TransactionCancelled { failed }) if failed.contains(&0) => {
+            Err(IdentityError::DuplicateEmail(user.email.clone()))
+        }
+        Err(StoreError::TransactionCancelled { .. }) => {
+            Err(IdentityError::Invalid(format!("user {} changed meanwhile; try again", user.id)))
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 pub async fn get_user(store: &dyn Store, workspace_id: Uuid, user_id: Uuid) -> StoreResult<Option<User>> {

@@ -12,6 +12,7 @@ extern crate self as shared;
 pub mod app;
 pub mod auth;
 pub mod clock;
+pub mod domain;
 pub mod entity;
 pub mod error;
 pub mod function;

@@ -61,6 +61,42 @@ fn path_error(rejection: PathRejection) -> ApiError {
     }
 }
 
+/// Typed query parameters: a struct deriving `Deserialize` and `utoipa::IntoParams` whose fields
+/// are optional, so the parameters are parsed and documented by one declaration. Unknown
+/// parameters (the projection's among them) are ignored; a malformed value is a 400 naming the
+/// parameter.
+pub struct Query<T>(pub T);
+
+impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Query<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let pairs: Vec<(String, String)> =
+            form_urlencoded::parse(parts.uri.query().unwrap_or_default().as_bytes()).into_owned().collect();
+        let read = |pairs: &[(String, String)]| {
+            let map = pairs.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+            serde_json::from_value::<T>(Value::Object(map))
+        };
+        match read(&pairs) {
+            Ok(value) => Ok(Query(value)),
+            Err(_) => {
+                // Each parameter alone: the ones that fail by themselves are the offenders.
+                let mut errors = crate::error::FieldErrors::new();
+                for pair in &pairs {
+                    if let Err(e) = read(std::slice::from_ref(pair)) {
+                        errors.entry(pair.0.clone()).or_default().push(format!("{}: {e}", pair.0));
+                    }
+                }
+                Err(if errors.is_empty() {
+                    ApiError::bad_request("Invalid query parameters")
+                } else {
+                    ApiError::validation(errors)
+                })
+            }
+        }
+    }
+}
+
 /// A JSON request body of type `T`, read from the wire by the extractor and parsed only by
 /// [`Body::parse`], after authorization. Over the size limit: 413; not JSON: 415; invalid: 400
 /// naming every failing field.

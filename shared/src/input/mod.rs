@@ -10,7 +10,10 @@
 mod types;
 
 pub use shared_derive::Input;
-pub use types::{DateOnly, DateTime, Decimal, Integer, Language, List, MultilineText, Text};
+pub use types::{
+    DateOnly, DateTime, Decimal, EditorProfile, EditorText, Integer, Language, List, MultilineText, ProductProfile,
+    ProductText, RichText, RichTextProfile, Text,
+};
 
 use crate::error::{ApiError, ApiResult, FieldErrors};
 use serde_json::{Map, Value};

@@ -318,3 +318,66 @@ impl Field for DateTime {
             .into()
     }
 }
+
+/// Rich text (spec §1.4) in the profile `P`: HTML or Markdown, detected, parsed and validated
+/// into the IDoc that is stored; rendered back as HTML in responses. An empty string is one
+/// empty paragraph.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RichText<P: RichTextProfile>(pub crate::richtext::Doc, std::marker::PhantomData<P>);
+
+impl<P: RichTextProfile> RichText<P> {
+    pub fn into_doc(self) -> crate::richtext::Doc {
+        self.0
+    }
+}
+
+/// The profile of a [`RichText`] field, as a type.
+pub trait RichTextProfile: std::fmt::Debug + Clone + PartialEq {
+    const PROFILE: crate::richtext::Profile;
+    const DESCRIPTION: &'static str;
+}
+
+/// Descriptions and comments: paragraphs, headings, lists, breaks, rules, quotes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EditorProfile;
+
+impl RichTextProfile for EditorProfile {
+    const PROFILE: crate::richtext::Profile = crate::richtext::Profile::Editor;
+    const DESCRIPTION: &'static str = "Rich text, HTML or Markdown (detected): paragraph, heading, lists, hardBreak, horizontalRule, \
+         blockquote; marks link, bold, code, italic, strike, underline. Returned as HTML.";
+}
+
+/// Product and variant descriptions: the editor profile plus tables, callouts and emoji.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProductProfile;
+
+impl RichTextProfile for ProductProfile {
+    const PROFILE: crate::richtext::Profile = crate::richtext::Profile::Product;
+    const DESCRIPTION: &'static str = "Rich text, HTML or Markdown (detected): the editor nodes plus table, tableRow, tableHeader, \
+         tableCell, callout (icon) and emoji (icon). Returned as HTML.";
+}
+
+/// Rich text in the editor profile.
+pub type EditorText = RichText<EditorProfile>;
+/// Rich text in the product profile.
+pub type ProductText = RichText<ProductProfile>;
+
+impl<P: RichTextProfile> Field for RichText<P> {
+    fn read(value: &Value, at: &At, errors: &mut Errors) -> Option<Self> {
+        match crate::richtext::to_idoc_json(value, P::PROFILE) {
+            Ok(doc) => Some(RichText(doc, std::marker::PhantomData)),
+            Err(e) => {
+                errors.add(at, format!("{}: {e}", at.name()));
+                None
+            }
+        }
+    }
+
+    fn schema() -> SchemaRef {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .max_length(Some(crate::richtext::MAX_INPUT_BYTES))
+            .description(Some(P::DESCRIPTION))
+            .into()
+    }
+}

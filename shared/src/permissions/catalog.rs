@@ -8,7 +8,9 @@ pub mod key {
     pub const PROJECTS_MANAGE_COMPONENTS: &str = "Projects.manageComponents";
     pub const PROJECTS_MANAGE_DOCUMENTATION: &str = "Projects.manageDocumentation";
     pub const PROJECTS_MANAGE_MANUAL_POSITIONS: &str = "Projects.manageManualPositions";
+    pub const PROJECTS_VIEW_ALL: &str = "Projects.viewAll";
     pub const PROJECT_COMPONENTS_LIBRARY_EDIT: &str = "ProjectComponentsLibrary.edit";
+    pub const PRODUCT_CATALOG_EDIT: &str = "ProductCatalog.edit";
     pub const INVOICES_MANAGE: &str = "Invoices.manage";
     pub const WS_SETTINGS_MANAGE_SETTINGS: &str = "WsSettings.manageSettings";
     pub const WS_SETTINGS_MANAGE_ROLES: &str = "WsSettings.manageRoles";
@@ -49,9 +51,19 @@ pub const CATALOG: &[Permission] = &[
         description: "Add and edit manual positions of a project",
     },
     Permission {
+        key: key::PROJECTS_VIEW_ALL,
+        guest_allowed: false,
+        description: "Access every project of the workspace, not only those the user is a member of",
+    },
+    Permission {
         key: key::PROJECT_COMPONENTS_LIBRARY_EDIT,
         guest_allowed: false,
         description: "Edit the workspace-wide project component library",
+    },
+    Permission {
+        key: key::PRODUCT_CATALOG_EDIT,
+        guest_allowed: false,
+        description: "Create products in the workspace's product catalog",
     },
     Permission {
         key: key::INVOICES_MANAGE,

@@ -1,0 +1,209 @@
+//! The product catalog: categories (seeded) and products (created by
+//! `POST /administration/product-catalog`, read by the project import).
+
+use crate::domain::money;
+use crate::entity::{self, Entity, IndexKey};
+use crate::richtext::Doc;
+use crate::store::keys::WsKeys;
+use crate::store::{Key, Query, Store, StoreResult, query_all};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// A catalog category. Seeded (docs/seed.md); the API only reads it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(examples(json!({"id": "7b9d1f3a-5c7e-4a9b-8d1f-3a5c7e9b1d3f", "name": "Hosting"})))]
+pub struct CatalogCategory {
+    pub id: Uuid,
+    pub name: String,
+}
+
+impl Entity for CatalogCategory {
+    const TYPE: &'static str = "CatalogCategory";
+    const PREFIX: &'static str = "PRODCAT#";
+    type Scope = WsKeys;
+
+    fn key(&self, keys: WsKeys) -> Key {
+        category_key(keys, self.id)
+    }
+}
+
+pub fn category_key(keys: WsKeys, id: Uuid) -> Key {
+    keys.root(format!("{}{id}", CatalogCategory::PREFIX))
+}
+
+pub async fn get_category(store: &dyn Store, keys: WsKeys, id: Uuid) -> StoreResult<Option<CatalogCategory>> {
+    entity::get(store, &category_key(keys, id)).await
+}
+
+/// Every catalog category, ordered by name.
+pub async fn list_categories(store: &dyn Store, keys: WsKeys) -> StoreResult<Vec<CatalogCategory>> {
+    let items = query_all(store, Query::table(keys.root_pk()).begins_with(CatalogCategory::PREFIX)).await?;
+    let mut all = items.into_iter().map(entity::from_item).collect::<StoreResult<Vec<CatalogCategory>>>()?;
+    all.sort_by_cached_key(|c| (c.name.to_lowercase(), c.id));
+    Ok(all)
+}
+
+/// How a subscription continues at the end of its contract period.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
+pub enum RenewalMode {
+    /// Renews for another period
+    #[default]
+    Automatic,
+    /// Ends
+    Stops,
+}
+crate::closed_enum!(RenewalMode);
+
+/// Months between two charges of a recurring price: 1, 3, 6 or 12.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PriceFrequency(pub i64);
+
+impl PriceFrequency {
+    pub const ALLOWED: [i64; 4] = [1, 3, 6, 12];
+}
+
+impl crate::input::Field for PriceFrequency {
+    fn read(value: &serde_json::Value, at: &crate::input::At, errors: &mut crate::input::Errors) -> Option<Self> {
+        match value.as_i64() {
+            Some(n) if Self::ALLOWED.contains(&n) => Some(PriceFrequency(n)),
+            _ => {
+                errors.add(at, format!("{} must be 1, 3, 6 or 12 (months)", at.name()));
+                None
+            }
+        }
+    }
+
+    fn schema() -> crate::input::SchemaRef {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::Integer)
+            .enum_values(Some(Self::ALLOWED))
+            .description(Some("Months: 1, 3, 6 or 12"))
+            .into()
+    }
+}
+
+/// Prices of a product or a variant; each absent (null) or an exact amount ≥ 0.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Prices {
+    /// One-time price; null or 0 means none
+    #[serde(with = "money::option", default)]
+    #[schema(value_type = Option<f64>, required)]
+    pub price_fixed: Option<Decimal>,
+    /// Recurring price per `priceFrequency` months
+    #[serde(with = "money::option", default)]
+    #[schema(value_type = Option<f64>, required)]
+    pub price_subscription: Option<Decimal>,
+    /// Price per unit (`priceUnitName`)
+    #[serde(with = "money::option", default)]
+    #[schema(value_type = Option<f64>, required)]
+    pub price_per_unit: Option<Decimal>,
+}
+
+/// A choice of an option with its extra prices.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OptionValue {
+    pub id: Uuid,
+    pub name: String,
+    #[serde(with = "money::option", default)]
+    #[schema(value_type = Option<f64>, required)]
+    pub extra_price_fixed: Option<Decimal>,
+    #[serde(with = "money::option", default)]
+    #[schema(value_type = Option<f64>, required)]
+    pub extra_price_per_unit: Option<Decimal>,
+    #[serde(with = "money::option", default)]
+    #[schema(value_type = Option<f64>, required)]
+    pub extra_price_subscription: Option<Decimal>,
+}
+
+/// An option of a product: one value (single choice) or several (`isMultiple`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProductOption {
+    pub id: Uuid,
+    pub name: String,
+    /// Several values may be chosen
+    pub is_multiple: bool,
+    /// An import must choose it
+    pub is_required: bool,
+    pub values: Vec<OptionValue>,
+}
+
+/// A variant as stored: its description as IDoc.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VariantRecord {
+    pub id: Uuid,
+    pub name: String,
+    pub description: Option<Doc>,
+    #[serde(flatten)]
+    pub prices: Prices,
+}
+
+/// A catalog product as stored (spec §2.8): descriptions as IDoc, variants and options inside
+/// the item (bounded by the create body's limits).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProductRecord {
+    pub id: Uuid,
+    pub category_id: Uuid,
+    pub name: String,
+    pub description: Doc,
+    #[serde(flatten)]
+    pub prices: Prices,
+    pub price_unit_name: Option<String>,
+    pub price_frequency: Option<i64>,
+    pub contract_period_months: Option<i64>,
+    pub renewal_mode: Option<RenewalMode>,
+    pub variants: Vec<VariantRecord>,
+    pub options: Vec<ProductOption>,
+    pub created_at: String,
+}
+
+impl Entity for ProductRecord {
+    const TYPE: &'static str = "CatalogProduct";
+    const PREFIX: &'static str = "PRODUCT#";
+    type Scope = WsKeys;
+
+    fn key(&self, keys: WsKeys) -> Key {
+        product_key(keys, self.id)
+    }
+
+    /// Listed by category through GSI1, by name.
+    fn gsi1(&self, keys: WsKeys) -> Option<IndexKey> {
+        Some(IndexKey {
+            pk: category_index(keys, self.category_id),
+            sk: format!("{}{}#{}", Self::PREFIX, self.name.to_lowercase(), self.id),
+        })
+    }
+}
+
+pub fn product_key(keys: WsKeys, id: Uuid) -> Key {
+    keys.root(format!("{}{id}", ProductRecord::PREFIX))
+}
+
+fn category_index(keys: WsKeys, category_id: Uuid) -> String {
+    keys.partition(&format!("{}{category_id}", CatalogCategory::PREFIX))
+}
+
+pub async fn get_product(store: &dyn Store, keys: WsKeys, id: Uuid) -> StoreResult<Option<ProductRecord>> {
+    entity::get(store, &product_key(keys, id)).await
+}
+
+/// Catalog products, of one category (one GSI1 query) or all (one table query), by name.
+pub async fn list_products(
+    store: &dyn Store,
+    keys: WsKeys,
+    category_id: Option<Uuid>,
+) -> StoreResult<Vec<ProductRecord>> {
+    let query = match category_id {
+        Some(category) => Query::gsi1(category_index(keys, category)),
+        None => Query::table(keys.root_pk()).begins_with(ProductRecord::PREFIX),
+    };
+    let mut all = query_all(store, query).await?.into_iter().map(entity::from_item).collect::<StoreResult<Vec<_>>>()?;
+    all.sort_by_cached_key(|p: &ProductRecord| (p.name.to_lowercase(), p.id));
+    Ok(all)
+}

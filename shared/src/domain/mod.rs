@@ -1,0 +1,14 @@
+//! Records that more than one function (or the operator seed) reads: one record type and one
+//! key builder each (docs/projects.md, docs/data-model.md). A function's own entities stay in
+//! the function.
+//!
+//! - [`organization`]: customer organizations (contacts are users with an `organizationId`).
+//! - [`project`]: projects (members inside), their manual-position categories, and the access
+//!   rule every project operation applies.
+//! - [`catalog`]: catalog categories and catalog products (read by the project import).
+//! - [`money`]: exact decimals serialised as JSON numbers.
+
+pub mod catalog;
+pub mod money;
+pub mod organization;
+pub mod project;

@@ -1,0 +1,215 @@
+//! Projects: the record the projects function (and later the tasks and billing functions)
+//! reads, its manual-position categories, and the one access rule.
+//!
+//! Keys: the project in the workspace partition (`PROJECT#<id>`), its members inside it (a
+//! bounded list, so an access check is the one read that loads the project anyway), and
+//! everything that belongs to one project in the project's own partition
+//! `WS#<ws>#PROJECT#<id>` (docs/data-model.md).
+
+use crate::auth::Caller;
+use crate::domain::money;
+use crate::entity::{self, Entity};
+use crate::error::{ApiError, ApiResult};
+use crate::permissions::key;
+use crate::store::keys::WsKeys;
+use crate::store::{Key, Query, Store, StoreResult, query_all};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// Most members a project may list (keeps the item far below DynamoDB's 400 KB).
+pub const MAX_MEMBERS: usize = 1000;
+
+/// A project as the API returns it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(examples(json!({"id": "5d8e4c1a-6b2f-4e7a-9c3d-1f2a3b4c5d6e", "name": "Website relaunch",
+    "customerOrganizationId": "8a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", "expressQuotationsEnabled": true,
+    "hourRate": 95, "currency": "EUR", "taxRate": 19})))]
+pub struct Project {
+    pub id: Uuid,
+    pub name: String,
+    /// The customer, or null for an internal project
+    #[schema(required)]
+    pub customer_organization_id: Option<Uuid>,
+    /// Whether express quotations may be created for the project's tasks
+    pub express_quotations_enabled: bool,
+    /// Net hour rate in `currency`
+    #[serde(with = "money")]
+    #[schema(value_type = f64)]
+    pub hour_rate: Decimal,
+    /// ISO 4217 code
+    #[schema(example = "EUR")]
+    pub currency: String,
+    /// Tax rate in percent
+    #[serde(with = "money")]
+    #[schema(value_type = f64)]
+    pub tax_rate: Decimal,
+}
+
+/// The stored project: the project and its members.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectRecord {
+    #[serde(flatten)]
+    pub project: Project,
+    /// Users with access to the project (besides holders of `Projects.viewAll`)
+    pub member_ids: Vec<Uuid>,
+}
+
+impl Entity for ProjectRecord {
+    const TYPE: &'static str = "Project";
+    const PREFIX: &'static str = "PROJECT#";
+    type Scope = WsKeys;
+
+    fn key(&self, keys: WsKeys) -> Key {
+        key(keys, self.project.id)
+    }
+}
+
+pub fn key(keys: WsKeys, id: Uuid) -> Key {
+    keys.root(format!("{}{id}", ProjectRecord::PREFIX))
+}
+
+/// Where one project's own items live: the workspace and the project.
+pub type ProjectScope = (WsKeys, Uuid);
+
+/// The partition of one project's items (`WS#<ws>#PROJECT#<id>`).
+pub fn partition((keys, project_id): ProjectScope) -> String {
+    keys.partition(&format!("{}{project_id}", ProjectRecord::PREFIX))
+}
+
+/// A key in one project's partition.
+pub fn project_item(scope: ProjectScope, sort_key: impl Into<String>) -> Key {
+    Key::new(partition(scope), sort_key)
+}
+
+pub async fn get(store: &dyn Store, keys: WsKeys, id: Uuid) -> StoreResult<Option<ProjectRecord>> {
+    entity::get(store, &key(keys, id)).await
+}
+
+pub async fn list(store: &dyn Store, keys: WsKeys) -> StoreResult<Vec<ProjectRecord>> {
+    let items = query_all(store, Query::table(keys.root_pk()).begins_with(ProjectRecord::PREFIX)).await?;
+    items.into_iter().map(entity::from_item).collect()
+}
+
+/// The access rule: a member of the project, or a holder of `Projects.viewAll`.
+pub fn may_access(record: &ProjectRecord, user_id: Uuid, views_all: bool) -> bool {
+    views_all || record.member_ids.contains(&user_id)
+}
+
+/// The project, if the caller may access it: 404 when it does not exist in the caller's
+/// workspace (another workspace's project is not reachable at all), 403 when it exists and
+/// the caller is neither a member nor a holder of `Projects.viewAll`. One read.
+pub async fn accessible(store: &dyn Store, caller: &Caller, id: Uuid) -> ApiResult<ProjectRecord> {
+    let record = get(store, caller.keys(), id).await?.ok_or_else(|| ApiError::not_found("Project not found"))?;
+    if may_access(&record, caller.user.id, caller.permissions.allows(key::PROJECTS_VIEW_ALL)) {
+        Ok(record)
+    } else {
+        Err(ApiError::forbidden("No access to this project"))
+    }
+}
+
+/// The projects the caller may access, ordered by name.
+pub async fn list_accessible(store: &dyn Store, caller: &Caller) -> ApiResult<Vec<Project>> {
+    let views_all = caller.permissions.allows(key::PROJECTS_VIEW_ALL);
+    let mut projects: Vec<Project> = list(store, caller.keys())
+        .await?
+        .into_iter()
+        .filter(|r| may_access(r, caller.user.id, views_all))
+        .map(|r| r.project)
+        .collect();
+    projects.sort_by_cached_key(|p| (p.name.to_lowercase(), p.id));
+    Ok(projects)
+}
+
+/// A category of a project's manual positions. Seeded (docs/seed.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(examples(json!({"id": "2c4e6a8b-1d3f-4a5b-8c7d-9e0f1a2b3c4d", "name": "Licences"})))]
+pub struct ManualPositionCategory {
+    pub id: Uuid,
+    pub name: String,
+}
+
+/// The stored category: the category and its project.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ManualPositionCategoryRecord {
+    #[serde(flatten)]
+    pub category: ManualPositionCategory,
+    pub project_id: Uuid,
+}
+
+impl Entity for ManualPositionCategoryRecord {
+    const TYPE: &'static str = "ManualPositionCategory";
+    const PREFIX: &'static str = "MPOSCAT#";
+    type Scope = WsKeys;
+
+    fn key(&self, keys: WsKeys) -> Key {
+        category_key((keys, self.project_id), self.category.id)
+    }
+}
+
+pub fn category_key(scope: ProjectScope, id: Uuid) -> Key {
+    project_item(scope, format!("{}{id}", ManualPositionCategoryRecord::PREFIX))
+}
+
+pub async fn get_category(
+    store: &dyn Store,
+    scope: ProjectScope,
+    id: Uuid,
+) -> StoreResult<Option<ManualPositionCategoryRecord>> {
+    entity::get(store, &category_key(scope, id)).await
+}
+
+/// A project's manual-position categories, ordered by name.
+pub async fn list_categories(store: &dyn Store, scope: ProjectScope) -> StoreResult<Vec<ManualPositionCategory>> {
+    let query = Query::table(partition(scope)).begins_with(ManualPositionCategoryRecord::PREFIX);
+    let mut all = query_all(store, query)
+        .await?
+        .into_iter()
+        .map(|i| entity::from_item::<ManualPositionCategoryRecord>(i).map(|r| r.category))
+        .collect::<StoreResult<Vec<_>>>()?;
+    all.sort_by_cached_key(|c| (c.name.to_lowercase(), c.id));
+    Ok(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(members: Vec<Uuid>) -> ProjectRecord {
+        ProjectRecord {
+            project: Project {
+                id: Uuid::new_v4(),
+                name: "P".into(),
+                customer_organization_id: None,
+                express_quotations_enabled: false,
+                hour_rate: Decimal::new(9550, 2),
+                currency: "EUR".into(),
+                tax_rate: Decimal::from(19),
+            },
+            member_ids: members,
+        }
+    }
+
+    #[test]
+    fn members_and_holders_of_view_all_have_access() {
+        let member = Uuid::new_v4();
+        let project = record(vec![member]);
+        assert!(may_access(&project, member, false));
+        assert!(!may_access(&project, Uuid::new_v4(), false));
+        assert!(may_access(&project, Uuid::new_v4(), true));
+    }
+
+    #[test]
+    fn the_record_keeps_exact_amounts_and_flat_fields() {
+        let project = record(vec![]);
+        let item = entity::to_item(&project, WsKeys::new(Uuid::nil())).unwrap();
+        assert_eq!(item["hourRate"], serde_json::json!(95.5));
+        assert_eq!(item["SK"], format!("PROJECT#{}", project.project.id).as_str());
+        let back: ProjectRecord = entity::from_item(item).unwrap();
+        assert_eq!(back, project);
+    }
+}
