@@ -279,10 +279,14 @@ fn administration_events_run_through_the_lambda_adapter() {
             events.keys().collect::<Vec<_>>(),
             [
                 "create-activity",
+                "create-catalog-product",
                 "create-role",
                 "delete-role",
+                "get-catalog-product",
                 "get-role",
                 "list-activities",
+                "list-catalog-categories",
+                "list-catalog-products",
                 "list-roles",
                 "replace-activity",
                 "replace-permissions",
@@ -328,5 +332,46 @@ fn administration_events_run_through_the_lambda_adapter() {
         let (status, list) = run("list-activities", &[]).await;
         assert_eq!(status, 200);
         assert!(list.as_array().unwrap().iter().any(|a| a["id"] == activity_id.as_str()));
+
+        // The catalog events name the demo seed's categories and products.
+        let (status, product) = run("create-catalog-product", &[]).await;
+        assert_eq!(status, 200, "{product}");
+        let (status, categories) = run("list-catalog-categories", &[]).await;
+        assert_eq!((status, categories.as_array().unwrap().len()), (200, 2), "{categories}");
+        let (status, hosting) = run("list-catalog-products", &[]).await;
+        assert_eq!(status, 200, "{hosting}");
+        assert!(hosting.as_array().unwrap().iter().any(|p| p["id"] == product["id"]), "{hosting}");
+        let (status, seeded) = run("get-catalog-product", &[]).await;
+        assert_eq!((status, seeded["name"].as_str()), (200, Some("Managed hosting")), "{seeded}");
+    });
+}
+
+#[test]
+fn projects_and_contacts_events_run_through_the_lambda_adapter() {
+    stage_ignored_as_deployed();
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let (state, demo) = demo_state().await;
+        for (function, expected) in [
+            (
+                &projects::FUNCTION,
+                &[
+                    ("create-manual-position", 200),
+                    ("get-project", 200),
+                    ("list-manual-position-categories", 200),
+                    ("list-manual-positions", 200),
+                    ("list-projects", 200),
+                ][..],
+            ),
+            (&contacts::FUNCTION, &[("list-contacts", 200)][..]),
+        ] {
+            let router = function.router(state.clone());
+            let events = load_events(function.name);
+            let names: Vec<&str> = expected.iter().map(|(name, _)| *name).collect();
+            assert_eq!(events.keys().map(String::as_str).collect::<Vec<_>>(), names, "one event per route");
+            for (name, status) in expected {
+                let response = invoke(router.clone(), &events[*name].replace("${TOKEN}", &demo.token)).await;
+                assert_eq!(response["statusCode"], *status, "{name}: {response}");
+            }
+        }
     });
 }

@@ -13,6 +13,7 @@ mod lambda_events;
 mod oauth_flow;
 mod oauth_registration;
 mod openapi;
+mod projects_api;
 mod rate_limits;
 mod registry;
 mod secrets;

@@ -2,6 +2,7 @@
 //! settings (spec §2.1, §2.2, §4.1, §4.2; docs/administration.md).
 
 pub mod activities;
+pub mod catalog;
 pub mod roles;
 
 use shared::AppState;
@@ -17,11 +18,17 @@ pub const FUNCTION: Function = Function {
     prefixes: &["/administration"],
     tags: &[ApiTag {
         name: "administration",
-        description: "Roles and their permissions (base and custom roles with inheritance), and the work \
-                      activities of the task settings",
+        description: "Roles and their permissions (base and custom roles with inheritance), the work \
+                      activities of the task settings, and the product catalog",
     }],
     api,
-    entities: &[shared::permissions::roles::CustomRole::KIND, activities::store::ActivityRecord::KIND, SEQUENCE],
+    entities: &[
+        shared::permissions::roles::CustomRole::KIND,
+        activities::store::ActivityRecord::KIND,
+        SEQUENCE,
+        shared::domain::catalog::CatalogCategory::KIND,
+        shared::domain::catalog::ProductRecord::KIND,
+    ],
 };
 
 /// Role administration.
@@ -44,4 +51,7 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(roles::set_permission))
         .routes(routes!(activities::list_activities, activities::create_activity))
         .routes(routes!(activities::replace_activity))
+        .routes(routes!(catalog::list_categories))
+        .routes(routes!(catalog::list_products, catalog::create_product))
+        .routes(routes!(catalog::get_product))
 }

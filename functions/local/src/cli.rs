@@ -1,5 +1,5 @@
-//! The operator CLI: `serve`, `workspace`, `user` (including `set-password`), `token` and
-//! `table` commands against either store backend. Commands that create something print its id (or the raw token) alone on
+//! The operator CLI: `serve`, `workspace`, `user` (including `set-password`), `token`, `seed`
+//! and `table` commands against either store backend. Commands that create something print its id (or the raw token) alone on
 //! stdout so scripts can capture it; everything else goes to stderr.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -49,6 +49,20 @@ pub enum Command {
     Token(TokenCommand),
     #[command(subcommand)]
     Table(TableCommand),
+    #[command(subcommand)]
+    Seed(SeedCommand),
+}
+
+#[derive(Subcommand)]
+pub enum SeedCommand {
+    /// Load a seed file (docs/seed.md) into a workspace: organizations, contacts, catalog
+    /// categories, projects and catalog products. Idempotent; validated as a whole first.
+    Load {
+        #[arg(long)]
+        workspace: Uuid,
+        /// The seed file (JSON)
+        file: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -345,6 +359,12 @@ pub async fn run_operator(command: Command, backend: &Backend) -> CliResult<()> 
         Command::Token(TokenCommand::Revoke { workspace, user, token_id }) => {
             identity::revoke_token(store, workspace, user, token_id).await?;
             eprintln!("token {token_id} revoked");
+        }
+        Command::Seed(SeedCommand::Load { workspace, file }) => {
+            let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+            let seed = crate::seed::parse(&text)?;
+            let report = crate::seed::load(store, workspace, &seed).await?;
+            eprintln!("seed {} loaded into workspace {workspace}: {report}", file.display());
         }
         Command::Table(TableCommand::Create) => match backend.dynamo_table() {
             Some(table) => {

@@ -36,6 +36,8 @@ pub async fn ensure_demo(store: &dyn Store, key: &TokenKey) -> Result<Option<Dem
     .await?;
     oauth::password::set_password(store, ws.id, user.id, DEMO_PASSWORD).await?;
     seed_activities(store, ws.id).await?;
+    let seed = crate::seed::parse(DEMO_SEED).map_err(|e| identity::IdentityError::Invalid(e.to_string()))?;
+    crate::seed::load(store, ws.id, &seed).await.map_err(|e| identity::IdentityError::Invalid(e.to_string()))?;
     let (token, _) = identity::create_token(
         store,
         key,
@@ -46,6 +48,11 @@ pub async fn ensure_demo(store: &dyn Store, key: &TokenKey) -> Result<Option<Dem
     .await?;
     Ok(Some(Demo { workspace_id: ws.id, user_id: user.id, token }))
 }
+
+/// The demo seed file of the repository (`seed/demo.json`), compiled in so the binary needs no
+/// checkout: two projects (express quotations on and off), a customer organization with an
+/// active and an inactive contact, manual-position and catalog categories, two catalog products.
+pub const DEMO_SEED: &str = include_str!("../../../seed/demo.json");
 
 /// A few work activities, so time booking has something to choose from.
 async fn seed_activities(store: &dyn Store, workspace_id: uuid::Uuid) -> Result<(), identity::IdentityError> {

@@ -3,6 +3,7 @@
 
 pub mod cli;
 pub mod demo;
+pub mod seed;
 
 use axum::Router;
 use shared::AppState;

@@ -1,0 +1,105 @@
+//! The product catalog (spec §2.8, §4.4; docs/projects.md): categories (seeded, read here) and
+//! products. The records live in `shared::domain::catalog`, because the projects function
+//! reads catalog products when it imports one.
+
+use axum::Json;
+use axum::extract::State;
+use shared::domain::catalog::{self, CatalogCategory};
+use shared::permissions::Requirement;
+use shared::{ApiResult, AppState, Caller};
+
+/// List catalog categories
+///
+/// The categories of the workspace's product catalog, ordered by name.
+#[utoipa::path(get, path = "/administration/product-catalog/categories", operation_id = "listCatalogCategories",
+    tag = "administration",
+    responses((status = 200, description = "The catalog categories, by name", body = [CatalogCategory])))]
+pub async fn list_categories(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Vec<CatalogCategory>>> {
+    caller.authorize(Requirement::Member)?;
+    Ok(Json(catalog::list_categories(state.store(), caller.keys()).await?))
+}
+
+pub mod products;
+
+use products::{CatalogProduct, CatalogProductProjection, NewProductBody};
+use serde::Deserialize;
+use shared::ApiError;
+use shared::permissions::key;
+use shared::projection::Projection;
+use shared::request::{Body, Path, Query};
+use utoipa::IntoParams;
+use uuid::Uuid;
+
+/// Creating catalog products.
+const EDIT_CATALOG: Requirement = Requirement::Permission(key::PRODUCT_CATALOG_EDIT);
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+#[serde(rename_all = "camelCase")]
+pub struct ProductPath {
+    /// Catalog product id
+    #[param(example = "1e3c5a7b-9d1f-4b3d-8f5a-7c9e1b3d5f7a")]
+    product_id: Uuid,
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct ProductFilter {
+    /// Only the products of this catalog category
+    #[param(example = "7b9d1f3a-5c7e-4a9b-8d1f-3a5c7e9b1d3f")]
+    category_id: Option<Uuid>,
+}
+
+/// Create a catalog product
+///
+/// Creates a product of the workspace's catalog with its variants and options (spec §2.8):
+/// ids of variants, options and values are generated, descriptions (product rich text) are
+/// returned as HTML. Needs `ProductCatalog.edit`.
+#[utoipa::path(post, path = "/administration/product-catalog", operation_id = "createCatalogProduct",
+    tag = "administration", request_body = NewProductBody,
+    responses((status = 200, description = "The new product with generated ids", body = CatalogProductProjection)))]
+pub async fn create_product(
+    State(state): State<AppState>,
+    caller: Caller,
+    projection: Projection,
+    body: Body<NewProductBody>,
+) -> ApiResult<CatalogProductProjection> {
+    let permit = caller.authorize(EDIT_CATALOG)?;
+    let draft = products::draft(body.parse(&permit)?)?;
+    projection.project(&products::create(state.store(), caller.keys(), draft).await?)
+}
+
+/// List catalog products
+///
+/// The products of the catalog, or of one category, ordered by name.
+#[utoipa::path(get, path = "/administration/product-catalog", operation_id = "listCatalogProducts",
+    tag = "administration", params(ProductFilter),
+    responses((status = 200, description = "The products, by name", body = [CatalogProduct])))]
+pub async fn list_products(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(filter): Query<ProductFilter>,
+) -> ApiResult<Json<Vec<CatalogProduct>>> {
+    caller.authorize(Requirement::Member)?;
+    let records = catalog::list_products(state.store(), caller.keys(), filter.category_id).await?;
+    Ok(Json(records.iter().map(CatalogProduct::from).collect()))
+}
+
+/// Get a catalog product
+///
+/// One product of the catalog with its variants and options.
+#[utoipa::path(get, path = "/administration/product-catalog/{productId}", operation_id = "getCatalogProduct",
+    tag = "administration", params(ProductPath),
+    responses((status = 200, description = "The product", body = CatalogProduct)))]
+pub async fn get_product(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(path): Path<ProductPath>,
+) -> ApiResult<Json<CatalogProduct>> {
+    caller.authorize(Requirement::Member)?;
+    let record = catalog::get_product(state.store(), caller.keys(), path.product_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Catalog product not found"))?;
+    Ok(Json(CatalogProduct::from(&record)))
+}

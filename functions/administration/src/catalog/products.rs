@@ -1,0 +1,452 @@
+//! Catalog products (spec §2.8, §4.4): the create body, its conditional rules as plain
+//! functions, and persistence. The record is `shared::domain::catalog::ProductRecord`.
+
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use shared::domain::catalog::{
+    self, OptionValue, PriceFrequency, Prices, ProductOption, ProductRecord, RenewalMode, VariantRecord,
+};
+use shared::entity;
+use shared::input::{self, Input, Integer, List, Nullable, Patch, ProductText, Text};
+use shared::richtext::{self, Doc};
+use shared::store::keys::WsKeys;
+use shared::store::{Condition, Store, StoreError};
+use shared::{ApiError, ApiResult, clock};
+use std::collections::BTreeMap;
+use uuid::Uuid;
+
+pub const MAX_NAME_CHARS: usize = 200;
+pub const MAX_UNIT_CHARS: usize = 50;
+pub const MAX_VARIANTS: usize = 50;
+pub const MAX_OPTIONS: usize = 50;
+pub const MAX_VALUES: usize = 50;
+/// Largest price: a billion.
+pub const MAX_PRICE: i64 = 1_000_000_000;
+/// Default contract period of a recurring product, in months.
+pub const DEFAULT_CONTRACT_MONTHS: i64 = 12;
+
+type Price = input::Decimal<0, MAX_PRICE, 2>;
+
+fn price(p: Patch<Price>) -> Option<Decimal> {
+    p.into_option().map(|d| d.0)
+}
+
+/// An option value in a create body.
+#[derive(Input)]
+pub struct OptionValueInput {
+    name: Text<1, MAX_NAME_CHARS>,
+    extra_price_fixed: Patch<Price>,
+    extra_price_per_unit: Patch<Price>,
+    extra_price_subscription: Patch<Price>,
+}
+
+/// An option in a create body.
+#[derive(Input)]
+pub struct OptionInput {
+    name: Text<1, MAX_NAME_CHARS>,
+    /// Several values may be chosen
+    is_multiple: bool,
+    /// An import must choose it
+    is_required: bool,
+    /// At least one
+    values: List<OptionValueInput, MAX_VALUES>,
+}
+
+/// A variant in a create body.
+#[derive(Input)]
+pub struct VariantInput {
+    name: Text<1, MAX_NAME_CHARS>,
+    /// Rich text (product profile), or null
+    description: Nullable<ProductText>,
+    price_fixed: Patch<Price>,
+    price_per_unit: Patch<Price>,
+    price_subscription: Patch<Price>,
+}
+
+/// A new catalog product (spec §2.8). Ids of variants, options and values are generated; ids
+/// sent with them are ignored.
+#[derive(Input)]
+#[input(example = serde_json::json!({
+    "name": "Managed hosting", "categoryId": "7b9d1f3a-5c7e-4a9b-8d1f-3a5c7e9b1d3f",
+    "description": "<p>Hosting with <strong>daily backups</strong></p>",
+    "priceFixed": 99, "priceSubscription": 49.9, "priceFrequency": 1,
+    "contractPeriodMonths": 12, "renewalMode": "Automatic",
+    "variants": [{"name": "Small", "description": null, "priceSubscription": 29.9},
+                 {"name": "Large", "description": "| CPU | RAM |\n|---|---|\n| 4 | 16 GB |", "priceSubscription": 79.9}],
+    "options": [{"name": "Region", "isMultiple": false, "isRequired": true,
+                 "values": [{"name": "Frankfurt"}, {"name": "Dublin", "extraPriceSubscription": 5}]}]}))]
+pub struct NewProductBody {
+    name: Text<1, MAX_NAME_CHARS>,
+    /// A catalog category of the workspace
+    category_id: Uuid,
+    /// Rich text (product profile)
+    description: ProductText,
+    /// One-time price; null or 0 means none
+    price_fixed: Patch<Price>,
+    /// Recurring price
+    price_subscription: Patch<Price>,
+    /// Price per unit; needs priceUnitName
+    price_per_unit: Patch<Price>,
+    /// Required when a price per unit is above 0
+    price_unit_name: Patch<Text<1, MAX_UNIT_CHARS>>,
+    /// Required when a subscription or per-unit price is above 0
+    price_frequency: Patch<PriceFrequency>,
+    /// Default 12 when a subscription or per-unit price is above 0
+    contract_period_months: Patch<Integer<1, 120>>,
+    /// Default Automatic when a subscription or per-unit price is above 0
+    renewal_mode: Patch<RenewalMode>,
+    /// At least one
+    variants: List<VariantInput, MAX_VARIANTS>,
+    /// May be empty
+    options: List<OptionInput, MAX_OPTIONS>,
+}
+
+/// A validated product, ids assigned.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Draft {
+    pub category_id: Uuid,
+    pub name: String,
+    pub description: Doc,
+    pub prices: Prices,
+    pub price_unit_name: Option<String>,
+    pub price_frequency: Option<i64>,
+    pub contract_period_months: Option<i64>,
+    pub renewal_mode: Option<RenewalMode>,
+    pub variants: Vec<VariantRecord>,
+    pub options: Vec<ProductOption>,
+}
+
+fn positive(amount: Option<Decimal>) -> bool {
+    amount.is_some_and(|a| a > Decimal::ZERO)
+}
+
+/// Parses a create body and applies the conditional rules; every failing field is named.
+pub fn parse_draft(value: &serde_json::Value) -> ApiResult<Draft> {
+    draft(input::parse::<NewProductBody>(value)?)
+}
+
+/// The conditional rules of spec §2.8 on a parsed body:
+/// - at least one variant; every option has at least one value;
+/// - a price per unit above 0 (of the product, a variant or an option value) needs
+///   `priceUnitName`;
+/// - a subscription or per-unit price above 0 (anywhere in the product) makes the product
+///   recurring: `priceFrequency` is then required, `contractPeriodMonths` defaults to 12 and
+///   `renewalMode` to Automatic.
+pub fn draft(body: NewProductBody) -> ApiResult<Draft> {
+    let prices = Prices {
+        price_fixed: price(body.price_fixed),
+        price_subscription: price(body.price_subscription),
+        price_per_unit: price(body.price_per_unit),
+    };
+    let variants: Vec<VariantRecord> = body
+        .variants
+        .0
+        .into_iter()
+        .map(|v| VariantRecord {
+            id: Uuid::new_v4(),
+            name: v.name.into_string(),
+            description: v.description.0.map(ProductText::into_doc),
+            prices: Prices {
+                price_fixed: price(v.price_fixed),
+                price_subscription: price(v.price_subscription),
+                price_per_unit: price(v.price_per_unit),
+            },
+        })
+        .collect();
+    let mut errors: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut fail = |field: String, message: &str| errors.entry(field).or_default().push(message.to_owned());
+    if variants.is_empty() {
+        fail("variants".into(), "variants must hold at least one variant");
+    }
+    let mut options = Vec::new();
+    for (i, o) in body.options.0.into_iter().enumerate() {
+        if o.values.0.is_empty() {
+            fail(format!("options[{i}].values"), "values must hold at least one value");
+        }
+        options.push(ProductOption {
+            id: Uuid::new_v4(),
+            name: o.name.into_string(),
+            is_multiple: o.is_multiple,
+            is_required: o.is_required,
+            values: o
+                .values
+                .0
+                .into_iter()
+                .map(|v| OptionValue {
+                    id: Uuid::new_v4(),
+                    name: v.name.into_string(),
+                    extra_price_fixed: price(v.extra_price_fixed),
+                    extra_price_per_unit: price(v.extra_price_per_unit),
+                    extra_price_subscription: price(v.extra_price_subscription),
+                })
+                .collect(),
+        });
+    }
+    let per_unit = positive(prices.price_per_unit)
+        || variants.iter().any(|v| positive(v.prices.price_per_unit))
+        || options.iter().flat_map(|o| &o.values).any(|v| positive(v.extra_price_per_unit));
+    let recurring = per_unit
+        || positive(prices.price_subscription)
+        || variants.iter().any(|v| positive(v.prices.price_subscription))
+        || options.iter().flat_map(|o| &o.values).any(|v| positive(v.extra_price_subscription));
+    let price_unit_name = body.price_unit_name.into_option().map(Text::into_string);
+    if per_unit && price_unit_name.is_none() {
+        fail("priceUnitName".into(), "priceUnitName is required when a price per unit is above 0");
+    }
+    let price_frequency = body.price_frequency.into_option().map(|f| f.0);
+    if recurring && price_frequency.is_none() {
+        fail(
+            "priceFrequency".into(),
+            "priceFrequency (1, 3, 6 or 12) is required when a subscription or per-unit price is above 0",
+        );
+    }
+    let contract_period_months = body.contract_period_months.into_option().map(|m| m.0);
+    let renewal_mode = body.renewal_mode.into_option();
+    if !errors.is_empty() {
+        return Err(ApiError::validation(errors));
+    }
+    Ok(Draft {
+        category_id: body.category_id,
+        name: body.name.into_string(),
+        description: body.description.into_doc(),
+        prices,
+        price_unit_name,
+        price_frequency,
+        contract_period_months: contract_period_months.or(recurring.then_some(DEFAULT_CONTRACT_MONTHS)),
+        renewal_mode: renewal_mode.or(recurring.then_some(RenewalMode::Automatic)),
+        variants,
+        options,
+    })
+}
+
+fn record(id: Uuid, draft: Draft) -> ProductRecord {
+    ProductRecord {
+        id,
+        category_id: draft.category_id,
+        name: draft.name,
+        description: draft.description,
+        prices: draft.prices,
+        price_unit_name: draft.price_unit_name,
+        price_frequency: draft.price_frequency,
+        contract_period_months: draft.contract_period_months,
+        renewal_mode: draft.renewal_mode,
+        variants: draft.variants,
+        options: draft.options,
+        created_at: clock::now_rfc3339(),
+    }
+}
+
+/// Creates a product; its category must exist (400 naming `categoryId`). Two store calls:
+/// get the category, put the product (`NotExists`).
+pub async fn create(store: &dyn Store, keys: WsKeys, draft: Draft) -> ApiResult<CatalogProduct> {
+    if catalog::get_category(store, keys, draft.category_id).await?.is_none() {
+        return Err(ApiError::field("categoryId", "categoryId: no such catalog category"));
+    }
+    let record = record(Uuid::new_v4(), draft);
+    entity::create(store, &record, keys, "Catalog product exists").await?;
+    Ok(CatalogProduct::from(&record))
+}
+
+/// The seed's create: the same rules, a given id, put only when absent (a product the API may
+/// have changed since is left alone). Whether it was written.
+pub async fn create_with_id(store: &dyn Store, keys: WsKeys, id: Uuid, draft: Draft) -> ApiResult<bool> {
+    match store.put(entity::to_item(&record(id, draft), keys)?, Condition::NotExists).await {
+        Ok(()) => Ok(true),
+        Err(StoreError::ConditionFailed) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A variant as the API returns it: description as HTML (or null).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Variant {
+    pub id: Uuid,
+    pub name: String,
+    #[schema(required)]
+    pub description: Option<String>,
+    #[serde(flatten)]
+    pub prices: Prices,
+}
+
+/// A catalog product as the API returns it: descriptions as HTML, generated ids for
+/// variants, options and values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(examples(json!({"id": "1e3c5a7b-9d1f-4b3d-8f5a-7c9e1b3d5f7a", "categoryId": "7b9d1f3a-5c7e-4a9b-8d1f-3a5c7e9b1d3f",
+    "name": "Managed hosting", "description": "<p>Hosting with <strong>daily backups</strong></p>",
+    "priceFixed": 99, "priceSubscription": 49.9, "pricePerUnit": null, "priceUnitName": null,
+    "priceFrequency": 1, "contractPeriodMonths": 12, "renewalMode": "Automatic",
+    "variants": [{"id": "2f4a6c8e-0b2d-4f6a-8c0e-2b4d6f8a0c2e", "name": "Small", "description": null,
+        "priceFixed": null, "priceSubscription": 29.9, "pricePerUnit": null}],
+    "options": [{"id": "3a5c7e9b-1d3f-4a5c-9e1b-3d5f7a9c1e3b", "name": "Region", "isMultiple": false, "isRequired": true,
+        "values": [{"id": "4b6d8f0a-2c4e-4b6d-8f0a-2c4e6b8d0f2a", "name": "Frankfurt", "extraPriceFixed": null,
+            "extraPricePerUnit": null, "extraPriceSubscription": null}]}],
+    "createdAt": "2026-11-24T02:00:00Z"})))]
+pub struct CatalogProduct {
+    pub id: Uuid,
+    pub category_id: Uuid,
+    pub name: String,
+    /// HTML
+    pub description: String,
+    #[serde(flatten)]
+    pub prices: Prices,
+    #[schema(required)]
+    pub price_unit_name: Option<String>,
+    /// Months: 1, 3, 6 or 12; null for a product without recurring prices
+    #[schema(required)]
+    pub price_frequency: Option<i64>,
+    #[schema(required)]
+    pub contract_period_months: Option<i64>,
+    #[schema(required)]
+    pub renewal_mode: Option<RenewalMode>,
+    pub variants: Vec<Variant>,
+    pub options: Vec<ProductOption>,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+}
+
+impl shared::projection::Compact for CatalogProduct {
+    const COMPACT: &'static [&'static str] = &["id", "name", "categoryId"];
+}
+
+/// The response of the [P] product create (named, so the document can reference it).
+pub type CatalogProductProjection = shared::projection::Projected<CatalogProduct>;
+
+impl From<&ProductRecord> for CatalogProduct {
+    fn from(r: &ProductRecord) -> CatalogProduct {
+        CatalogProduct {
+            id: r.id,
+            category_id: r.category_id,
+            name: r.name.clone(),
+            description: richtext::to_html(&r.description),
+            prices: r.prices.clone(),
+            price_unit_name: r.price_unit_name.clone(),
+            price_frequency: r.price_frequency,
+            contract_period_months: r.contract_period_months,
+            renewal_mode: r.renewal_mode,
+            variants: r
+                .variants
+                .iter()
+                .map(|v| Variant {
+                    id: v.id,
+                    name: v.name.clone(),
+                    description: v.description.as_ref().map(richtext::to_html),
+                    prices: v.prices.clone(),
+                })
+                .collect(),
+            options: r.options.clone(),
+            created_at: r.created_at.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    fn body() -> Value {
+        json!({"name": "Hosting", "categoryId": Uuid::nil(), "description": "x",
+               "variants": [{"name": "S", "description": null}], "options": []})
+    }
+
+    fn with(changes: Value) -> Value {
+        let mut b = body();
+        for (k, v) in changes.as_object().unwrap() {
+            b[k] = v.clone();
+        }
+        b
+    }
+
+    fn failing(v: Value) -> Vec<String> {
+        parse_draft(&v).unwrap_err().errors.unwrap().into_keys().collect()
+    }
+
+    #[test]
+    fn a_one_time_product_needs_no_recurring_fields() {
+        let d = parse_draft(&with(json!({"priceFixed": 99.5}))).unwrap();
+        assert_eq!(d.prices.price_fixed, Some(Decimal::new(995, 1)));
+        assert_eq!((d.price_frequency, d.contract_period_months, d.renewal_mode), (None, None, None));
+        assert_eq!(d.variants.len(), 1);
+    }
+
+    #[test]
+    fn required_fields_are_named() {
+        for field in ["name", "categoryId", "description", "variants", "options"] {
+            let mut b = body();
+            b.as_object_mut().unwrap().remove(field);
+            assert_eq!(failing(b), [field], "{field}");
+        }
+        assert_eq!(failing(with(json!({"variants": []}))), ["variants"]);
+        assert_eq!(failing(with(json!({"variants": [{"name": "S"}]}))), ["variants[0].description"]);
+        assert_eq!(
+            failing(with(json!({"options": [{"name": "O", "isMultiple": false, "isRequired": true, "values": []}]}))),
+            ["options[0].values"]
+        );
+        assert_eq!(
+            failing(with(json!({"options": [{"name": "O", "values": [{"name": "v"}]}]}))),
+            ["options[0].isMultiple", "options[0].isRequired"]
+        );
+    }
+
+    #[test]
+    fn prices_are_exact_non_negative_with_two_decimals() {
+        assert_eq!(failing(with(json!({"priceFixed": -1}))), ["priceFixed"]);
+        assert_eq!(failing(with(json!({"priceFixed": 1.005}))), ["priceFixed"]);
+        assert_eq!(
+            failing(with(json!({"variants": [{"name": "S", "description": null, "priceFixed": -0.5}]}))),
+            ["variants[0].priceFixed"]
+        );
+        let d = parse_draft(&with(json!({"priceFixed": 0.1, "priceSubscription": null}))).unwrap();
+        assert_eq!(d.prices.price_fixed, Some(Decimal::new(1, 1)));
+    }
+
+    #[test]
+    fn a_price_per_unit_needs_a_unit_name_and_a_frequency() {
+        assert_eq!(failing(with(json!({"pricePerUnit": 2}))), ["priceFrequency", "priceUnitName"]);
+        assert!(parse_draft(&with(json!({"pricePerUnit": 0}))).is_ok(), "0 is no price");
+        let d = parse_draft(&with(json!({"pricePerUnit": 2, "priceUnitName": "GB", "priceFrequency": 3}))).unwrap();
+        assert_eq!((d.contract_period_months, d.renewal_mode), (Some(12), Some(RenewalMode::Automatic)));
+        let variant = json!([{"name": "S", "description": null, "pricePerUnit": 1}]);
+        assert_eq!(failing(with(json!({"variants": variant}))), ["priceFrequency", "priceUnitName"]);
+    }
+
+    #[test]
+    fn a_subscription_needs_a_frequency_of_1_3_6_or_12() {
+        assert_eq!(failing(with(json!({"priceSubscription": 10}))), ["priceFrequency"]);
+        assert_eq!(failing(with(json!({"priceSubscription": 10, "priceFrequency": 2}))), ["priceFrequency"]);
+        let d = parse_draft(&with(json!({"priceSubscription": 10, "priceFrequency": 12, "contractPeriodMonths": 24,
+            "renewalMode": "Stops"})))
+        .unwrap();
+        assert_eq!(
+            (d.price_frequency, d.contract_period_months, d.renewal_mode),
+            (Some(12), Some(24), Some(RenewalMode::Stops))
+        );
+        assert_eq!(failing(with(json!({"renewalMode": "Never"}))), ["renewalMode"]);
+        assert_eq!(failing(with(json!({"contractPeriodMonths": 0}))), ["contractPeriodMonths"]);
+        let value = json!([{"name": "O", "isMultiple": true, "isRequired": false,
+            "values": [{"name": "v", "extraPriceSubscription": 1}]}]);
+        assert_eq!(failing(with(json!({"options": value}))), ["priceFrequency"]);
+    }
+
+    #[test]
+    fn descriptions_are_product_rich_text() {
+        let d = parse_draft(&with(json!({"description": "<table><tr><td>a</td></tr></table>"}))).unwrap();
+        assert!(richtext::to_html(&d.description).contains("<table>"));
+        assert_eq!(failing(with(json!({"description": 5}))), ["description"]);
+    }
+
+    #[test]
+    fn every_variant_option_and_value_gets_its_own_id() {
+        let d = parse_draft(&with(json!({"variants": [{"name": "A", "description": null, "id": Uuid::nil()},
+            {"name": "B", "description": "**b**"}],
+            "options": [{"name": "O", "isMultiple": false, "isRequired": true, "values": [{"name": "1"}, {"name": "2"}]}]})))
+        .unwrap();
+        let mut ids: Vec<Uuid> = d.variants.iter().map(|v| v.id).collect();
+        ids.extend(d.options.iter().flat_map(|o| std::iter::once(o.id).chain(o.values.iter().map(|v| v.id))));
+        let unique: std::collections::HashSet<_> = ids.iter().collect();
+        assert_eq!((ids.len(), unique.len()), (5, 5));
+        assert!(!ids.contains(&Uuid::nil()), "sent ids are ignored");
+    }
+}

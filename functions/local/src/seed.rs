@@ -1,0 +1,421 @@
+//! Seed files: the world the API's operations act on but cannot create (customer
+//! organizations, contacts, projects, catalog categories and products), loaded by
+//! `workapi seed load --workspace <id> FILE` and by the demo workspace. Format: docs/seed.md.
+//!
+//! Loading is idempotent: every entry is written as the file states it, an entity that is
+//! already so is left alone (loading twice writes nothing), and nothing is ever deleted. The
+//! whole file is validated before anything is written; each entity is written whole (one item,
+//! or one transaction for a user with its e-mail guard and for a project with its categories).
+
+use rust_decimal::Decimal;
+use serde::Deserialize;
+use shared::domain::catalog::{self, CatalogCategory};
+use shared::domain::organization::{self, Organization};
+use shared::domain::{money, project};
+use shared::entity::{self, Entity};
+use shared::identity::{self, User, UserKind};
+use shared::store::keys::WsKeys;
+use shared::store::{Condition, Store, TxOp};
+use std::collections::{BTreeMap, HashSet};
+use std::fmt::Write as _;
+use uuid::Uuid;
+
+/// Most manual-position categories per project: the project and its categories are written in
+/// one transaction (at most 100 items).
+pub const MAX_CATEGORIES_PER_PROJECT: usize = 99;
+
+/// A seed file. Unknown keys are refused, so a misspelt section is not silently skipped.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SeedFile {
+    /// The format's version: 1.
+    pub version: u32,
+    #[serde(default)]
+    pub organizations: Vec<OrganizationEntry>,
+    #[serde(default)]
+    pub contacts: Vec<ContactEntry>,
+    #[serde(default)]
+    pub catalog_categories: Vec<NamedEntry>,
+    #[serde(default)]
+    pub projects: Vec<ProjectEntry>,
+    /// Each entry is the body of `POST /administration/product-catalog` plus an `id`.
+    #[serde(default)]
+    pub catalog_products: Vec<serde_json::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OrganizationEntry {
+    pub id: Uuid,
+    pub name: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NamedEntry {
+    pub id: Uuid,
+    pub name: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ContactEntry {
+    pub id: Uuid,
+    pub organization_id: Uuid,
+    pub name: String,
+    pub email: String,
+    #[serde(default = "yes")]
+    pub is_active: bool,
+    #[serde(default = "english")]
+    pub language: String,
+    /// A base role; contacts are external users, so the default is `_guest`.
+    #[serde(default = "guest")]
+    pub role: String,
+}
+
+fn yes() -> bool {
+    true
+}
+fn english() -> String {
+    "en".into()
+}
+fn guest() -> String {
+    shared::permissions::GUEST.into()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProjectEntry {
+    pub id: Uuid,
+    pub name: String,
+    /// Null (or absent) for an internal project.
+    #[serde(default)]
+    pub customer_organization_id: Option<Uuid>,
+    /// User ids: users of the workspace or contacts of this file.
+    #[serde(default)]
+    pub members: Vec<Uuid>,
+    #[serde(with = "money")]
+    pub hour_rate: Decimal,
+    pub currency: String,
+    #[serde(with = "money")]
+    pub tax_rate: Decimal,
+    #[serde(default)]
+    pub express_quotations_enabled: bool,
+    #[serde(default)]
+    pub manual_position_categories: Vec<NamedEntry>,
+}
+
+/// Why a seed file was refused: every problem, each naming its entry
+/// (`projects[1].customerOrganizationId: no such organization`).
+#[derive(Debug)]
+pub struct SeedError(pub Vec<String>);
+
+impl std::fmt::Display for SeedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the seed file is invalid:")?;
+        for problem in &self.0 {
+            write!(f, "\n  {problem}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for SeedError {}
+
+/// What a load did, per section: written (created or changed) and unchanged entries.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Report(pub BTreeMap<&'static str, (usize, usize)>);
+
+impl Report {
+    fn count(&mut self, section: &'static str, written: bool) {
+        let entry = self.0.entry(section).or_default();
+        if written { entry.0 += 1 } else { entry.1 += 1 }
+    }
+
+    /// Entries written by this load (0 when the store already held the file).
+    pub fn written(&self) -> usize {
+        self.0.values().map(|(w, _)| w).sum()
+    }
+}
+
+impl std::fmt::Display for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut text = String::new();
+        for (section, (written, unchanged)) in &self.0 {
+            let _ = write!(text, "{section}: {written} written, {unchanged} unchanged; ");
+        }
+        f.write_str(text.trim_end_matches("; "))
+    }
+}
+
+pub type SeedResult<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+/// Parses a seed file's text (structure and types; the references are checked by [`load`]).
+pub fn parse(text: &str) -> Result<SeedFile, SeedError> {
+    let file: SeedFile = serde_json::from_str(text).map_err(|e| SeedError(vec![format!("not a seed file: {e}")]))?;
+    if file.version != 1 {
+        return Err(SeedError(vec![format!("version: {} is not supported (use 1)", file.version)]));
+    }
+    Ok(file)
+}
+
+/// Validates the whole file against itself and the workspace, then writes it entity by entity.
+pub async fn load(store: &dyn Store, workspace_id: Uuid, file: &SeedFile) -> SeedResult<Report> {
+    let workspace = identity::get_workspace(store, workspace_id)
+        .await?
+        .ok_or_else(|| format!("workspace {workspace_id} does not exist"))?;
+    let keys = WsKeys::new(workspace.id);
+    let products = validate(store, keys, file).await?;
+    let mut report = Report::default();
+    for entry in &file.organizations {
+        let record = Organization { id: entry.id, name: entry.name.trim().to_owned() };
+        report.count("organizations", put_if_changed(store, &record, keys).await?);
+    }
+    for entry in &file.contacts {
+        let user = User {
+            id: entry.id,
+            workspace_id,
+            email: entry.email.trim().to_owned(),
+            name: entry.name.trim().to_owned(),
+            role_id: entry.role.clone(),
+            kind: UserKind::OrganizationMember,
+            language: entry.language.to_lowercase(),
+            is_active: entry.is_active,
+            created_at: shared::clock::now_rfc3339(),
+            organization_id: Some(entry.organization_id),
+        };
+        report.count("contacts", identity::ensure_user(store, &user).await?);
+    }
+    for entry in &file.catalog_categories {
+        let record = CatalogCategory { id: entry.id, name: entry.name.trim().to_owned() };
+        report.count("catalogCategories", put_if_changed(store, &record, keys).await?);
+    }
+    for entry in &file.projects {
+        report.count("projects", write_project(store, keys, entry).await?);
+    }
+    for (id, draft) in products {
+        let created = administration::catalog::products::create_with_id(store, keys, id, draft).await?;
+        report.count("catalogProducts", created);
+    }
+    Ok(report)
+}
+
+/// Writes an entity unless the stored one equals it. Whether it wrote.
+async fn put_if_changed<E: Entity + PartialEq>(store: &dyn Store, record: &E, scope: E::Scope) -> SeedResult<bool> {
+    let existing: Option<E> = entity::get(store, &record.key(scope)).await?;
+    if existing.as_ref() == Some(record) {
+        return Ok(false);
+    }
+    store.put(entity::to_item(record, scope)?, Condition::None).await?;
+    Ok(true)
+}
+
+/// A project and its manual-position categories, in one transaction, unless all are stored
+/// as the file states them.
+async fn write_project(store: &dyn Store, keys: WsKeys, entry: &ProjectEntry) -> SeedResult<bool> {
+    let record = project::ProjectRecord {
+        project: project::Project {
+            id: entry.id,
+            name: entry.name.trim().to_owned(),
+            customer_organization_id: entry.customer_organization_id,
+            express_quotations_enabled: entry.express_quotations_enabled,
+            hour_rate: entry.hour_rate,
+            currency: entry.currency.clone(),
+            tax_rate: entry.tax_rate,
+        },
+        member_ids: entry.members.clone(),
+    };
+    let categories: Vec<project::ManualPositionCategoryRecord> = entry
+        .manual_position_categories
+        .iter()
+        .map(|c| project::ManualPositionCategoryRecord {
+            category: project::ManualPositionCategory { id: c.id, name: c.name.trim().to_owned() },
+            project_id: entry.id,
+        })
+        .collect();
+    let mut unchanged = project::get(store, keys, entry.id).await?.as_ref() == Some(&record);
+    for category in &categories {
+        if !unchanged {
+            break;
+        }
+        let stored = project::get_category(store, (keys, entry.id), category.category.id).await?;
+        unchanged = stored.as_ref() == Some(category);
+    }
+    if unchanged {
+        return Ok(false);
+    }
+    let mut ops = vec![TxOp::Put { item: entity::to_item(&record, keys)?, cond: Condition::None }];
+    for category in &categories {
+        ops.push(TxOp::Put { item: entity::to_item(category, keys)?, cond: Condition::None });
+    }
+    store.transact(ops).await?;
+    Ok(true)
+}
+
+/// Every problem of the file, each naming its entry; the catalog products parsed through the
+/// API's own body type and rules.
+async fn validate(
+    store: &dyn Store,
+    keys: WsKeys,
+    file: &SeedFile,
+) -> SeedResult<Vec<(Uuid, administration::catalog::products::Draft)>> {
+    let mut problems = Vec::new();
+    let mut check_name = |at: String, name: &str| {
+        if name.trim().is_empty() || name.trim().chars().count() > 200 {
+            problems.push(format!("{at}.name: must hold 1 to 200 characters"));
+        }
+    };
+    for (i, e) in file.organizations.iter().enumerate() {
+        check_name(format!("organizations[{i}]"), &e.name);
+    }
+    for (i, e) in file.contacts.iter().enumerate() {
+        check_name(format!("contacts[{i}]"), &e.name);
+    }
+    for (i, e) in file.catalog_categories.iter().enumerate() {
+        check_name(format!("catalogCategories[{i}]"), &e.name);
+    }
+    for (i, e) in file.projects.iter().enumerate() {
+        check_name(format!("projects[{i}]"), &e.name);
+        for (j, c) in e.manual_position_categories.iter().enumerate() {
+            check_name(format!("projects[{i}].manualPositionCategories[{j}]"), &c.name);
+        }
+    }
+    duplicates(&mut problems, "organizations", file.organizations.iter().map(|e| e.id));
+    duplicates(&mut problems, "contacts", file.contacts.iter().map(|e| e.id));
+    duplicates(&mut problems, "catalogCategories", file.catalog_categories.iter().map(|e| e.id));
+    duplicates(&mut problems, "projects", file.projects.iter().map(|e| e.id));
+
+    let organizations: HashSet<Uuid> = file.organizations.iter().map(|e| e.id).collect();
+    let organization_exists = async |id: Uuid| -> SeedResult<bool> {
+        Ok(organizations.contains(&id) || organization::get(store, keys, id).await?.is_some())
+    };
+    let mut emails = HashSet::new();
+    for (i, e) in file.contacts.iter().enumerate() {
+        if !organization_exists(e.organization_id).await? {
+            problems.push(format!("contacts[{i}].organizationId: no such organization"));
+        }
+        let email = e.email.trim().to_lowercase();
+        if !email.contains('@') || email.len() > 254 {
+            problems.push(format!("contacts[{i}].email: {:?} is not an e-mail address", e.email));
+        } else if !emails.insert(email) {
+            problems.push(format!("contacts[{i}].email: {} appears twice in the file", e.email));
+        }
+        if shared::input::Language::parse(&e.language).is_none() {
+            problems.push(format!("contacts[{i}].language: {:?} is not an ISO 639-1 code", e.language));
+        }
+        if shared::permissions::base_role(&e.role).is_none() {
+            problems.push(format!("contacts[{i}].role: {:?} is not a base role", e.role));
+        }
+    }
+    let contacts: HashSet<Uuid> = file.contacts.iter().map(|e| e.id).collect();
+    for (i, e) in file.projects.iter().enumerate() {
+        let at = format!("projects[{i}]");
+        if let Some(org) = e.customer_organization_id
+            && !organization_exists(org).await?
+        {
+            problems.push(format!("{at}.customerOrganizationId: no such organization"));
+        }
+        if e.members.len() > project::MAX_MEMBERS {
+            problems.push(format!("{at}.members: at most {} members", project::MAX_MEMBERS));
+        }
+        for (j, member) in e.members.iter().enumerate() {
+            if !contacts.contains(member) && identity::get_user(store, keys.workspace_id(), *member).await?.is_none() {
+                problems.push(format!("{at}.members[{j}]: no such user"));
+            }
+        }
+        if let Err(why) = project_rules::check_amount(e.hour_rate, Decimal::from(1_000_000)) {
+            problems.push(format!("{at}.hourRate: {why}"));
+        }
+        if let Err(why) = project_rules::check_amount(e.tax_rate, Decimal::ONE_HUNDRED) {
+            problems.push(format!("{at}.taxRate: {why}"));
+        }
+        if !project_rules::is_currency_code(&e.currency) {
+            problems.push(format!("{at}.currency: {:?} is not an ISO 4217 code (three capital letters)", e.currency));
+        }
+        if e.manual_position_categories.len() > MAX_CATEGORIES_PER_PROJECT {
+            problems.push(format!("{at}.manualPositionCategories: at most {MAX_CATEGORIES_PER_PROJECT}"));
+        }
+        duplicates(
+            &mut problems,
+            &format!("{at}.manualPositionCategories"),
+            e.manual_position_categories.iter().map(|c| c.id),
+        );
+    }
+    let categories: HashSet<Uuid> = file.catalog_categories.iter().map(|e| e.id).collect();
+    let mut products = Vec::new();
+    let mut product_ids = HashSet::new();
+    for (i, value) in file.catalog_products.iter().enumerate() {
+        let at = format!("catalogProducts[{i}]");
+        let id = value.get("id").and_then(|v| v.as_str()).and_then(|s| Uuid::parse_str(s).ok());
+        let Some(id) = id else {
+            problems.push(format!("{at}.id: a UUID is required"));
+            continue;
+        };
+        if !product_ids.insert(id) {
+            problems.push(format!("{at}.id: {id} appears twice"));
+        }
+        match administration::catalog::products::parse_draft(value) {
+            Ok(draft) => {
+                if !categories.contains(&draft.category_id)
+                    && catalog::get_category(store, keys, draft.category_id).await?.is_none()
+                {
+                    problems.push(format!("{at}.categoryId: no such catalog category"));
+                }
+                products.push((id, draft));
+            }
+            Err(e) => match e.errors {
+                Some(errors) => {
+                    for (field, messages) in errors {
+                        problems.push(format!("{at}.{field}: {}", messages.join("; ")));
+                    }
+                }
+                None => problems.push(format!("{at}: {}", e.message)),
+            },
+        }
+    }
+    if problems.is_empty() { Ok(products) } else { Err(Box::new(SeedError(problems))) }
+}
+
+fn duplicates(problems: &mut Vec<String>, section: &str, ids: impl Iterator<Item = Uuid>) {
+    let mut seen = HashSet::new();
+    for (i, id) in ids.enumerate() {
+        if !seen.insert(id) {
+            problems.push(format!("{section}[{i}].id: {id} appears twice"));
+        }
+    }
+}
+
+/// The rules of a seeded project's numbers, as plain functions.
+pub mod project_rules {
+    use rust_decimal::Decimal;
+
+    /// An amount from 0 to `max` with at most two decimal places.
+    pub fn check_amount(amount: Decimal, max: Decimal) -> Result<(), String> {
+        if amount < Decimal::ZERO || amount > max {
+            Err(format!("must be from 0 to {max}"))
+        } else if amount.normalize().scale() > 2 {
+            Err("at most two decimal places".into())
+        } else {
+            Ok(())
+        }
+    }
+
+    pub fn is_currency_code(code: &str) -> bool {
+        code.len() == 3 && code.bytes().all(|b| b.is_ascii_uppercase())
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn amounts_and_currencies() {
+            assert!(check_amount(Decimal::new(9550, 2), Decimal::ONE_HUNDRED).is_ok());
+            assert!(check_amount(Decimal::new(-1, 0), Decimal::ONE_HUNDRED).is_err());
+            assert!(check_amount(Decimal::new(101, 0), Decimal::ONE_HUNDRED).is_err());
+            assert!(check_amount(Decimal::new(1001, 3), Decimal::ONE_HUNDRED).is_err());
+            assert!(check_amount(Decimal::new(1000, 3), Decimal::ONE_HUNDRED).is_ok());
+            assert!(is_currency_code("EUR") && !is_currency_code("eur") && !is_currency_code("EURO"));
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! The `projects` function: the projects a caller may access, their manual-position
+//! categories, manual positions, and catalog products imported into a project (spec §2.4,
+//! §4.4, §4.5; docs/projects.md).
+//!
+//! Every operation on one project applies the access rule of `shared::domain::project`: a
+//! member of the project or a holder of `Projects.viewAll`; a project that does not exist in the
+//! caller's workspace is a 404, one the caller may not access a 403.
+
+pub mod manual_positions;
+
+use axum::Json;
+use axum::extract::State;
+use serde::Deserialize;
+use shared::domain::project::{self, ManualPositionCategory, Project, ProjectRecord};
+use shared::entity::{Entity, SEQUENCE};
+use shared::function::Function;
+use shared::openapi::ApiTag;
+use shared::permissions::Requirement;
+use shared::request::Path;
+use shared::{ApiResult, AppState, Caller};
+use utoipa::IntoParams;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+pub const FUNCTION: Function = Function {
+    name: "projects",
+    prefixes: &["/projects"],
+    tags: &[ApiTag {
+        name: "projects",
+        description: "Projects the caller may access, their manual-position categories and manual positions, \
+                      and catalog products imported into a project",
+    }],
+    api,
+    entities: &[
+        ProjectRecord::KIND,
+        project::ManualPositionCategoryRecord::KIND,
+        manual_positions::ManualPositionRecord::KIND,
+        SEQUENCE,
+    ],
+};
+
+fn api() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_projects))
+        .routes(routes!(get_project))
+        .routes(routes!(list_manual_position_categories))
+        .routes(routes!(manual_positions::list_manual_positions, manual_positions::create_manual_position))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectPath {
+    /// Project id
+    #[param(example = "5d8e4c1a-6b2f-4e7a-9c3d-1f2a3b4c5d6e")]
+    project_id: Uuid,
+}
+
+/// List projects
+///
+/// The projects the caller may access (a member of, or every project with `Projects.viewAll`),
+/// ordered by name.
+#[utoipa::path(get, path = "/projects", operation_id = "listProjects", tag = "projects",
+    responses((status = 200, description = "The projects the caller may access, by name", body = [Project])))]
+async fn list_projects(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Vec<Project>>> {
+    caller.authorize(Requirement::Member)?;
+    Ok(Json(project::list_accessible(state.store(), &caller).await?))
+}
+
+/// Get a project
+///
+/// One project the caller may access.
+#[utoipa::path(get, path = "/projects/{projectId}", operation_id = "getProject", tag = "projects",
+    params(ProjectPath),
+    responses((status = 200, description = "The project", body = Project)))]
+async fn get_project(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(path): Path<ProjectPath>,
+) -> ApiResult<Json<Project>> {
+    caller.authorize(Requirement::Member)?;
+    Ok(Json(project::accessible(state.store(), &caller, path.project_id).await?.project))
+}
+
+/// List manual-position categories
+///
+/// The categories a manual position of the project may name, ordered by name.
+#[utoipa::path(get, path = "/projects/{projectId}/manual-position-categories",
+    operation_id = "listManualPositionCategories", tag = "projects", params(ProjectPath),
+    responses((status = 200, description = "The project's manual-position categories, by name",
+        body = [ManualPositionCategory])))]
+async fn list_manual_position_categories(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(path): Path<ProjectPath>,
+) -> ApiResult<Json<Vec<ManualPositionCategory>>> {
+    caller.authorize(Requirement::Member)?;
+    let record = project::accessible(state.store(), &caller, path.project_id).await?;
+    Ok(Json(project::list_categories(state.store(), (caller.keys(), record.project.id)).await?))
+}

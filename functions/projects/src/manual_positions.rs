@@ -1,0 +1,311 @@
+//! Manual positions: billable items added to a project by hand (spec §2.4, §4.5). Appended at
+//! the end of the project's planning: `sort` comes from the project's atomic counter
+//! (`entity::append_at_end`), so concurrent creates get distinct consecutive values.
+
+use crate::ProjectPath;
+use axum::Json;
+use axum::extract::State;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use shared::domain::money;
+use shared::domain::project::{self, ProjectScope};
+use shared::entity::{self, Entity};
+use shared::input::{self, EditorText, Input, Patch, Text};
+use shared::permissions::{Requirement, key};
+use shared::projection::Projection;
+use shared::request::{Body, Path};
+use shared::richtext::{self, Doc};
+use shared::store::{Key, Query, Store, query_all};
+use shared::{ApiError, ApiResult, AppState, Caller, clock};
+use uuid::Uuid;
+
+pub const MAX_NAME_CHARS: usize = 200;
+/// Largest price and fixed discount: a billion in the workspace currency.
+pub const MAX_AMOUNT: i64 = 1_000_000_000;
+
+const MANAGE: Requirement = Requirement::Permission(key::PROJECTS_MANAGE_MANUAL_POSITIONS);
+
+/// How a discount is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
+pub enum DiscountType {
+    /// An amount off the price
+    #[default]
+    Fixed,
+    /// Percent off the price (0–100)
+    Percentage,
+}
+shared::closed_enum!(DiscountType);
+
+/// A manual position as the API returns it (spec §2.4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(examples(json!({"id": "9f8e7d6c-5b4a-4c3d-8e2f-1a0b9c8d7e6f", "name": "Domain registration",
+    "description": "<p>Yearly fee</p>", "price": 24.9, "categoryId": "2c4e6a8b-1d3f-4a5b-8c7d-9e0f1a2b3c4d",
+    "discountType": "Fixed", "discountAmount": 0, "sort": 3, "createdAt": "2026-11-24T02:00:00Z"})))]
+pub struct ManualPosition {
+    pub id: Uuid,
+    pub name: String,
+    /// HTML; an empty description is an empty paragraph
+    pub description: String,
+    /// Net price in the workspace currency
+    #[serde(with = "money")]
+    #[schema(value_type = f64, minimum = 0)]
+    pub price: Decimal,
+    #[schema(required)]
+    pub category_id: Option<Uuid>,
+    pub discount_type: DiscountType,
+    /// 0 means no discount
+    #[serde(with = "money")]
+    #[schema(value_type = f64, minimum = 0)]
+    pub discount_amount: Decimal,
+    /// Lower numbers first
+    pub sort: i64,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+}
+
+impl shared::projection::Compact for ManualPosition {
+    const COMPACT: &'static [&'static str] = &["id", "name", "sort"];
+}
+
+/// The response of the [P] manual-position create (named, so the document can reference it).
+pub type ManualPositionProjection = shared::projection::Projected<ManualPosition>;
+
+/// The stored position: the description as IDoc.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ManualPositionRecord {
+    pub id: Uuid,
+    pub project_id: Uuid,
+    pub name: String,
+    pub description: Doc,
+    #[serde(with = "money")]
+    pub price: Decimal,
+    pub category_id: Option<Uuid>,
+    pub discount_type: DiscountType,
+    #[serde(with = "money")]
+    pub discount_amount: Decimal,
+    pub sort: i64,
+    pub created_at: String,
+    pub created_by: Uuid,
+}
+
+impl Entity for ManualPositionRecord {
+    const TYPE: &'static str = "ManualPosition";
+    const PREFIX: &'static str = "MPOS#";
+    type Scope = shared::store::keys::WsKeys;
+
+    fn key(&self, keys: Self::Scope) -> Key {
+        project::project_item((keys, self.project_id), format!("{}{}", Self::PREFIX, self.id))
+    }
+}
+
+impl ManualPositionRecord {
+    pub fn to_response(&self) -> ManualPosition {
+        ManualPosition {
+            id: self.id,
+            name: self.name.clone(),
+            description: richtext::to_html(&self.description),
+            price: self.price,
+            category_id: self.category_id,
+            discount_type: self.discount_type,
+            discount_amount: self.discount_amount,
+            sort: self.sort,
+            created_at: self.created_at.clone(),
+        }
+    }
+}
+
+/// The counter behind a project's manual-position order.
+fn sort_counter(scope: ProjectScope) -> Key {
+    project::project_item(scope, format!("{}MPOS", entity::SEQUENCE.prefix))
+}
+
+/// A new manual position (spec §4.5).
+#[derive(Input)]
+#[input(example = serde_json::json!({"name": "Domain registration", "price": 24.9,
+    "description": "<p>Yearly fee</p>", "categoryId": "2c4e6a8b-1d3f-4a5b-8c7d-9e0f1a2b3c4d",
+    "discountType": "Percentage", "discountAmount": 10}))]
+pub struct NewManualPositionBody {
+    name: Text<1, MAX_NAME_CHARS>,
+    /// Net price, at least 0, at most two decimal places
+    price: input::Decimal<0, MAX_AMOUNT, 2>,
+    /// May be empty
+    description: Option<EditorText>,
+    /// A manual-position category of this project, or null
+    category_id: Patch<Uuid>,
+    /// Default Fixed
+    discount_type: Option<DiscountType>,
+    /// At least 0, at most 100 for Percentage; default 0
+    discount_amount: Option<input::Decimal<0, MAX_AMOUNT, 2>>,
+}
+
+/// What a create stores, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Draft {
+    pub name: String,
+    pub price: Decimal,
+    pub description: Doc,
+    pub category_id: Option<Uuid>,
+    pub discount_type: DiscountType,
+    pub discount_amount: Decimal,
+}
+
+/// The rules a body's fields cannot check alone: a percentage is at most 100.
+pub fn draft(body: NewManualPositionBody) -> ApiResult<Draft> {
+    let discount_type = body.discount_type.unwrap_or_default();
+    let discount_amount = body.discount_amount.map(|d| d.0).unwrap_or(Decimal::ZERO);
+    check_discount(discount_type, discount_amount).map_err(|m| ApiError::field("discountAmount", m))?;
+    Ok(Draft {
+        name: body.name.into_string(),
+        price: body.price.0,
+        description: body.description.map(EditorText::into_doc).unwrap_or_else(Doc::empty),
+        category_id: body.category_id.into_option(),
+        discount_type,
+        discount_amount,
+    })
+}
+
+/// A discount is never negative, and a percentage is at most 100.
+pub fn check_discount(discount_type: DiscountType, amount: Decimal) -> Result<(), String> {
+    if amount < Decimal::ZERO {
+        Err("discountAmount must be at least 0".into())
+    } else if discount_type == DiscountType::Percentage && amount > Decimal::ONE_HUNDRED {
+        Err("discountAmount must be at most 100 for a Percentage discount".into())
+    } else {
+        Ok(())
+    }
+}
+
+/// A project's manual positions, by `sort`.
+pub async fn list(store: &dyn Store, scope: ProjectScope) -> ApiResult<Vec<ManualPosition>> {
+    let query = Query::table(project::partition(scope)).begins_with(ManualPositionRecord::PREFIX);
+    let mut all = query_all(store, query)
+        .await?
+        .into_iter()
+        .map(|i| entity::from_item::<ManualPositionRecord>(i).map(|r| r.to_response()))
+        .collect::<Result<Vec<_>, _>>()?;
+    all.sort_by_key(|p| (p.sort, p.id));
+    Ok(all)
+}
+
+/// Appends a position at the end of the project's planning. The category must be one of the
+/// project's (400 naming `categoryId`).
+pub async fn create(store: &dyn Store, scope: ProjectScope, draft: Draft, by: Uuid) -> ApiResult<ManualPosition> {
+    if let Some(category) = draft.category_id
+        && project::get_category(store, scope, category).await?.is_none()
+    {
+        return Err(ApiError::field("categoryId", "categoryId: no such manual-position category in this project"));
+    }
+    let last = async { Ok(list(store, scope).await?.iter().map(|p| p.sort).max().unwrap_or(0)) };
+    let sort = entity::append_at_end(store, &sort_counter(scope), last).await?;
+    let record = ManualPositionRecord {
+        id: Uuid::new_v4(),
+        project_id: scope.1,
+        name: draft.name,
+        description: draft.description,
+        price: draft.price,
+        category_id: draft.category_id,
+        discount_type: draft.discount_type,
+        discount_amount: draft.discount_amount,
+        sort,
+        created_at: clock::now_rfc3339(),
+        created_by: by,
+    };
+    entity::create(store, &record, scope.0, "Manual position exists").await?;
+    Ok(record.to_response())
+}
+
+/// List manual positions
+///
+/// The project's manual positions, by `sort` (lower first).
+#[utoipa::path(get, path = "/projects/{projectId}/manual-positions", operation_id = "listManualPositions",
+    tag = "projects", params(ProjectPath),
+    responses((status = 200, description = "The project's manual positions, by sort", body = [ManualPosition])))]
+pub async fn list_manual_positions(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(path): Path<ProjectPath>,
+) -> ApiResult<Json<Vec<ManualPosition>>> {
+    caller.authorize(Requirement::Member)?;
+    let record = project::accessible(state.store(), &caller, path.project_id).await?;
+    Ok(Json(list(state.store(), (caller.keys(), record.project.id)).await?))
+}
+
+/// Create a manual position
+///
+/// Appends a billable position at the end of the project's planning (`sort` is assigned);
+/// it then appears in quotes and invoices. Needs `Projects.manageManualPositions` and access
+/// to the project.
+#[utoipa::path(post, path = "/projects/{projectId}/manual-positions", operation_id = "createManualPosition",
+    tag = "projects", params(ProjectPath), request_body = NewManualPositionBody,
+    responses((status = 200, description = "The new manual position, sorted last", body = ManualPositionProjection)))]
+pub async fn create_manual_position(
+    State(state): State<AppState>,
+    caller: Caller,
+    projection: Projection,
+    Path(path): Path<ProjectPath>,
+    body: Body<NewManualPositionBody>,
+) -> ApiResult<ManualPositionProjection> {
+    let permit = caller.authorize(MANAGE)?;
+    let record = project::accessible(state.store(), &caller, path.project_id).await?;
+    let draft = draft(body.parse(&permit)?)?;
+    let scope = (caller.keys(), record.project.id);
+    projection.project(&create(state.store(), scope, draft, caller.user.id).await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(v: serde_json::Value) -> ApiResult<Draft> {
+        shared::input::parse::<NewManualPositionBody>(&v).and_then(draft)
+    }
+
+    fn failing(v: serde_json::Value) -> Vec<String> {
+        parse(v).unwrap_err().errors.unwrap().into_keys().collect()
+    }
+
+    #[test]
+    fn defaults_fill_the_optional_fields() {
+        let d = parse(json!({"name": " Setup ", "price": 0})).unwrap();
+        assert_eq!(d.name, "Setup");
+        assert_eq!((d.discount_type, d.discount_amount, d.category_id), (DiscountType::Fixed, Decimal::ZERO, None));
+        assert_eq!(d.description, Doc::empty());
+        let d = parse(json!({"name": "x", "price": 19.99, "categoryId": null, "description": ""})).unwrap();
+        assert_eq!(d.price, Decimal::new(1999, 2));
+    }
+
+    #[test]
+    fn every_field_rule_names_its_field() {
+        assert_eq!(failing(json!({"name": "  ", "price": 1})), ["name"]);
+        assert_eq!(failing(json!({"name": "x"})), ["price"]);
+        assert_eq!(failing(json!({"name": "x", "price": -0.01})), ["price"]);
+        assert_eq!(failing(json!({"name": "x", "price": 1.001})), ["price"]);
+        assert_eq!(failing(json!({"name": "x", "price": 1, "categoryId": "nope"})), ["categoryId"]);
+        assert_eq!(failing(json!({"name": "x", "price": 1, "discountType": "Gift"})), ["discountType"]);
+        assert_eq!(failing(json!({"name": "x", "price": 1, "discountAmount": -1})), ["discountAmount"]);
+        assert_eq!(failing(json!({"name": "x", "price": 1, "description": 5})), ["description"]);
+    }
+
+    #[test]
+    fn a_percentage_discount_is_at_most_100() {
+        assert!(check_discount(DiscountType::Percentage, Decimal::ONE_HUNDRED).is_ok());
+        assert!(check_discount(DiscountType::Percentage, Decimal::new(10001, 2)).is_err());
+        assert!(check_discount(DiscountType::Fixed, Decimal::from(500)).is_ok());
+        assert_eq!(
+            failing(json!({"name": "x", "price": 1, "discountType": "Percentage", "discountAmount": 100.5})),
+            ["discountAmount"]
+        );
+    }
+
+    #[test]
+    fn descriptions_are_editor_rich_text_rendered_as_html() {
+        let d = parse(json!({"name": "x", "price": 1, "description": "**bold** text"})).unwrap();
+        assert_eq!(richtext::to_html(&d.description), "<p><strong>bold</strong> text</p>");
+        // Tables belong to the product profile only.
+        let table = parse(json!({"name": "x", "price": 1, "description": "<table><tr><td>a</td></tr></table>"}));
+        assert!(table.is_ok_and(|d| !richtext::to_html(&d.description).contains("<table")));
+    }
+}
