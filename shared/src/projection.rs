@@ -138,6 +138,15 @@ impl<S: Send + Sync> FromRequestParts<S> for Projection {
     }
 }
 
+/// `{success: true}` responses of [P] operations that return no resource: the whole body is
+/// its compact default.
+impl Compact for crate::http::Success {
+    const COMPACT: &'static [&'static str] = &["success"];
+}
+
+/// The response of a [P] operation answering `{success: true}`.
+pub type SuccessProjection = Projected<crate::http::Success>;
+
 #[cfg(test)]
 mod tests {
     use super::*;

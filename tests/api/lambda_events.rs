@@ -357,8 +357,10 @@ fn projects_and_contacts_events_run_through_the_lambda_adapter() {
                 &[
                     ("create-manual-position", 200),
                     ("get-project", 200),
+                    ("import-project-product", 201),
                     ("list-manual-position-categories", 200),
                     ("list-manual-positions", 200),
+                    ("list-project-products", 200),
                     ("list-projects", 200),
                 ][..],
             ),

@@ -443,3 +443,76 @@ async fn catalog_product_rules_name_every_failing_field_and_need_the_permission(
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_catalog_product_is_imported_as_an_independent_copy() {
+    each_backend(async |_, api| {
+        let (member, token) = api.user(TEAM_LEADER, UserKind::Employee).await;
+        let world = seeded(api, Some(member.id)).await;
+        let (_, catalog) = api.get(&format!("/administration/product-catalog/{}", world.product), &token).await;
+        let region = &catalog["options"][0];
+        let (region_id, dublin) = (region["id"].clone(), region["values"][1]["id"].clone());
+        let variant = catalog["variants"][1]["id"].as_str().unwrap().to_owned();
+        let path = format!("/projects/{}/products", world.shared_project);
+        let body = json!({"productId": world.product, "quantity": 3,
+            "options": [{"id": region_id, "value": [dublin]}],
+            "customPrices": {"base": {"priceSubscription": 25}, format!("variant_{variant}"): {"priceSubscription": 80.5},
+                             format!("option_{}", dublin.as_str().unwrap()): {"priceSubscription": 0}},
+            "activeVariantId": variant, "activeFromType": "FixedDate", "activeFromFixedDate": "2027-01-01",
+            "contractPeriodMonths": 24, "renewalMode": "Stops"});
+        let (status, created) = api.post(&path, &token, body.clone()).await;
+        assert_eq!((status, &created), (201, &json!({"success": true})), "[{}]", api.backend);
+
+        // The catalog product changes afterwards; the project's copy does not.
+        let keys = shared::store::keys::WsKeys::new(api.workspace_id);
+        let mut stored = shared::domain::catalog::get_product(api.store.as_ref(), keys, world.product).await.unwrap().unwrap();
+        stored.name = "Renamed in the catalog".into();
+        api.store.put(shared::entity::to_item(&stored, keys).unwrap(), shared::store::Condition::None).await.unwrap();
+
+        let (status, list) = api.get(&path, &token).await;
+        assert_eq!(status, 200, "{list}");
+        let imported = &list[0];
+        assert_eq!(imported["product"]["name"], "Managed hosting", "[{}] an independent copy", api.backend);
+        assert_eq!(imported["productId"], json!(world.product));
+        assert_eq!((imported["quantity"].clone(), imported["contractPeriodMonths"].clone()), (json!(3), json!(24)));
+        assert_eq!((imported["priceFrequency"].clone(), imported["renewalMode"].clone()), (json!(1), json!("Stops")));
+        assert_eq!(imported["activeFromFixedDate"], "2027-01-01");
+        assert_eq!(imported["options"], json!([{"id": region_id, "name": "Region", "value": [dublin]}]));
+        assert_eq!(imported["customPrices"].as_array().unwrap().len(), 3);
+        assert_eq!(imported["customPrices"][0], json!({"key": "base", "priceFixed": null, "priceSubscription": 25, "pricePerUnit": null}));
+
+        // The rules that need the product, each naming its field, nothing stored.
+        for (changes, field) in [
+            (json!({"options": []}), "options"),
+            (json!({"options": [{"id": region_id, "value": [dublin, dublin]}]}), "options[0].value"),
+            (json!({"options": [{"id": Uuid::new_v4(), "value": [dublin]}]}), "options[0].id"),
+            (json!({"customPrices": {format!("option_{}", Uuid::new_v4()): {}}}), "customPrices"),
+            (json!({"activeVariantId": Uuid::new_v4()}), "activeVariantId"),
+            (json!({"activeFromType": "Immediately"}), "activeFromFixedDate"),
+            (json!({"quantity": 0}), "quantity"),
+            (json!({"priceFrequency": 2}), "priceFrequency"),
+        ] {
+            let mut invalid = body.clone();
+            for (k, v) in changes.as_object().unwrap() {
+                invalid[k] = v.clone();
+            }
+            let (status, error) = api.post(&path, &token, invalid).await;
+            assert_error_body(api.backend, status, &error, 400);
+            let named = error["errors"].as_object().unwrap().keys().any(|k| k.starts_with(field));
+            assert!(named, "[{}] {changes} names {field}: {error}", api.backend);
+        }
+        let (status, error) = api.post(&path, &token, json!({"productId": Uuid::new_v4(), "quantity": 1, "options": [], "customPrices": {}})).await;
+        assert_error_body(api.backend, status, &error, 404);
+        let (_, outsider) = api.user(TEAM_LEADER, UserKind::Employee).await;
+        let (status, error) = api.post(&path, &outsider, body.clone()).await;
+        assert_error_body(api.backend, status, &error, 403);
+        let (_, staff) = api.user(STAFF, UserKind::Employee).await;
+        let (status, error) = api.post(&path, &staff, body.clone()).await;
+        assert_error_body(api.backend, status, &error, 403);
+        let (status, error) = api.post(&format!("/projects/{}/products", Uuid::new_v4()), &token, body).await;
+        assert_error_body(api.backend, status, &error, 404);
+        let (_, list) = api.get(&path, &token).await;
+        assert_eq!(list.as_array().unwrap().len(), 1, "[{}] nothing invalid stored", api.backend);
+    })
+    .await;
+}

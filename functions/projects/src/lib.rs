@@ -7,6 +7,7 @@
 //! caller's workspace is a 404, one the caller may not access a 403.
 
 pub mod manual_positions;
+pub mod products;
 
 use axum::Json;
 use axum::extract::State;
@@ -36,6 +37,7 @@ pub const FUNCTION: Function = Function {
         ProjectRecord::KIND,
         project::ManualPositionCategoryRecord::KIND,
         manual_positions::ManualPositionRecord::KIND,
+        products::ProjectProductRecord::KIND,
         SEQUENCE,
     ],
 };
@@ -46,6 +48,7 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(get_project))
         .routes(routes!(list_manual_position_categories))
         .routes(routes!(manual_positions::list_manual_positions, manual_positions::create_manual_position))
+        .routes(routes!(products::list_products, products::import_product))
 }
 
 #[derive(Deserialize, IntoParams)]

@@ -207,3 +207,87 @@ pub async fn list_products(
     all.sort_by_cached_key(|p: &ProductRecord| (p.name.to_lowercase(), p.id));
     Ok(all)
 }
+
+/// A variant as the API returns it: description as HTML (or null).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Variant {
+    pub id: Uuid,
+    pub name: String,
+    #[schema(required)]
+    pub description: Option<String>,
+    #[serde(flatten)]
+    pub prices: Prices,
+}
+
+/// A catalog product as the API returns it: descriptions as HTML, generated ids for
+/// variants, options and values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(examples(json!({"id": "1e3c5a7b-9d1f-4b3d-8f5a-7c9e1b3d5f7a", "categoryId": "7b9d1f3a-5c7e-4a9b-8d1f-3a5c7e9b1d3f",
+    "name": "Managed hosting", "description": "<p>Hosting with <strong>daily backups</strong></p>",
+    "priceFixed": 99, "priceSubscription": 49.9, "pricePerUnit": null, "priceUnitName": null,
+    "priceFrequency": 1, "contractPeriodMonths": 12, "renewalMode": "Automatic",
+    "variants": [{"id": "2f4a6c8e-0b2d-4f6a-8c0e-2b4d6f8a0c2e", "name": "Small", "description": null,
+        "priceFixed": null, "priceSubscription": 29.9, "pricePerUnit": null}],
+    "options": [{"id": "3a5c7e9b-1d3f-4a5c-9e1b-3d5f7a9c1e3b", "name": "Region", "isMultiple": false, "isRequired": true,
+        "values": [{"id": "4b6d8f0a-2c4e-4b6d-8f0a-2c4e6b8d0f2a", "name": "Frankfurt", "extraPriceFixed": null,
+            "extraPricePerUnit": null, "extraPriceSubscription": null}]}],
+    "createdAt": "2026-11-24T02:00:00Z"})))]
+pub struct CatalogProduct {
+    pub id: Uuid,
+    pub category_id: Uuid,
+    pub name: String,
+    /// HTML
+    pub description: String,
+    #[serde(flatten)]
+    pub prices: Prices,
+    #[schema(required)]
+    pub price_unit_name: Option<String>,
+    /// Months: 1, 3, 6 or 12; null for a product without recurring prices
+    #[schema(required)]
+    pub price_frequency: Option<i64>,
+    #[schema(required)]
+    pub contract_period_months: Option<i64>,
+    #[schema(required)]
+    pub renewal_mode: Option<RenewalMode>,
+    pub variants: Vec<Variant>,
+    pub options: Vec<ProductOption>,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+}
+
+impl crate::projection::Compact for CatalogProduct {
+    const COMPACT: &'static [&'static str] = &["id", "name", "categoryId"];
+}
+
+/// The response of the [P] product create (named, so the document can reference it).
+pub type CatalogProductProjection = crate::projection::Projected<CatalogProduct>;
+
+impl From<&ProductRecord> for CatalogProduct {
+    fn from(r: &ProductRecord) -> CatalogProduct {
+        CatalogProduct {
+            id: r.id,
+            category_id: r.category_id,
+            name: r.name.clone(),
+            description: crate::richtext::to_html(&r.description),
+            prices: r.prices.clone(),
+            price_unit_name: r.price_unit_name.clone(),
+            price_frequency: r.price_frequency,
+            contract_period_months: r.contract_period_months,
+            renewal_mode: r.renewal_mode,
+            variants: r
+                .variants
+                .iter()
+                .map(|v| Variant {
+                    id: v.id,
+                    name: v.name.clone(),
+                    description: v.description.as_ref().map(crate::richtext::to_html),
+                    prices: v.prices.clone(),
+                })
+                .collect(),
+            options: r.options.clone(),
+            created_at: r.created_at.clone(),
+        }
+    }
+}

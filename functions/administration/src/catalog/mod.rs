@@ -21,9 +21,10 @@ pub async fn list_categories(State(state): State<AppState>, caller: Caller) -> A
 
 pub mod products;
 
-use products::{CatalogProduct, CatalogProductProjection, NewProductBody};
+use products::NewProductBody;
 use serde::Deserialize;
 use shared::ApiError;
+use shared::domain::catalog::{CatalogProduct, CatalogProductProjection};
 use shared::permissions::key;
 use shared::projection::Projection;
 use shared::request::{Body, Path, Query};
