@@ -516,3 +516,60 @@ async fn a_catalog_product_is_imported_as_an_independent_copy() {
     })
     .await;
 }
+
+/// The store calls each new operation makes beyond authentication and rate limiting, as
+/// docs/projects.md lists them ("Store round trips").
+#[tokio::test]
+async fn each_operation_makes_the_documented_store_round_trips() {
+    use reqwest::Method;
+    use std::sync::atomic::Ordering::SeqCst;
+    each_backend(async |_, api| {
+        let (member, token) = api.user(ROOT, UserKind::Employee).await;
+        let world = seeded(api, Some(member.id)).await;
+        let project = world.shared_project;
+        let count = async |method: Method, path: &str, body: Option<Value>| {
+            let (reads, writes) = (api.store_reads.load(SeqCst), api.store_writes.load(SeqCst));
+            let (status, _, response) = api.call(method, path, Some(&token), body).await;
+            assert!(status < 300, "[{}] {path}: {response}", api.backend);
+            (api.store_reads.load(SeqCst) - reads, api.store_writes.load(SeqCst) - writes)
+        };
+        // Warm up (the token's lastUsedAt), then measure authentication and rate limiting: a
+        // project get is that plus one read.
+        count(Method::GET, "/projects", None).await;
+        let (reads, auth_writes) = count(Method::GET, &format!("/projects/{project}"), None).await;
+        let auth_reads = reads - 1;
+        let own = |(r, w): (usize, usize)| (r - auth_reads, w - auth_writes);
+
+        let mp = format!("/projects/{project}/manual-positions");
+        let position = json!({"name": "x", "price": 1, "categoryId": world.category});
+        count(Method::POST, &mp, Some(position.clone())).await; // the first create makes the counter
+        let cases = [
+            (Method::POST, mp.clone(), Some(position), (3, 2)),
+            (Method::GET, mp, None, (2, 0)),
+            (Method::GET, "/projects".to_owned(), None, (1, 0)),
+            (Method::GET, format!("/projects/{project}/manual-position-categories"), None, (2, 0)),
+            (Method::GET, format!("/projects/{project}/products"), None, (2, 0)),
+            (Method::GET, "/administration/product-catalog/categories".to_owned(), None, (1, 0)),
+            (Method::GET, "/administration/product-catalog".to_owned(), None, (1, 0)),
+            (Method::GET, format!("/administration/product-catalog/{}", world.product), None, (1, 0)),
+            (
+                Method::POST,
+                "/administration/product-catalog".to_owned(),
+                Some(product_body(world.catalog_category)),
+                (1, 1),
+            ),
+            (Method::GET, format!("/contacts?organizationId={}", world.org), None, (2, 0)),
+        ];
+        for (method, path, body, expected) in cases {
+            assert_eq!(own(count(method.clone(), &path, body).await), expected, "[{}] {method} {path}", api.backend);
+        }
+        // The import, with the option ids of the seeded product.
+        let (_, catalog) = api.get(&format!("/administration/product-catalog/{}", world.product), &token).await;
+        let region = &catalog["options"][0];
+        let import = json!({"productId": world.product, "quantity": 1, "customPrices": {},
+            "options": [{"id": region["id"], "value": [region["values"][0]["id"]]}]});
+        let path = format!("/projects/{project}/products");
+        assert_eq!(own(count(Method::POST, &path, Some(import)).await), (2, 1), "[{}] import", api.backend);
+    })
+    .await;
+}
