@@ -252,6 +252,62 @@ pub fn check<'r>(
     Ok(Checked { resolved, chain })
 }
 
+/// The no-escalation rule (docs/permissions.md, "Changing roles"), checked on every write
+/// against the roles as they are when the write happens. `actor_role` is the role whose
+/// permissions authorize the request (the token owner's, also in imposter mode); `current` is
+/// the stored role (None on create) and `after` what the draft resolves to.
+///
+/// - Nobody but Root gives a role a permission it does not effectively hold itself: not as an
+///   explicit entry, and not through a new parent, a type change or a removed `false`.
+/// - Nobody but Root changes the role it holds or any ancestor of it, except to remove
+///   permissions (set entries to false or drop `true` entries).
+pub fn check_escalation(
+    roles: &Roles,
+    actor_role: &str,
+    current: Option<&CustomRole>,
+    draft: &Draft,
+    after: &Resolved,
+) -> ApiResult<()> {
+    if actor_role == shared::permissions::ROOT {
+        return Ok(());
+    }
+    let before = match current {
+        Some(role) => roles.resolve(&role.id).map(|r| r.effective).unwrap_or_default(),
+        None => PermissionMap::new(),
+    };
+    let held = roles.resolve(actor_role).map(|r| r.effective).unwrap_or_default();
+    let is_true = |map: &PermissionMap, k: &str| map.get(k).copied().unwrap_or(false);
+    let stored_raw = current.map(|c| c.raw_permissions.clone()).unwrap_or_default();
+    // Keys the role gains in effect, and keys it is newly given explicitly.
+    let gained: Vec<&str> = catalog::keys()
+        .filter(|k| {
+            (is_true(&after.effective, k) && !is_true(&before, k))
+                || (is_true(&draft.raw, k) && !is_true(&stored_raw, k))
+        })
+        .collect();
+    if let Some(key) = gained.iter().find(|k| !is_true(&held, k)) {
+        return Err(ApiError::forbidden(format!(
+            "You cannot grant {key}: your own role does not hold it, and a role can only be given permissions its editor holds"
+        )));
+    }
+    let Some(current) = current else { return Ok(()) };
+    let own_chain = roles.lineage(actor_role).map(|chain| chain.iter().any(|r| r.id() == current.id)).unwrap_or(false);
+    if !own_chain {
+        return Ok(());
+    }
+    let what =
+        if current.id == actor_role { "the role you hold" } else { "a role that the role you hold inherits from" };
+    if let Some(key) = gained.first() {
+        return Err(ApiError::forbidden(format!("You cannot grant {key} to {what}: it may only lose permissions")));
+    }
+    if (Draft { raw: current.raw_permissions.clone(), ..draft.clone() }) != Draft::of(current) {
+        return Err(ApiError::forbidden(format!(
+            "You cannot change {what} except to remove permissions; ask someone whose role is above it"
+        )));
+    }
+    Ok(())
+}
+
 /// The role as the API returns it (spec §2.1).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
