@@ -723,3 +723,25 @@ async fn role_managers_cannot_escalate_through_their_own_role_or_grant_what_they
     })
     .await;
 }
+
+#[tokio::test]
+async fn role_and_activity_names_refuse_bidirectional_and_invisible_characters() {
+    each_backend(async |_, api| {
+        let (_, root) = api.user(ROOT, UserKind::Employee).await;
+        for spoof in ["\u{202e}sreweiveR", "Rev\u{200b}iewers", "\u{2066}x\u{2069}"] {
+            let body = json!({"name": spoof, "icon": "fa-star", "type": "normal"});
+            let (status, answer) = send(api, Method::POST, "/administration/roles", &root, Some(body)).await;
+            assert_error_body(api.backend, status, &answer, 400);
+            let (status, answer) = send(
+                api,
+                Method::POST,
+                "/administration/task-settings/activities",
+                &root,
+                Some(json!({"name": spoof})),
+            )
+            .await;
+            assert_error_body(api.backend, status, &answer, 400);
+        }
+    })
+    .await;
+}

@@ -139,6 +139,10 @@ async fn invalid_metadata_is_refused() {
             json!({"client_name": ""}),
             json!({"client_name": 7}),
             json!({"client_name": "x".repeat(201)}),
+            // Display spoofing on the consent page: reversed text, invisible characters.
+            json!({"client_name": "\u{202e}moc.elgoog"}),
+            json!({"client_name": "goo\u{200b}gle"}),
+            json!({"client_name": "Acme\u{2066}Corp"}),
         ] {
             let mut body = extra.as_object().unwrap().clone();
             body.insert("redirect_uris".into(), uris.clone());

@@ -291,16 +291,11 @@ pub fn metadata(body: &Map<String, Value>) -> RegResult<Metadata> {
     }
     let client_name = match body.get("client_name") {
         None | Some(Value::Null) => DEFAULT_CLIENT_NAME.to_owned(),
-        Some(Value::String(raw)) => {
-            // The bound applies to the name as sent (as the documented maxLength does).
-            let s = raw.trim();
-            if s.is_empty() || raw.chars().count() > MAX_CLIENT_NAME_CHARS || s.chars().any(char::is_control) {
-                return Err(RegistrationError::Metadata(format!(
-                    "client_name must have 1 to {MAX_CLIENT_NAME_CHARS} characters and no control characters"
-                )));
-            }
-            s.to_owned()
-        }
+        // The one rule for display names (the consent page shows this one): no control,
+        // bidirectional or invisible formatting characters, 1 to 200 characters.
+        Some(Value::String(raw)) => shared::input::Text::<1, MAX_CLIENT_NAME_CHARS>::check(raw, "client_name")
+            .map_err(RegistrationError::Metadata)?
+            .into_string(),
         Some(_) => return Err(RegistrationError::Metadata("client_name must be a string".into())),
     };
     let token_endpoint_auth_method = match body.get("token_endpoint_auth_method") {
