@@ -227,9 +227,10 @@ async fn registration_is_idempotent() {
 }
 
 /// The squatting attack: whoever registers first cannot, once others were given the same client,
-/// change or delete it (RFC 7592 refuses with 403), and the client keeps working for everyone.
+/// repoint it (RFC 7592 refuses a metadata change with 403), and the client keeps working for
+/// everyone, also after the first registrant deletes its registration.
 #[tokio::test]
-async fn shared_clients_cannot_be_changed_or_deleted() {
+async fn shared_clients_keep_their_metadata() {
     each_backend(async |backend, api| {
         let body = json!({"client_name": unique_name(), "redirect_uris": ["https://claude.example/api/mcp/auth_callback"]});
         let (status, _, squatter) = register(api, body.clone()).await;
@@ -246,37 +247,73 @@ async fn shared_clients_cannot_be_changed_or_deleted() {
         let before = client::get(api.store.as_ref(), &id).await.unwrap().unwrap();
         assert!(before.is_shared());
 
-        // The first registrant can no longer rewrite or delete it.
-        let (status, headers, denied) = api
-            .call(
-                Method::PUT,
-                &path,
-                Some(&token),
-                Some(json!({"client_name": body["client_name"], "redirect_uris": body["redirect_uris"], "token_endpoint_auth_method": "client_secret_basic"})),
-            )
-            .await;
-        assert_eq!(status, 403, "{}: {denied}", backend.name);
-        oauth_error(&denied, "access_denied");
-        assert!(denied["error_description"].as_str().unwrap().contains("several parties"), "{denied}");
-        assert_eq!(headers["cache-control"], "no-store");
-        let (status, _, denied) = api.call(Method::DELETE, &path, Some(&token), None).await;
-        assert_eq!(status, 403, "{}: {denied}", backend.name);
-        oauth_error(&denied, "access_denied");
+        // The first registrant can no longer rewrite it.
+        for changed in [
+            json!({"client_name": body["client_name"], "redirect_uris": body["redirect_uris"], "token_endpoint_auth_method": "client_secret_basic"}),
+            json!({"client_name": body["client_name"], "redirect_uris": ["https://evil.example/cb"]}),
+        ] {
+            let (status, headers, denied) = api.call(Method::PUT, &path, Some(&token), Some(changed)).await;
+            assert_eq!(status, 403, "{}: {denied}", backend.name);
+            oauth_error(&denied, "access_denied");
+            assert!(denied["error_description"].as_str().unwrap().contains("several parties"), "{denied}");
+            assert_eq!(headers["cache-control"], "no-store");
+        }
         // A wrong token is still 401, not 403: nothing is revealed without the token.
         let (status, _, _) = api.call(Method::DELETE, &path, Some("lt_rat_wrong"), None).await;
         assert_eq!(status, 401);
-
-        // Nothing changed: the client is there, public, readable with the token, and a further
-        // registration still gets it.
         let after = client::get(api.store.as_ref(), &id).await.unwrap().unwrap();
         assert_eq!(after.metadata(), before.metadata());
         assert!(!after.is_confidential());
-        let (status, _, read) = api.call(Method::GET, &path, Some(&token), None).await;
-        assert_eq!(status, 200, "{read}");
-        assert_eq!(read["token_endpoint_auth_method"], "none");
+
+        // Deleting ends the first registration, not the client the others use.
+        let (status, _, _) = api.call(Method::DELETE, &path, Some(&token), None).await;
+        assert_eq!(status, 204, "{}", backend.name);
+        let (status, _, _) = api.call(Method::GET, &path, Some(&token), None).await;
+        assert_eq!(status, 401, "{}: the registration access token ended", backend.name);
+        let kept = client::get(api.store.as_ref(), &id).await.unwrap().expect("the shared client stays");
+        assert_eq!(kept.metadata(), before.metadata());
         let (status, _, third) = register(api, body).await;
         assert_eq!(status, 201, "{third}");
         assert_eq!(third["client_id"], id);
+    })
+    .await;
+}
+
+/// A leaked secret: after someone re-registers a confidential client's metadata (name and
+/// redirect URI are public on the consent page), its owner can still rotate the secret and
+/// delete the client; the metadata stays frozen.
+#[tokio::test]
+async fn the_owner_of_a_shared_confidential_client_rotates_its_secret_and_deletes_it() {
+    each_backend(async |backend, api| {
+        let body = json!({"client_name": unique_name(), "redirect_uris": ["https://app.example/cb"], "token_endpoint_auth_method": "client_secret_basic"});
+        let (status, _, owner) = register(api, body.clone()).await;
+        assert_eq!(status, 201, "{owner}");
+        let id = owner["client_id"].as_str().unwrap().to_owned();
+        let token = owner["registration_access_token"].as_str().unwrap().to_owned();
+        let leaked = owner["client_secret"].as_str().unwrap().to_owned();
+        let path = format!("{REGISTER}/{id}");
+        let (status, _, other) = register(api, body.clone()).await;
+        assert_eq!((status, &other["client_id"]), (201, &json!(id)), "{other}");
+        assert!(other.get("client_secret").is_none(), "{other}");
+
+        let mut rotate = body.clone();
+        rotate["rotate_client_secret"] = json!(true);
+        let (status, _, rotated) = api.call(Method::PUT, &path, Some(&token), Some(rotate)).await;
+        assert_eq!(status, 200, "{}: {rotated}", backend.name);
+        let fresh = rotated["client_secret"].as_str().expect("a new secret").to_owned();
+        assert_ne!(fresh, leaked);
+        let stored = client::get(api.store.as_ref(), &id).await.unwrap().unwrap();
+        assert!(stored.secret_matches(&fresh) && !stored.secret_matches(&leaked), "{}", backend.name);
+
+        let mut repoint = body.clone();
+        repoint["redirect_uris"] = json!(["https://evil.example/cb"]);
+        let (status, _, denied) = api.call(Method::PUT, &path, Some(&token), Some(repoint)).await;
+        assert_eq!(status, 403, "{}: {denied}", backend.name);
+        oauth_error(&denied, "access_denied");
+
+        let (status, _, _) = api.call(Method::DELETE, &path, Some(&token), None).await;
+        assert_eq!(status, 204, "{}", backend.name);
+        assert!(client::get(api.store.as_ref(), &id).await.unwrap().is_none(), "{}: nobody else could use it", backend.name);
     })
     .await;
 }
@@ -586,13 +623,12 @@ fn the_openapi_document_covers_registration_and_discovery() {
         "#/components/schemas/OAuthErrorBody"
     );
     assert_eq!(paths["/api/oauth/register/{client_id}"]["get"]["security"], json!([{"registrationAccessToken": []}]));
-    // A shared client refuses RFC 7592 updates and deletes with 403, in the RFC error body.
-    for method in ["put", "delete"] {
-        assert_eq!(
-            paths["/api/oauth/register/{client_id}"][method]["responses"]["403"]["content"]["application/json"]["schema"]
-                ["$ref"],
-            "#/components/schemas/OAuthErrorBody",
-            "{method}"
-        );
-    }
+    // A shared client refuses RFC 7592 metadata changes with 403, in the RFC error body; its
+    // deletion is always possible.
+    let client = &paths["/api/oauth/register/{client_id}"];
+    assert_eq!(
+        client["put"]["responses"]["403"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/OAuthErrorBody"
+    );
+    assert!(client["delete"]["responses"].get("403").is_none());
 }

@@ -44,7 +44,7 @@ pub enum RegistrationError {
     /// wrong registration access token, or an unknown client (indistinguishable).
     InvalidToken,
     /// 403 `access_denied`: the client is shared (an identical anonymous registration was
-    /// answered with it), so RFC 7592 can no longer change or delete it.
+    /// answered with it), so RFC 7592 can no longer change its metadata.
     Shared,
     /// Anything else (in the API's error body).
     Api(ApiError),
@@ -87,7 +87,8 @@ impl IntoResponse for RegistrationError {
                 StatusCode::FORBIDDEN,
                 "access_denied",
                 "This client was registered by several parties (an identical registration was answered with it), \
-                 so it can no longer be updated or deleted; register a client with other metadata instead"
+                 so its metadata can no longer change. Rotating the secret (rotate_client_secret with unchanged \
+                 metadata) and DELETE remain possible; register a client with other metadata instead"
                     .to_owned(),
             ),
             RegistrationError::Api(e) => return e.into_response(),
@@ -407,9 +408,6 @@ async fn authenticated(state: &AppState, headers: &HeaderMap, client_id: &str) -
     Ok((client, token.to_owned()))
 }
 
-/// The RFC 7592 caller of an update or delete: as [`authenticated`], and the client must not be
-/// shared (403 `access_denied`): an anonymous registrant must never rewrite or delete a client
-/// that others were given.
 /// The client as first read, or, after a lost race, read again (and the token checked again:
 /// it still must match).
 async fn reread_if_stale(
@@ -420,16 +418,18 @@ async fn reread_if_stale(
 ) -> RegResult<Client> {
     match current {
         Some(client) => Ok(client),
-        None => Ok(manageable(state, headers, client_id).await?.0),
+        None => Ok(authenticated(state, headers, client_id).await?.0),
     }
 }
 
-async fn manageable(state: &AppState, headers: &HeaderMap, client_id: &str) -> RegResult<(Client, String)> {
-    let (client, token) = authenticated(state, headers, client_id).await?;
-    if client.is_shared() {
+/// A shared client's metadata is frozen: others were given it, and its name and redirect URIs
+/// are what their users see and where their codes go. An update that keeps the metadata (to
+/// rotate the secret) passes.
+fn may_change(client: &Client, metadata: &Metadata) -> RegResult<()> {
+    if client.is_shared() && !client.metadata().same_as(metadata) {
         return Err(RegistrationError::Shared);
     }
-    Ok((client, token))
+    Ok(())
 }
 
 /// Read an OAuth client's registration
@@ -456,7 +456,8 @@ pub async fn read(
 /// Update an OAuth client's registration
 ///
 /// RFC 7592 §2.2, with the client's registration access token as bearer token: the metadata is
-/// replaced as a whole. Refused (403) for a shared client.
+/// replaced as a whole. A shared client's metadata cannot change (403), but its secret can
+/// always be rotated (`rotate_client_secret: true` with the metadata unchanged).
 #[utoipa::path(put, path = "/api/oauth/register/{client_id}", operation_id = "updateOAuthClient", tag = "oauth",
     params(ClientPath),
     security(("registrationAccessToken" = [])),
@@ -465,7 +466,7 @@ pub async fn read(
         (status = 200, description = "The updated client (RFC 7592 §2.2): the metadata is replaced (omitted optional fields are cleared). A client_secret is in the response when one was issued: when the client became confidential, or on `rotate_client_secret: true`", body = ClientResponse),
         (status = 400, description = "`invalid_redirect_uri` or `invalid_client_metadata` (also when another client is registered with exactly the new metadata)", body = OAuthErrorBody),
         (status = 401, description = "Missing or wrong registration access token, or no such client", body = OAuthErrorBody),
-        (status = 403, description = "`access_denied`: the client is shared (an identical registration was answered with it) and can no longer be updated", body = OAuthErrorBody)))]
+        (status = 403, description = "`access_denied`: the client is shared (an identical registration was answered with it), so its metadata can no longer change; rotating its secret with unchanged metadata remains possible", body = OAuthErrorBody)))]
 pub async fn update(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -473,9 +474,10 @@ pub async fn update(
     body: Result<Body<ClientMetadataBody>, ApiError>,
 ) -> RegResult<Response> {
     let client_id = client_id_of(path)?;
-    let (client, token) = manageable(&state, &headers, &client_id).await?;
+    let (client, token) = authenticated(&state, &headers, &client_id).await?;
     let body = body_of(body)?;
     let metadata = metadata(&body)?;
+    may_change(&client, &metadata)?;
     match body.get("client_id") {
         None | Some(Value::Null) => {}
         Some(Value::String(id)) if *id == client.client_id => {}
@@ -494,7 +496,10 @@ pub async fn update(
     let updated = entity::retry_on_conflict("The client kept changing during the update; try again", |_| {
         let current = read.take();
         async move {
-            let client = match reread_if_stale(current, state, headers, client_id).await {
+            let client = match reread_if_stale(current, state, headers, client_id)
+                .await
+                .and_then(|client| may_change(&client, metadata).map(|()| client))
+            {
                 Ok(client) => client,
                 Err(refused) => return Ok(Attempt::Done(Err(refused))),
             };
@@ -516,22 +521,22 @@ pub async fn update(
 
 /// Delete an OAuth client
 ///
-/// RFC 7592 §2.3, with the client's registration access token as bearer token: the client, its
-/// registration and every grant it holds end. Refused (403) for a shared client.
+/// RFC 7592 §2.3, with the client's registration access token as bearer token: every grant of
+/// the client ends, and the client with it. A shared public client (others were given its id)
+/// stays for them: its grants end and this registration ends (the token stops working).
 #[utoipa::path(delete, path = "/api/oauth/register/{client_id}", operation_id = "deleteOAuthClient", tag = "oauth",
     params(ClientPath),
     security(("registrationAccessToken" = [])),
     responses(
-        (status = 204, description = "Deleted (RFC 7592 §2.3): the client and its registration; its id and tokens stop working"),
-        (status = 401, description = "Missing or wrong registration access token, or no such client", body = OAuthErrorBody),
-        (status = 403, description = "`access_denied`: the client is shared (an identical registration was answered with it) and can no longer be deleted", body = OAuthErrorBody)))]
+        (status = 204, description = "Deleted (RFC 7592 §2.3): the client's grants and tokens end, and the registration with its access token. The client itself ends too, except a shared public client, which the other registrants keep using"),
+        (status = 401, description = "Missing or wrong registration access token, or no such client", body = OAuthErrorBody)))]
 pub async fn delete(
     State(state): State<AppState>,
     headers: HeaderMap,
     path: Result<Path<ClientPath>, ApiError>,
 ) -> RegResult<Response> {
     let client_id = client_id_of(path)?;
-    let (client, _) = manageable(&state, &headers, &client_id).await?;
+    let (client, _) = authenticated(&state, &headers, &client_id).await?;
     let (state, headers, client_id) = (&state, &headers, &client_id);
     let mut read = Some(client);
     let deleted = entity::retry_on_conflict("The client kept changing during the delete; try again", |_| {
@@ -541,17 +546,20 @@ pub async fn delete(
                 Ok(client) => client,
                 Err(refused) => return Ok(Attempt::Done(Err(refused))),
             };
-            Ok(if client::delete(state.store(), &client).await? {
-                Attempt::Done(Ok(client))
+            // Nobody else can use a confidential client (only this registrant has its secret),
+            // so even a shared one ends; a shared public client stays for the others.
+            let done = if client.is_shared() && !client.is_confidential() {
+                client::retire_registration(state.store(), &client).await?
             } else {
-                Attempt::Conflict
-            })
+                client::delete(state.store(), &client).await?
+            };
+            Ok(if done { Attempt::Done(Ok(client)) } else { Attempt::Conflict })
         }
     })
     .await?;
     let client = deleted?;
-    // Its codes and refresh tokens already fail (the token endpoint authenticates the client,
-    // which is gone); revoking its grants ends its access tokens too.
+    // Revoking its grants ends its refresh and access tokens (a deleted client's codes already
+    // fail: the token endpoint authenticates the client).
     let revoked = crate::grant::revoke_client_grants(state.store(), &client.client_id, clock::now_epoch()).await?;
     tracing::info!(client = %client.client_id, revoked, "oauth client deleted");
     Ok(StatusCode::NO_CONTENT.into_response())
