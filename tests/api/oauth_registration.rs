@@ -2,10 +2,11 @@
 //! (RFC 8414, RFC 9728) and the `WWW-Authenticate` challenge of every 401, on both store
 //! backends (docs/oauth.md).
 
-use api_tests::{TestApi, each_backend};
+use api_tests::{TestApi, assert_error_body, backends, client_from_own_address, each_backend};
 use oauth::client;
 use reqwest::Method;
 use serde_json::{Value, json};
+use shared::ratelimit::LoginLimits;
 
 const REGISTER: &str = "/api/oauth/register";
 
@@ -316,6 +317,38 @@ async fn the_owner_of_a_shared_confidential_client_rotates_its_secret_and_delete
         assert!(client::get(api.store.as_ref(), &id).await.unwrap().is_none(), "{}: nobody else could use it", backend.name);
     })
     .await;
+}
+
+/// Anonymous registration stores what it is sent: a limit of its own per IP, and a cap on the
+/// stored metadata.
+#[tokio::test]
+async fn registrations_are_limited_per_ip_and_in_size() {
+    for backend in backends().await {
+        let limits = LoginLimits { registrations_per_ip: 3, window_secs: 3600, ..TestApi::GENEROUS_LOGIN };
+        let mut api = TestApi::builder(&backend).login_limits(limits).start().await;
+        api.http = client_from_own_address();
+        let body = || json!({"client_name": unique_name(), "redirect_uris": ["https://app.example/cb"]});
+        for _ in 0..3 {
+            let (status, headers, answer) = register(&api, body()).await;
+            assert_eq!(status, 201, "[{}] {answer}", api.backend);
+            assert_eq!(headers["x-ratelimit-limit"], "3", "[{}] the tightest limit is reported", api.backend);
+        }
+        let (status, headers, answer) = register(&api, body()).await;
+        assert_error_body(api.backend, status, &answer, 429);
+        assert!(headers.contains_key("retry-after"));
+        // Another address is not affected.
+        api.http = client_from_own_address();
+        let (status, _, answer) = register(&api, body()).await;
+        assert_eq!(status, 201, "[{}] {answer}", api.backend);
+
+        // Each URI within its own bound, together too much to store.
+        let long = |n: usize| format!("https://app.example/{n}/{}", "a".repeat(1500));
+        let (status, _, answer) =
+            register(&api, json!({"client_name": unique_name(), "redirect_uris": [long(1), long(2), long(3)]})).await;
+        assert_eq!(status, 400, "[{}] {answer}", api.backend);
+        oauth_error(&answer, "invalid_client_metadata");
+        assert!(answer["error_description"].as_str().unwrap().contains("4096"), "{answer}");
+    }
 }
 
 #[tokio::test]

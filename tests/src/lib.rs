@@ -64,6 +64,13 @@ pub async fn backends() -> Vec<Backend> {
 }
 
 /// Runs a test against the whole API once per backend, each on a fresh server.
+/// An HTTP client on an address of its own (127.x.y.z), so per-IP limits start fresh.
+pub fn client_from_own_address() -> reqwest::Client {
+    let bytes = Uuid::new_v4().into_bytes();
+    let ip = std::net::Ipv4Addr::new(127, bytes[0], bytes[1], bytes[2].max(2));
+    reqwest::Client::builder().local_address(std::net::IpAddr::V4(ip)).build().unwrap()
+}
+
 pub async fn each_backend(test: impl AsyncFn(&Backend, &TestApi)) {
     for backend in backends().await {
         let api = TestApi::start(&backend).await;
@@ -133,7 +140,8 @@ impl TestApi {
     /// Limits high enough that no functional test meets them (the rate-limit suite sets its own).
     pub const GENEROUS: RateLimits = RateLimits { per_token: 1_000_000, per_ip: 1_000_000, window_secs: 60 };
     /// The same for the login limits.
-    pub const GENEROUS_LOGIN: LoginLimits = LoginLimits { per_ip: 1_000_000, per_email: 1_000_000, window_secs: 60 };
+    pub const GENEROUS_LOGIN: LoginLimits =
+        LoginLimits { per_ip: 1_000_000, per_email: 1_000_000, registrations_per_ip: 1_000_000, window_secs: 60 };
 
     /// The API on `backend` with every default: `TestApi::builder(backend).start()`.
     pub async fn start(backend: &Backend) -> TestApi {

@@ -22,6 +22,9 @@ use shared::{ApiError, AppState, clock};
 pub const MAX_REDIRECT_URIS: usize = 10;
 /// At most this many characters per URI (redirect, client and logo URIs).
 pub const MAX_URI_CHARS: usize = 2000;
+/// The most a client's stored metadata (name and URIs) may take, in bytes of UTF-8: ten
+/// ordinary redirect URIs fit easily; a registration cannot store tens of kilobytes.
+pub const MAX_METADATA_BYTES: usize = 4096;
 /// At most this many characters in a client name.
 pub const MAX_CLIENT_NAME_CHARS: usize = 200;
 /// The name of a client that registers without one.
@@ -328,13 +331,23 @@ pub fn metadata(body: &Map<String, Value>) -> RegResult<Metadata> {
         None | Some(Value::Null) | Some(Value::Bool(_)) => {}
         Some(_) => return Err(RegistrationError::Metadata("rotate_client_secret must be a boolean".into())),
     }
-    Ok(Metadata {
+    let metadata = Metadata {
         client_name,
         redirect_uris,
         token_endpoint_auth_method,
         client_uri: web_uri(body, "client_uri")?,
         logo_uri: web_uri(body, "logo_uri")?,
-    })
+    };
+    let stored = metadata.client_name.len()
+        + metadata.redirect_uris.iter().map(String::len).sum::<usize>()
+        + metadata.client_uri.as_ref().map_or(0, String::len)
+        + metadata.logo_uri.as_ref().map_or(0, String::len);
+    if stored > MAX_METADATA_BYTES {
+        return Err(RegistrationError::Metadata(format!(
+            "the client's name and URIs take {stored} bytes; at most {MAX_METADATA_BYTES} are stored"
+        )));
+    }
+    Ok(metadata)
 }
 
 /// The body as a JSON object (read after the route's checks, like every body); a malformed body
@@ -373,9 +386,11 @@ fn client_id_of(path: Result<Path<ClientPath>, ApiError>) -> RegResult<String> {
         (status = 400, description = "`invalid_redirect_uri` or `invalid_client_metadata` (RFC 7591 §3.2.2)", body = OAuthErrorBody)))]
 pub async fn register(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    parts: axum::http::request::Parts,
     body: Result<Body<ClientMetadataBody>, ApiError>,
 ) -> RegResult<Response> {
+    crate::charge_registration(&state, &parts).await?;
+    let headers = parts.headers;
     let body = body_of(body)?;
     let metadata = metadata(&body)?;
     let endpoints = Endpoints::of(&headers);
