@@ -1,6 +1,7 @@
 //! Per-container state shared by every handler: the store, the secrets and the limits, each set
 //! up once.
 
+use crate::oauth::issuer::SiteUrl;
 use crate::ratelimit::{LoginLimits, RateLimits};
 use crate::session::{SessionKeySet, SessionKeySource};
 use crate::store::Store;
@@ -28,6 +29,7 @@ struct Inner {
     session_keys: SessionKeySource,
     limits: RateLimits,
     login_limits: LoginLimits,
+    site_url: SiteUrl,
 }
 
 /// Builds an [`AppState`]; what is not given takes its default (see [`AppStateBuilder::build`]).
@@ -37,9 +39,16 @@ pub struct AppStateBuilder {
     session_keys: Option<SessionKeySource>,
     limits: Option<RateLimits>,
     login_limits: Option<LoginLimits>,
+    site_url: Option<SiteUrl>,
 }
 
 impl AppStateBuilder {
+    /// The public site URL (default: `LT_SITE_URL`, else each request's `Host`).
+    pub fn site_url(mut self, site_url: SiteUrl) -> Self {
+        self.site_url = Some(site_url);
+        self
+    }
+
     pub fn session_keys(mut self, source: SessionKeySource) -> Self {
         self.session_keys = Some(source);
         self
@@ -67,6 +76,7 @@ impl AppStateBuilder {
                 .unwrap_or_else(|| SessionKeySource::fixed(SessionKeySet::generate("process"))),
             limits: self.limits.unwrap_or_else(RateLimits::from_env),
             login_limits: self.login_limits.unwrap_or_else(LoginLimits::from_env),
+            site_url: self.site_url.unwrap_or_else(SiteUrl::from_env),
         }))
     }
 }
@@ -90,7 +100,7 @@ impl AppState {
     }
 
     pub fn builder(store: Arc<dyn Store>, token_key: TokenKeySource) -> AppStateBuilder {
-        AppStateBuilder { store, token_key, session_keys: None, limits: None, login_limits: None }
+        AppStateBuilder { store, token_key, session_keys: None, limits: None, login_limits: None, site_url: None }
     }
 
     pub fn rate_limits(&self) -> &RateLimits {
@@ -99,6 +109,11 @@ impl AppState {
 
     pub fn login_limits(&self) -> &LoginLimits {
         &self.0.login_limits
+    }
+
+    /// The public site URL, from which the issuer and the resource metadata URL derive.
+    pub fn site_url(&self) -> &SiteUrl {
+        &self.0.site_url
     }
 
     /// Where session keys come from; `keys(kid)` may fetch or refresh them.

@@ -23,7 +23,7 @@ pub fn service(routes: Router<AppState>, state: AppState) -> Router {
         .fallback(|| async { ApiError::not_found("No such route") })
         .layer(axum::middleware::from_fn_with_state(state.clone(), limit_by_ip))
         .layer(axum::middleware::map_response(normalize_error))
-        .layer(axum::middleware::from_fn(announce_resource_metadata))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), announce_resource_metadata))
         .layer(CatchPanicLayer::custom(|_panic: Box<dyn std::any::Any + Send>| {
             // The payload may describe internals: log it, never send it.
             ApiError::internal("handler panicked").into_response()
@@ -59,7 +59,7 @@ async fn limit_by_ip(State(state): State<AppState>, request: Request, next: Next
 /// §5.1), so an OAuth client can discover the authorization server from any failed call:
 /// `WWW-Authenticate: Bearer resource_metadata="{site_url}/.well-known/oauth-protected-resource"`.
 /// Other challenges (the token endpoint's `Basic`) pass untouched.
-async fn announce_resource_metadata(request: Request, next: Next) -> Response {
+async fn announce_resource_metadata(State(state): State<AppState>, request: Request, next: Next) -> Response {
     // Only the Host header is kept; the URL is built for 401s alone.
     let host = request.headers().get(header::HOST).cloned();
     let mut response = next.run(request).await;
@@ -70,7 +70,7 @@ async fn announce_resource_metadata(request: Request, next: Next) -> Response {
     if let Some(host) = host {
         request_headers.insert(header::HOST, host);
     }
-    let url = crate::oauth::issuer::resource_metadata_url(&request_headers);
+    let url = state.site_url().resource_metadata_url(&request_headers);
     let challenges: Vec<_> = response.headers().get_all(header::WWW_AUTHENTICATE).iter().cloned().collect();
     let headers = response.headers_mut();
     if challenges.is_empty() {

@@ -11,6 +11,7 @@ use serde_json::Value;
 use shared::AppState;
 use shared::app::TokenKeySource;
 use shared::identity::{self, NewToken, NewUser, User, UserKind};
+use shared::oauth::issuer::SiteUrl;
 use shared::ratelimit::{LoginLimits, RateLimits};
 use shared::session::{SessionKeySet, SessionKeySource};
 use shared::store::dynamo::DynamoStore;
@@ -156,6 +157,7 @@ impl TestApi {
             rate_limits: Self::GENEROUS,
             session_keys: None,
             login_limits: Self::GENEROUS_LOGIN,
+            site_url: SiteUrl::from_host(),
         }
     }
 
@@ -237,9 +239,17 @@ pub struct TestApiBuilder<'a> {
     rate_limits: RateLimits,
     session_keys: Option<SessionKeySource>,
     login_limits: LoginLimits,
+    site_url: SiteUrl,
 }
 
 impl TestApiBuilder<'_> {
+    /// The public site URL (default: each request's `Host`, as the server serves on a random
+    /// port).
+    pub fn site_url(mut self, site_url: SiteUrl) -> Self {
+        self.site_url = site_url;
+        self
+    }
+
     /// The server holds `key` and the harness mints tokens with it; servers built with the same
     /// key accept each other's tokens (as Lambda instances do).
     pub fn token_key(self, key: TokenKey) -> Self {
@@ -289,6 +299,7 @@ impl TestApiBuilder<'_> {
             .rate_limits(self.rate_limits)
             .session_keys(sessions)
             .login_limits(self.login_limits)
+            .site_url(self.site_url)
             .build();
         let app = local::app(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a test port");

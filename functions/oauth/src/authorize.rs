@@ -274,7 +274,7 @@ async fn authorize_page(State(state): State<AppState>, headers: HeaderMap, uri: 
         Ok(request) => request,
         Err(refusal) => return refusal.into_response(),
     };
-    let action = Endpoints::of(&headers).authorization;
+    let action = Endpoints::of(&state, &headers).authorization;
     render(StatusCode::OK, &request, &action, "", &[], None, Vec::new())
 }
 
@@ -332,7 +332,7 @@ async fn authorize_decision(State(state): State<AppState>, parts: Parts, body: B
         Ok(request) => request,
         Err(refusal) => return refusal.into_response(),
     };
-    let action = Endpoints::of(&parts.headers).authorization;
+    let action = Endpoints::of(&state, &parts.headers).authorization;
     let email = params.get("email").map(str::trim).unwrap_or_default();
     let again =
         |status: StatusCode, message: &str| render(status, &request, &action, email, &[], Some(message), Vec::new());

@@ -4,10 +4,11 @@
 use crate::client::AuthMethod;
 use crate::register::{GRANT_TYPES, RESPONSE_TYPES, SCOPES};
 use axum::Json;
+use axum::extract::State;
 use axum::http::{HeaderMap, header};
 use axum::response::IntoResponse;
 use serde::Serialize;
-use shared::oauth::issuer;
+use shared::AppState;
 
 /// The PKCE methods accepted: S256 only (DESIGN §3).
 pub const CODE_CHALLENGE_METHODS: &[&str] = &["S256"];
@@ -27,8 +28,8 @@ pub struct Endpoints {
 }
 
 impl Endpoints {
-    pub fn of(headers: &HeaderMap) -> Endpoints {
-        let issuer = issuer::issuer(headers);
+    pub fn of(state: &AppState, headers: &HeaderMap) -> Endpoints {
+        let issuer = state.site_url().issuer(headers);
         Endpoints {
             authorization: format!("{issuer}/oauth/authorize"),
             token: format!("{issuer}/oauth/token"),
@@ -87,8 +88,8 @@ fn strings(values: &[&str]) -> Vec<String> {
 }
 
 /// The authorization-server metadata for this request's site URL.
-pub fn authorization_server_metadata(headers: &HeaderMap) -> AuthorizationServerMetadata {
-    let endpoints = Endpoints::of(headers);
+pub fn authorization_server_metadata(state: &AppState, headers: &HeaderMap) -> AuthorizationServerMetadata {
+    let endpoints = Endpoints::of(state, headers);
     let methods: Vec<String> = AuthMethod::ALL.iter().map(|m| m.as_str().to_owned()).collect();
     AuthorizationServerMetadata {
         issuer: endpoints.issuer,
@@ -105,8 +106,8 @@ pub fn authorization_server_metadata(headers: &HeaderMap) -> AuthorizationServer
     }
 }
 
-fn serve_as_metadata(headers: &HeaderMap) -> impl IntoResponse + use<> {
-    ([(header::CACHE_CONTROL, CACHE), (header::VARY, "Host")], Json(authorization_server_metadata(headers)))
+fn serve_as_metadata(state: &AppState, headers: &HeaderMap) -> impl IntoResponse + use<> {
+    ([(header::CACHE_CONTROL, CACHE), (header::VARY, "Host")], Json(authorization_server_metadata(state, headers)))
 }
 
 /// Authorization-server metadata
@@ -115,8 +116,8 @@ fn serve_as_metadata(headers: &HeaderMap) -> impl IntoResponse + use<> {
 /// endpoints and what it supports (PKCE S256 only). Public, cacheable per host.
 #[utoipa::path(get, path = "/api/.well-known/oauth-authorization-server", operation_id = "oauthAuthorizationServerMetadata", tag = "oauth",
     responses((status = 200, description = "Authorization-server metadata (RFC 8414); the same document as at /.well-known/oauth-authorization-server/api", body = AuthorizationServerMetadata)))]
-pub async fn authorization_server(headers: HeaderMap) -> impl IntoResponse {
-    serve_as_metadata(&headers)
+pub async fn authorization_server(State(state): State<AppState>, headers: HeaderMap) -> impl IntoResponse {
+    serve_as_metadata(&state, &headers)
 }
 
 /// Authorization-server metadata (RFC 8414 location)
@@ -125,14 +126,15 @@ pub async fn authorization_server(headers: HeaderMap) -> impl IntoResponse {
 /// Public, cacheable per host.
 #[utoipa::path(get, path = "/.well-known/oauth-authorization-server/api", operation_id = "oauthAuthorizationServerMetadataRfc8414", tag = "oauth",
     responses((status = 200, description = "Authorization-server metadata at the RFC 8414 §3.1 location for the issuer `{site_url}/api`", body = AuthorizationServerMetadata)))]
-pub async fn authorization_server_rfc8414(headers: HeaderMap) -> impl IntoResponse {
-    serve_as_metadata(&headers)
+pub async fn authorization_server_rfc8414(State(state): State<AppState>, headers: HeaderMap) -> impl IntoResponse {
+    serve_as_metadata(&state, &headers)
 }
 
-fn serve_resource_metadata(headers: &HeaderMap) -> impl IntoResponse + use<> {
+fn serve_resource_metadata(state: &AppState, headers: &HeaderMap) -> impl IntoResponse + use<> {
+    let site = state.site_url();
     let metadata = ProtectedResourceMetadata {
-        resource: issuer::resource(headers),
-        authorization_servers: vec![issuer::issuer(headers)],
+        resource: site.resource(headers),
+        authorization_servers: vec![site.issuer(headers)],
         scopes_supported: strings(SCOPES),
         bearer_methods_supported: strings(&["header"]),
     };
@@ -145,8 +147,8 @@ fn serve_resource_metadata(headers: &HeaderMap) -> impl IntoResponse + use<> {
 /// its tokens, and its scopes. Every 401 names this URL. Public, cacheable per host.
 #[utoipa::path(get, path = "/.well-known/oauth-protected-resource", operation_id = "oauthProtectedResourceMetadata", tag = "oauth",
     responses((status = 200, description = "Protected-resource metadata of the API (RFC 9728); named by `WWW-Authenticate` on every 401", body = ProtectedResourceMetadata)))]
-pub async fn protected_resource(headers: HeaderMap) -> impl IntoResponse {
-    serve_resource_metadata(&headers)
+pub async fn protected_resource(State(state): State<AppState>, headers: HeaderMap) -> impl IntoResponse {
+    serve_resource_metadata(&state, &headers)
 }
 
 /// Protected-resource metadata (under the issuer)
@@ -155,6 +157,6 @@ pub async fn protected_resource(headers: HeaderMap) -> impl IntoResponse {
 /// cacheable per host.
 #[utoipa::path(get, path = "/api/.well-known/oauth-protected-resource", operation_id = "oauthProtectedResourceMetadataApi", tag = "oauth",
     responses((status = 200, description = "The same protected-resource metadata under the issuer's path", body = ProtectedResourceMetadata)))]
-pub async fn protected_resource_api(headers: HeaderMap) -> impl IntoResponse {
-    serve_resource_metadata(&headers)
+pub async fn protected_resource_api(State(state): State<AppState>, headers: HeaderMap) -> impl IntoResponse {
+    serve_resource_metadata(&state, &headers)
 }

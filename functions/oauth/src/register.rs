@@ -393,7 +393,7 @@ pub async fn register(
     let headers = parts.headers;
     let body = body_of(body)?;
     let metadata = metadata(&body)?;
-    let endpoints = Endpoints::of(&headers);
+    let endpoints = Endpoints::of(&state, &headers);
     // Security clock: issue times never follow LT_CUSTOM_NOW.
     let response = match client::register(state.store(), metadata, clock::now_epoch()).await? {
         Registered::Created { client, client_secret, registration_access_token } => {
@@ -464,7 +464,7 @@ pub async fn read(
 ) -> RegResult<Response> {
     let client_id = client_id_of(path)?;
     let (client, token) = authenticated(&state, &headers, &client_id).await?;
-    let response = ClientResponse::of(&client, &Endpoints::of(&headers), None, Some(token));
+    let response = ClientResponse::of(&client, &Endpoints::of(&state, &headers), None, Some(token));
     Ok((no_store(), Json(response)).into_response())
 }
 
@@ -505,7 +505,7 @@ pub async fn update(
         Some(_) => return Err(RegistrationError::Metadata("client_secret does not match this client's secret".into())),
     }
     let rotate = body.get("rotate_client_secret").and_then(Value::as_bool).unwrap_or(false);
-    let endpoints = Endpoints::of(&headers);
+    let endpoints = Endpoints::of(&state, &headers);
     let (state, headers, client_id, metadata) = (&state, &headers, &client_id, &metadata);
     let mut read = Some(client);
     let updated = entity::retry_on_conflict("The client kept changing during the update; try again", |_| {
