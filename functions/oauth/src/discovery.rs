@@ -47,6 +47,18 @@ impl Endpoints {
 
 /// Authorization-server metadata (RFC 8414 §2).
 #[derive(Serialize, utoipa::ToSchema)]
+#[schema(example = json!({
+    "issuer": "https://work.example.com/api",
+    "authorization_endpoint": "https://work.example.com/api/oauth/authorize",
+    "token_endpoint": "https://work.example.com/api/oauth/token",
+    "registration_endpoint": "https://work.example.com/api/oauth/register",
+    "revocation_endpoint": "https://work.example.com/api/oauth/revoke",
+    "scopes_supported": ["api:read", "api:write"], "response_types_supported": ["code"],
+    "grant_types_supported": ["authorization_code", "refresh_token"],
+    "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
+    "revocation_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
+    "code_challenge_methods_supported": ["S256"]
+}))]
 pub struct AuthorizationServerMetadata {
     /// `{site_url}/api`
     #[schema(example = "https://work.example.com/api")]
@@ -71,6 +83,10 @@ pub struct AuthorizationServerMetadata {
 
 /// Protected-resource metadata (RFC 9728 §2).
 #[derive(Serialize, utoipa::ToSchema)]
+#[schema(example = json!({
+    "resource": "https://work.example.com", "authorization_servers": ["https://work.example.com/api"],
+    "scopes_supported": ["api:read", "api:write"], "bearer_methods_supported": ["header"]
+}))]
 pub struct ProtectedResourceMetadata {
     /// The API's base URL (`{site_url}`)
     #[schema(example = "https://work.example.com")]

@@ -114,6 +114,11 @@ struct LoginBody {
 /// A new session.
 #[derive(serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(example = json!({
+    "accessToken": "eyJhbGciOiJIUzI1NiIsImtpZCI6ImsxIiwidHlwIjoiSldUIn0.eyJzdWIiOiI5NWRmMWI5MCJ9.c2lnbmF0dXJl",
+    "tokenType": "Bearer", "expiresIn": 3600, "scope": "api:read api:write",
+    "workspaceId": "0fb3f555-64a1-46ed-ae2b-6815ce6f1050", "userId": "95df1b90-ea25-44f5-b0e7-107ebdc7b8b0"
+}))]
 pub struct LoginResponse {
     /// The session JWT: send it as `Authorization: Bearer <accessToken>`
     pub access_token: String,

@@ -11,7 +11,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use shared::entity::{self, Attempt};
 use shared::identity::{SCOPE_READ, SCOPE_WRITE};
 use shared::oauth::issuer::is_loopback_host;
@@ -114,40 +114,64 @@ fn no_store() -> [(header::HeaderName, &'static str); 2] {
     [(header::CACHE_CONTROL, "no-store"), (header::PRAGMA, "no-cache")]
 }
 
-/// Client metadata of a registration or an RFC 7592 update. Documented here, parsed by
-/// [`metadata`]: its errors are RFC 7591's (`invalid_redirect_uri`, `invalid_client_metadata`,
-/// the first problem found), not the API's field map, so it cannot be an `Input`.
-#[derive(utoipa::ToSchema)]
-#[allow(dead_code)]
+/// Client metadata of a registration or an RFC 7592 update. Each field is read as the JSON
+/// value sent (null counts as absent) and checked by [`metadata`]: its errors are RFC 7591's
+/// (`invalid_redirect_uri`, `invalid_client_metadata`, the first problem found), not the API's
+/// field map. Unknown fields are ignored (RFC 7591 §2).
+#[derive(Deserialize, Default, utoipa::ToSchema)]
+#[schema(example = json!({
+    "client_name": "Claude", "redirect_uris": ["https://claude.ai/api/mcp/auth_callback"],
+    "token_endpoint_auth_method": "none", "grant_types": ["authorization_code", "refresh_token"],
+    "response_types": ["code"], "scope": "api:read api:write"
+}))]
 pub struct ClientMetadataBody {
     /// Where the authorization server may send the user back: absolute `https` URIs, or `http`
     /// on a loopback host (127.0.0.1, [::1], localhost; any port matches at authorization
     /// time). No fragment, no user info.
-    #[schema(min_items = 1, max_items = 10, value_type = Vec<String>, example = json!(["https://app.example/callback"]))]
-    redirect_uris: Vec<String>,
+    #[schema(required = true, min_items = 1, max_items = 10, value_type = Vec<String>, example = json!(["https://app.example/callback"]))]
+    redirect_uris: Option<Value>,
     /// Shown on the consent page; default "Dynamically registered client"
-    #[schema(min_length = 1, max_length = 200)]
-    client_name: Option<String>,
+    #[schema(min_length = 1, max_length = 200, value_type = Option<String>)]
+    client_name: Option<Value>,
     /// The client's home page (`https`, or `http` on loopback)
-    #[schema(max_length = 2000)]
-    client_uri: Option<String>,
+    #[schema(max_length = 2000, value_type = Option<String>)]
+    client_uri: Option<Value>,
     /// The client's logo (`https`, or `http` on loopback)
-    #[schema(max_length = 2000)]
-    logo_uri: Option<String>,
+    #[schema(max_length = 2000, value_type = Option<String>)]
+    logo_uri: Option<Value>,
     /// Client authentication at the token endpoint; a secret is issued for the two secret methods
-    token_endpoint_auth_method: Option<AuthMethod>,
+    #[schema(value_type = Option<AuthMethod>)]
+    token_endpoint_auth_method: Option<Value>,
     /// If sent: a subset of `authorization_code`, `refresh_token`
-    grant_types: Option<Vec<String>>,
+    #[schema(value_type = Option<Vec<String>>)]
+    grant_types: Option<Value>,
     /// If sent: `["code"]`
-    response_types: Option<Vec<String>>,
+    #[schema(value_type = Option<Vec<String>>)]
+    response_types: Option<Value>,
     /// If sent: space-separated subset of `api:read api:write`
-    scope: Option<String>,
+    #[schema(value_type = Option<String>)]
+    scope: Option<Value>,
     /// RFC 7592 update only: true issues a new client secret (confidential clients)
-    rotate_client_secret: Option<bool>,
+    #[schema(value_type = Option<bool>)]
+    rotate_client_secret: Option<Value>,
+    /// RFC 7592 update only: if sent, this client's id
+    #[schema(value_type = Option<String>)]
+    client_id: Option<Value>,
+    /// RFC 7592 update only: if sent, the current secret
+    #[schema(value_type = Option<String>)]
+    client_secret: Option<Value>,
 }
 
 /// A registered client (RFC 7591 §3.2.1).
 #[derive(Serialize, utoipa::ToSchema)]
+#[schema(example = json!({
+    "client_id": "dcr_0b7e9d4c-8d1f-4b43-9a8e-3f0f5f6f0a11", "client_name": "Claude",
+    "redirect_uris": ["https://claude.ai/api/mcp/auth_callback"], "token_endpoint_auth_method": "none",
+    "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
+    "scope": "api:read api:write", "client_id_issued_at": 1795000000,
+    "registration_client_uri": "https://work.example.com/api/oauth/register/dcr_0b7e9d4c-8d1f-4b43-9a8e-3f0f5f6f0a11",
+    "registration_access_token": "lt_rat_Zm9yLWV4YW1wbGUtb25seS1ub3QtYS1yZWFsLXRva2Vu"
+}))]
 pub struct ClientResponse {
     /// `dcr_<uuid>`
     #[schema(example = "dcr_0b7e9d4c-8d1f-4b43-9a8e-3f0f5f6f0a11")]
@@ -234,8 +258,8 @@ pub fn redirect_uri_problem(uri: &str) -> Option<String> {
 }
 
 /// `client_uri` / `logo_uri`: an optional web URL.
-fn web_uri(body: &Map<String, Value>, field: &str) -> RegResult<Option<String>> {
-    match body.get(field) {
+fn web_uri(value: Option<&Value>, field: &str) -> RegResult<Option<String>> {
+    match value {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => {
             let ok = s.chars().count() <= MAX_URI_CHARS
@@ -257,9 +281,9 @@ fn web_uri(body: &Map<String, Value>, field: &str) -> RegResult<Option<String>> 
 }
 
 /// An optional array of strings, each in `allowed`, not empty.
-fn subset(body: &Map<String, Value>, field: &str, allowed: &[&str]) -> RegResult<()> {
+fn subset(value: Option<&Value>, field: &str, allowed: &[&str]) -> RegResult<()> {
     let message = || RegistrationError::Metadata(format!("{field} must be a non-empty subset of {allowed:?}"));
-    match body.get(field) {
+    match value {
         None | Some(Value::Null) => Ok(()),
         Some(Value::Array(items)) if !items.is_empty() => {
             if items.iter().all(|v| v.as_str().is_some_and(|s| allowed.contains(&s))) { Ok(()) } else { Err(message()) }
@@ -269,8 +293,8 @@ fn subset(body: &Map<String, Value>, field: &str, allowed: &[&str]) -> RegResult
 }
 
 /// Parses and validates client metadata (registration and RFC 7592 update).
-pub fn metadata(body: &Map<String, Value>) -> RegResult<Metadata> {
-    let uris = match body.get("redirect_uris") {
+pub fn metadata(body: &ClientMetadataBody) -> RegResult<Metadata> {
+    let uris = match body.redirect_uris.as_ref() {
         None | Some(Value::Null) => return Err(RegistrationError::RedirectUri("redirect_uris is required".into())),
         Some(Value::Array(items)) => items,
         Some(_) => return Err(RegistrationError::RedirectUri("redirect_uris must be an array of URIs".into())),
@@ -293,7 +317,7 @@ pub fn metadata(body: &Map<String, Value>) -> RegResult<Metadata> {
             redirect_uris.push(uri.to_owned());
         }
     }
-    let client_name = match body.get("client_name") {
+    let client_name = match body.client_name.as_ref() {
         None | Some(Value::Null) => DEFAULT_CLIENT_NAME.to_owned(),
         // The one rule for display names (the consent page shows this one): no control,
         // bidirectional or invisible formatting characters, 1 to 200 characters.
@@ -302,7 +326,7 @@ pub fn metadata(body: &Map<String, Value>) -> RegResult<Metadata> {
             .into_string(),
         Some(_) => return Err(RegistrationError::Metadata("client_name must be a string".into())),
     };
-    let token_endpoint_auth_method = match body.get("token_endpoint_auth_method") {
+    let token_endpoint_auth_method = match body.token_endpoint_auth_method.as_ref() {
         None | Some(Value::Null) => AuthMethod::None,
         Some(value) => value.as_str().and_then(AuthMethod::parse).ok_or_else(|| {
             RegistrationError::Metadata(
@@ -310,15 +334,15 @@ pub fn metadata(body: &Map<String, Value>) -> RegResult<Metadata> {
             )
         })?,
     };
-    subset(body, "grant_types", GRANT_TYPES)?;
-    subset(body, "response_types", RESPONSE_TYPES)?;
+    subset(body.grant_types.as_ref(), "grant_types", GRANT_TYPES)?;
+    subset(body.response_types.as_ref(), "response_types", RESPONSE_TYPES)?;
     // RFC 7591 §2.1: the code response type needs the authorization_code grant.
-    if let Some(Value::Array(grants)) = body.get("grant_types")
+    if let Some(Value::Array(grants)) = body.grant_types.as_ref()
         && !grants.iter().any(|g| g == "authorization_code")
     {
         return Err(RegistrationError::Metadata("grant_types must include authorization_code".into()));
     }
-    match body.get("scope") {
+    match body.scope.as_ref() {
         None | Some(Value::Null) => {}
         Some(Value::String(s)) if !s.trim().is_empty() && s.split(' ').all(|scope| SCOPES.contains(&scope)) => {}
         Some(_) => {
@@ -327,7 +351,7 @@ pub fn metadata(body: &Map<String, Value>) -> RegResult<Metadata> {
             ));
         }
     }
-    match body.get("rotate_client_secret") {
+    match body.rotate_client_secret.as_ref() {
         None | Some(Value::Null) | Some(Value::Bool(_)) => {}
         Some(_) => return Err(RegistrationError::Metadata("rotate_client_secret must be a boolean".into())),
     }
@@ -335,8 +359,8 @@ pub fn metadata(body: &Map<String, Value>) -> RegResult<Metadata> {
         client_name,
         redirect_uris,
         token_endpoint_auth_method,
-        client_uri: web_uri(body, "client_uri")?,
-        logo_uri: web_uri(body, "logo_uri")?,
+        client_uri: web_uri(body.client_uri.as_ref(), "client_uri")?,
+        logo_uri: web_uri(body.logo_uri.as_ref(), "logo_uri")?,
     };
     let stored = metadata.client_name.len()
         + metadata.redirect_uris.iter().map(String::len).sum::<usize>()
@@ -352,9 +376,11 @@ pub fn metadata(body: &Map<String, Value>) -> RegResult<Metadata> {
 
 /// The body as a JSON object (read after the route's checks, like every body); a malformed body
 /// is `invalid_client_metadata` (413 and 415 keep their statuses).
-fn body_of(body: Result<Body<ClientMetadataBody>, ApiError>) -> RegResult<Map<String, Value>> {
+fn body_of(body: Result<Body<ClientMetadataBody>, ApiError>) -> RegResult<ClientMetadataBody> {
     match body.and_then(|body| body.json(&Permit::public())) {
-        Ok(Value::Object(body)) => Ok(body),
+        // Every field is a JSON value, so an object always reads.
+        Ok(body @ Value::Object(_)) => serde_json::from_value(body)
+            .map_err(|e| RegistrationError::Metadata(format!("The body could not be read: {e}"))),
         Ok(_) => Err(RegistrationError::Metadata("Request body must be a JSON object".into())),
         Err(e) if e.status == StatusCode::BAD_REQUEST => Err(RegistrationError::Metadata(e.message)),
         Err(e) => Err(e.into()),
@@ -493,18 +519,18 @@ pub async fn update(
     let body = body_of(body)?;
     let metadata = metadata(&body)?;
     may_change(&client, &metadata)?;
-    match body.get("client_id") {
+    match body.client_id.as_ref() {
         None | Some(Value::Null) => {}
         Some(Value::String(id)) if *id == client.client_id => {}
         Some(_) => return Err(RegistrationError::Metadata("client_id must be this client's id".into())),
     }
     // RFC 7592 §2.2: a client_secret in the body must be the current one.
-    match body.get("client_secret") {
+    match body.client_secret.as_ref() {
         None | Some(Value::Null) => {}
         Some(Value::String(secret)) if client.secret_matches(secret) => {}
         Some(_) => return Err(RegistrationError::Metadata("client_secret does not match this client's secret".into())),
     }
-    let rotate = body.get("rotate_client_secret").and_then(Value::as_bool).unwrap_or(false);
+    let rotate = body.rotate_client_secret.as_ref().and_then(Value::as_bool).unwrap_or(false);
     let endpoints = Endpoints::of(&state, &headers);
     let (state, headers, client_id, metadata) = (&state, &headers, &client_id, &metadata);
     let mut read = Some(client);
