@@ -522,6 +522,65 @@ mod tests {
         assert!(checked.resolved.effective[key::TASKS_CREATE_TAGS], "inherited from Staff through a");
     }
 
+    /// The no-escalation rule as a table: who edits, which role, what change, and the key
+    /// named in the 403 (None: allowed).
+    #[test]
+    fn escalation_is_refused_and_removal_allowed() {
+        use shared::permissions::{CEO, ROOT};
+        let imposter = key::PUBLIC_API_ALLOW_IMPOSTER_MODE;
+        let mut manager = stored("ws_manager", Some(CEO));
+        manager.raw_permissions.clear();
+        let other = stored("ws_other", None);
+        let roles = Roles::new([manager.clone(), other.clone()]);
+        let with = |role: &CustomRole, change: &dyn Fn(&mut Draft)| {
+            let mut draft = Draft::of(role);
+            change(&mut draft);
+            draft
+        };
+        let outcome = |editor: &str, current: Option<&CustomRole>, draft: &Draft| {
+            let after = roles.resolve_draft(draft.role_type, draft.parent_id.as_deref(), &draft.raw).unwrap();
+            check_escalation(&roles, editor, current, draft, &after).err().map(|e| (e.status.as_u16(), e.message))
+        };
+        let grant = |k: &'static str| {
+            move |d: &mut Draft| {
+                d.raw.insert(k.to_owned(), true);
+            }
+        };
+        let refused_naming = |result: Option<(u16, String)>, needle: &str| {
+            let (status, message) = result.expect("refused");
+            assert_eq!(status, 403);
+            assert!(message.contains(needle), "{message}");
+        };
+        // Granting oneself what one lacks, directly or through a new parent.
+        refused_naming(outcome("ws_manager", Some(&manager), &with(&manager, &grant(imposter))), imposter);
+        refused_naming(
+            outcome("ws_manager", Some(&manager), &with(&manager, &|d| d.parent_id = Some(ROOT.into()))),
+            imposter,
+        );
+        // Renaming one's own role.
+        refused_naming(
+            outcome("ws_manager", Some(&manager), &with(&manager, &|d| d.name = "Mine".into())),
+            "the role you hold",
+        );
+        // Removing from one's own role.
+        assert_eq!(
+            outcome(
+                "ws_manager",
+                Some(&manager),
+                &with(&manager, &|d| {
+                    d.raw.insert(key::PROJECTS_EDIT.to_owned(), false);
+                })
+            ),
+            None
+        );
+        // Another role: held keys pass, others not, on create too.
+        assert_eq!(outcome("ws_manager", Some(&other), &with(&other, &grant(key::PROJECTS_EDIT))), None);
+        refused_naming(outcome("ws_manager", Some(&other), &with(&other, &grant(imposter))), imposter);
+        refused_naming(outcome("ws_manager", None, &with(&other, &grant(imposter))), imposter);
+        // Root may do anything.
+        assert_eq!(outcome(ROOT, Some(&manager), &with(&manager, &|d| d.parent_id = Some(ROOT.into()))), None);
+    }
+
     #[test]
     fn base_roles_are_localized_and_read_only() {
         let roles = Roles::default();
