@@ -551,6 +551,7 @@ async fn discovery_documents() {
         assert_eq!(spec_path["registration_endpoint"], format!("{issuer}/oauth/register"));
         assert_eq!(spec_path["revocation_endpoint"], format!("{issuer}/oauth/revoke"));
         assert_eq!(spec_path["code_challenge_methods_supported"], json!(["S256"]));
+        assert_eq!(spec_path["authorization_response_iss_parameter_supported"], json!(true));
         assert_eq!(spec_path["scopes_supported"], json!(["api:read", "api:write"]));
         assert_eq!(spec_path["response_types_supported"], json!(["code"]));
         assert_eq!(spec_path["grant_types_supported"], json!(["authorization_code", "refresh_token"]));

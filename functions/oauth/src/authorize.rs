@@ -90,12 +90,15 @@ fn failure_page(cause: impl std::fmt::Display) -> Response {
     )
 }
 
-/// A 302 to `uri` with the parameters appended to its query.
-pub fn redirect(uri: &str, pairs: &[(&str, &str)]) -> Response {
+/// An authorization response: a 302 to `uri` with the parameters appended to its query, and
+/// `iss`, the issuer (RFC 9207), so that a client talking to several authorization servers can
+/// tell which one answered (mix-up defence).
+pub fn redirect(uri: &str, pairs: &[(&str, &str)], issuer: &str) -> Response {
     let mut query = url::form_urlencoded::Serializer::new(String::new());
     for (name, value) in pairs {
         query.append_pair(name, value);
     }
+    query.append_pair("iss", issuer);
     let query = query.finish();
     let separator = match uri.find('?') {
         None => "?",
@@ -115,16 +118,17 @@ pub fn redirect(uri: &str, pairs: &[(&str, &str)]) -> Response {
 
 /// An RFC 6749 §4.1.2.1 error response: a redirect with `error`, `error_description` and the
 /// client's `state`.
-pub fn error_redirect(uri: &str, state: Option<&str>, error: &str, description: &str) -> Response {
+pub fn error_redirect(uri: &str, state: Option<&str>, error: &str, description: &str, issuer: &str) -> Response {
     let mut pairs = vec![("error", error), ("error_description", description)];
     if let Some(state) = state {
         pairs.push(("state", state));
     }
-    redirect(uri, &pairs)
+    redirect(uri, &pairs, issuer)
 }
 
 /// Validates an authorization request (query of the GET, hidden fields of the POST).
-pub async fn validate(store: &dyn Store, params: &AuthorizeQuery) -> Result<AuthRequest, Refusal> {
+/// `issuer` goes with every error redirect (RFC 9207).
+pub async fn validate(store: &dyn Store, params: &AuthorizeQuery, issuer: &str) -> Result<AuthRequest, Refusal> {
     let client_id = params
         .client_id
         .as_deref()
@@ -157,7 +161,7 @@ pub async fn validate(store: &dyn Store, params: &AuthorizeQuery) -> Result<Auth
     let problem = check_parameters(params, state.as_deref());
     if let Some((error, description)) = problem {
         let state = state.as_deref().filter(|s| s.chars().count() <= MAX_STATE_CHARS);
-        return Err(Refusal::Respond(error_redirect(&redirect_uri, state, error, description)));
+        return Err(Refusal::Respond(error_redirect(&redirect_uri, state, error, description, issuer)));
     }
     let scopes = match scope::parse(params.scope.as_deref()) {
         Ok(scopes) => scopes,
@@ -167,6 +171,7 @@ pub async fn validate(store: &dyn Store, params: &AuthorizeQuery) -> Result<Auth
                 state.as_deref(),
                 "invalid_scope",
                 "The scope may hold only api:read and api:write",
+                issuer,
             )));
         }
     };
@@ -289,7 +294,7 @@ pub struct AuthorizeForm {
     responses(
         (status = 200, description = "The sign-in and consent page (HTML)", content_type = "text/html", body = String,
             example = json!("<!doctype html><html lang=\"en\"><head><title>Authorize Claude</title></head><body><main><h1>Claude wants to access your workspace</h1><form method=\"post\" action=\"https://work.example.com/api/oauth/authorize\">…</form></main></body></html>")),
-        (status = 302, description = "Back to the redirect URI with `error`, `error_description` and `state`",
+        (status = 302, description = "Back to the redirect URI with `error`, `error_description`, `state` and `iss` (RFC 9207)",
             headers(("Location" = String, description = "The client's redirect URI with the error"))),
         (status = 400, description = "Error page (HTML): unknown client, or a redirect URI not registered for it", content_type = "text/html", body = String),
     ))]
@@ -298,11 +303,12 @@ async fn authorize_page(State(state): State<AppState>, headers: HeaderMap, uri: 
         Ok(params) => params,
         Err(e) => return params_problem(e).into_response(),
     };
-    let request = match validate(state.store(), &params).await {
+    let endpoints = Endpoints::of(&state, &headers);
+    let request = match validate(state.store(), &params, &endpoints.issuer).await {
         Ok(request) => request,
         Err(refusal) => return refusal.into_response(),
     };
-    let action = Endpoints::of(&state, &headers).authorization;
+    let action = endpoints.authorization;
     render(StatusCode::OK, &request, &action, "", &[], None, Vec::new())
 }
 
@@ -339,7 +345,7 @@ fn render(
 #[utoipa::path(post, path = "/api/oauth/authorize", operation_id = "oauthAuthorizeDecision", tag = "oauth",
     request_body(content = AuthorizeForm, content_type = "application/x-www-form-urlencoded"),
     responses(
-        (status = 302, description = "Approved: back to the redirect URI with `code` and `state`; denied: with `error=access_denied`",
+        (status = 302, description = "Approved: back to the redirect URI with `code`, `state` and `iss` (RFC 9207); denied: with `error=access_denied`",
             headers(("Location" = String, description = "The client's redirect URI with the code or the error"))),
         (status = 200, description = "The page again, asking for the workspace (HTML)", content_type = "text/html", body = String,
             example = json!("<!doctype html><html lang=\"en\"><head><title>Authorize Claude</title></head><body><main><p role=\"alert\">This e-mail address and password sign in to several workspaces: choose one and enter the password again.</p><form method=\"post\">…</form></main></body></html>")),
@@ -357,11 +363,11 @@ async fn authorize_decision(State(state): State<AppState>, parts: Parts, body: B
         Err(e) => return params_problem(e).into_response(),
     };
     let store = state.store();
-    let request = match validate(store, &params.request).await {
+    let Endpoints { issuer, authorization: action, .. } = Endpoints::of(&state, &parts.headers);
+    let request = match validate(store, &params.request, &issuer).await {
         Ok(request) => request,
         Err(refusal) => return refusal.into_response(),
     };
-    let action = Endpoints::of(&state, &parts.headers).authorization;
     let email = params.email.as_deref().map(str::trim).unwrap_or_default();
     let again =
         |status: StatusCode, message: &str| render(status, &request, &action, email, &[], Some(message), Vec::new());
@@ -373,6 +379,7 @@ async fn authorize_decision(State(state): State<AppState>, parts: Parts, body: B
                 request.state.as_deref(),
                 "access_denied",
                 "The user denied the request",
+                &issuer,
             );
         }
         Some("approve") => {}
@@ -456,7 +463,7 @@ async fn authorize_decision(State(state): State<AppState>, parts: Parts, body: B
     if let Some(state) = request.state.as_deref() {
         pairs.push(("state", state));
     }
-    redirect(&request.redirect_uri, &pairs)
+    redirect(&request.redirect_uri, &pairs, &issuer)
 }
 
 /// The routes of the authorization endpoint.

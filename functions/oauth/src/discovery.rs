@@ -57,7 +57,8 @@ impl Endpoints {
     "grant_types_supported": ["authorization_code", "refresh_token"],
     "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
     "revocation_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
-    "code_challenge_methods_supported": ["S256"]
+    "code_challenge_methods_supported": ["S256"],
+    "authorization_response_iss_parameter_supported": true
 }))]
 pub struct AuthorizationServerMetadata {
     /// `{site_url}/api`
@@ -79,6 +80,8 @@ pub struct AuthorizationServerMetadata {
     pub revocation_endpoint_auth_methods_supported: Vec<String>,
     #[schema(example = json!(["S256"]))]
     pub code_challenge_methods_supported: Vec<String>,
+    /// Every authorization response carries `iss` (RFC 9207)
+    pub authorization_response_iss_parameter_supported: bool,
 }
 
 /// Protected-resource metadata (RFC 9728 §2).
@@ -119,6 +122,7 @@ pub fn authorization_server_metadata(state: &AppState, headers: &HeaderMap) -> A
         token_endpoint_auth_methods_supported: methods.clone(),
         revocation_endpoint_auth_methods_supported: methods,
         code_challenge_methods_supported: strings(CODE_CHALLENGE_METHODS),
+        authorization_response_iss_parameter_supported: true,
     }
 }
 
