@@ -117,6 +117,47 @@ async fn invalid_redirect_uris_are_refused() {
         let (status, _, body) = register(api, json!({"client_name": "no uris"})).await;
         assert_eq!(status, 400);
         oauth_error(&body, "invalid_redirect_uri");
+        // One bad URI among good native ones: refused, and the error names it.
+        let uris = json!(["cursor://anysphere.cursor-mcp/oauth/callback", "javascript:alert(1)//com.example.app"]);
+        let (status, _, body) = register(api, json!({"redirect_uris": uris, "client_name": unique_name()})).await;
+        assert_eq!(status, 400);
+        oauth_error(&body, "invalid_redirect_uri");
+        assert!(body["error_description"].as_str().unwrap().contains("javascript:alert(1)"), "{body}");
+        let (status, _, body) =
+            register(api, json!({"redirect_uris": ["myapp:/callback"], "client_name": unique_name()})).await;
+        assert_eq!(status, 400, "not reverse-domain, not a known client scheme: {body}");
+    })
+    .await;
+}
+
+/// Native apps (RFC 8252 §7.1): Cursor registers a private-use, an https and a loopback URI
+/// together; VS Code its own scheme; an app its reverse-domain scheme. All register, and the
+/// authorization endpoint accepts exactly the registered URI.
+#[tokio::test]
+async fn native_clients_register_their_private_use_redirect_uris() {
+    each_backend(async |_, api| {
+        for uris in [
+            json!(["cursor://anysphere.cursor-mcp/oauth/callback", "https://cursor.example/cb", "http://127.0.0.1:33418/cb"]),
+            json!(["vscode://vscode.github-authentication/did-authenticate", "http://127.0.0.1:33418/"]),
+            json!(["com.example.app:/oauth2redirect/example-provider"]),
+        ] {
+            let (status, _, body) = register(api, json!({"redirect_uris": uris, "client_name": unique_name()})).await;
+            assert_eq!(status, 201, "{uris}: {body}");
+            assert_eq!(body["redirect_uris"], uris);
+            let client_id = body["client_id"].as_str().unwrap();
+            let native = uris[0].as_str().unwrap();
+            let query = |uri: &str| {
+                format!(
+                    "/api/oauth/authorize?response_type=code&client_id={client_id}&redirect_uri={}&code_challenge={}&code_challenge_method=S256",
+                    url::form_urlencoded::byte_serialize(uri.as_bytes()).collect::<String>(),
+                    "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+                )
+            };
+            let (status, _, _) = api.call(Method::GET, &query(native), None, None).await;
+            assert_eq!(status, 200, "{native}: the consent page");
+            let (status, _, _) = api.call(Method::GET, &query(&format!("{native}x")), None, None).await;
+            assert_eq!(status, 400, "{native}: anything but the registered URI is an error page");
+        }
     })
     .await;
 }

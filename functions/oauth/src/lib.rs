@@ -29,6 +29,7 @@ pub mod install;
 pub mod login;
 pub mod password;
 pub mod pkce;
+pub mod redirect_uri;
 pub mod register;
 pub mod scope;
 pub mod token;
