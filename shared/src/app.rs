@@ -1,6 +1,7 @@
 //! Per-container state shared by every handler: the store, the secrets and the limits, each set
 //! up once.
 
+use crate::cors::AllowedOrigins;
 use crate::ratelimit::{LoginLimits, RateLimits};
 use crate::session::{SessionKeySet, SessionKeySource};
 use crate::store::Store;
@@ -28,6 +29,7 @@ struct Inner {
     session_keys: SessionKeySource,
     limits: RateLimits,
     login_limits: LoginLimits,
+    cors_origins: AllowedOrigins,
 }
 
 /// Builds an [`AppState`]; what is not given takes its default (see [`AppStateBuilder::build`]).
@@ -37,6 +39,7 @@ pub struct AppStateBuilder {
     session_keys: Option<SessionKeySource>,
     limits: Option<RateLimits>,
     login_limits: Option<LoginLimits>,
+    cors_origins: Option<AllowedOrigins>,
 }
 
 impl AppStateBuilder {
@@ -55,7 +58,13 @@ impl AppStateBuilder {
         self
     }
 
-    /// Defaults: rate limits from the environment (the spec's values unless overridden), and,
+    /// The origins the API routes allow (CORS; default: `LT_CORS_ALLOWED_ORIGINS`).
+    pub fn cors_origins(mut self, origins: AllowedOrigins) -> Self {
+        self.cors_origins = Some(origins);
+        self
+    }
+
+    /// Defaults: rate limits and CORS origins from the environment (the spec's values unless overridden), and,
     /// without a session key set, a random one made for this process alone (its sessions are
     /// valid only here: fine for tests, wrong for anything shared, which must configure one).
     pub fn build(self) -> AppState {
@@ -67,6 +76,7 @@ impl AppStateBuilder {
                 .unwrap_or_else(|| SessionKeySource::fixed(SessionKeySet::generate("process"))),
             limits: self.limits.unwrap_or_else(RateLimits::from_env),
             login_limits: self.login_limits.unwrap_or_else(LoginLimits::from_env),
+            cors_origins: self.cors_origins.unwrap_or_else(AllowedOrigins::from_env),
         }))
     }
 }
@@ -90,7 +100,7 @@ impl AppState {
     }
 
     pub fn builder(store: Arc<dyn Store>, token_key: TokenKeySource) -> AppStateBuilder {
-        AppStateBuilder { store, token_key, session_keys: None, limits: None, login_limits: None }
+        AppStateBuilder { store, token_key, session_keys: None, limits: None, login_limits: None, cors_origins: None }
     }
 
     pub fn rate_limits(&self) -> &RateLimits {
@@ -99,6 +109,11 @@ impl AppState {
 
     pub fn login_limits(&self) -> &LoginLimits {
         &self.0.login_limits
+    }
+
+    /// The origins the API routes allow (docs/conventions.md#cors).
+    pub fn cors_origins(&self) -> &AllowedOrigins {
+        &self.0.cors_origins
     }
 
     /// Where session keys come from; `keys(kid)` may fetch or refresh them.

@@ -20,10 +20,10 @@ use utoipa::openapi::server::ServerBuilder;
 use utoipa::openapi::tag::TagBuilder;
 use utoipa::openapi::{Content, OpenApi, Ref, RefOr, Required};
 
-/// Paths served without authentication: the OAuth endpoints and discovery documents (the
-/// RFC 7592 client routes declare their own `registrationAccessToken` security, which is kept),
-/// the login and the document itself.
-const PUBLIC_PREFIXES: &[&str] = &["/docs/", LOGIN_PATH, "/api/oauth/", "/api/.well-known/", "/.well-known/"];
+/// Paths served without authentication (`shared::http::PUBLIC_PREFIXES`): the OAuth endpoints
+/// and discovery documents (the RFC 7592 client routes declare their own
+/// `registrationAccessToken` security, which is kept), the login and the document itself.
+use crate::http::PUBLIC_PREFIXES;
 /// The password login: public, yet it answers 401 for wrong credentials.
 const LOGIN_PATH: &str = "/api/auth/login";
 /// The projection parameters of [P] endpoints, in the order the document lists them.

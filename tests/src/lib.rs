@@ -10,6 +10,7 @@ use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use serde_json::Value;
 use shared::AppState;
 use shared::app::TokenKeySource;
+use shared::cors::AllowedOrigins;
 use shared::identity::{self, NewToken, NewUser, User, UserKind};
 use shared::ratelimit::{LoginLimits, RateLimits};
 use shared::session::{SessionKeySet, SessionKeySource};
@@ -148,6 +149,7 @@ impl TestApi {
             rate_limits: Self::GENEROUS,
             session_keys: None,
             login_limits: Self::GENEROUS_LOGIN,
+            cors_origins: AllowedOrigins::none(),
         }
     }
 
@@ -221,7 +223,7 @@ impl TestApi {
 /// Builds a [`TestApi`]: `TestApi::builder(&backend).rate_limits(..).start().await`. Every knob
 /// is optional, and all configuration is passed in, none read from the environment. Defaults:
 /// a random static token key (also the one the harness mints with), a random session key set,
-/// and the generous limits.
+/// the generous limits and no CORS origins.
 pub struct TestApiBuilder<'a> {
     backend: &'a Backend,
     /// What the server verifies tokens with, and the key the harness mints them with.
@@ -229,6 +231,7 @@ pub struct TestApiBuilder<'a> {
     rate_limits: RateLimits,
     session_keys: Option<SessionKeySource>,
     login_limits: LoginLimits,
+    cors_origins: AllowedOrigins,
 }
 
 impl TestApiBuilder<'_> {
@@ -263,6 +266,12 @@ impl TestApiBuilder<'_> {
         self
     }
 
+    /// The origins the API routes allow (CORS; default none, as an unconfigured deployment).
+    pub fn cors_origins(mut self, origins: AllowedOrigins) -> Self {
+        self.cors_origins = origins;
+        self
+    }
+
     /// Serves the merged API over HTTP on a random port of 127.0.0.1 and creates its workspace.
     pub async fn start(self) -> TestApi {
         let backend = self.backend;
@@ -281,6 +290,7 @@ impl TestApiBuilder<'_> {
             .rate_limits(self.rate_limits)
             .session_keys(sessions)
             .login_limits(self.login_limits)
+            .cors_origins(self.cors_origins)
             .build();
         let app = local::app(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a test port");
