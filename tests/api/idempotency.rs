@@ -253,14 +253,11 @@ fn declared_operations() -> Vec<(String, String)> {
 }
 
 #[tokio::test]
-async fn every_declared_operation_has_the_layer_and_only_creates_are_declared() {
+async fn every_declared_operation_has_the_layer_and_only_posts_are_declared() {
     let operations = declared_operations();
     let ids: BTreeSet<_> = operations.iter().map(|(id, _)| id.as_str()).collect();
     for expected in ["createTag", "createRole", "createWorkActivity"] {
         assert!(ids.contains(expected), "{expected} is declared idempotent: {ids:?}");
-    }
-    for id in &ids {
-        assert!(id.starts_with("create"), "{id}: only creating operations take an Idempotency-Key");
     }
     let backend = api_tests::backends().await.into_iter().next().unwrap();
     let api = TestApi::start(&backend).await;
