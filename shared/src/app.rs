@@ -1,6 +1,7 @@
 //! Per-container state shared by every handler: the store, the secrets and the limits, each set
 //! up once.
 
+use crate::cors::AllowedOrigins;
 use crate::oauth::issuer::SiteUrl;
 use crate::ratelimit::{LoginLimits, RateLimits};
 use crate::session::{SessionKeySet, SessionKeySource};
@@ -30,6 +31,7 @@ struct Inner {
     limits: RateLimits,
     login_limits: LoginLimits,
     site_url: SiteUrl,
+    cors_origins: AllowedOrigins,
 }
 
 /// Builds an [`AppState`]; what is not given takes its default (see [`AppStateBuilder::build`]).
@@ -40,6 +42,7 @@ pub struct AppStateBuilder {
     limits: Option<RateLimits>,
     login_limits: Option<LoginLimits>,
     site_url: Option<SiteUrl>,
+    cors_origins: Option<AllowedOrigins>,
 }
 
 impl AppStateBuilder {
@@ -64,7 +67,13 @@ impl AppStateBuilder {
         self
     }
 
-    /// Defaults: rate limits from the environment (the spec's values unless overridden), and,
+    /// The origins the API routes allow (CORS; default: `LT_CORS_ALLOWED_ORIGINS`).
+    pub fn cors_origins(mut self, origins: AllowedOrigins) -> Self {
+        self.cors_origins = Some(origins);
+        self
+    }
+
+    /// Defaults: rate limits and CORS origins from the environment (the spec's values unless overridden), and,
     /// without a session key set, a random one made for this process alone (its sessions are
     /// valid only here: fine for tests, wrong for anything shared, which must configure one).
     pub fn build(self) -> AppState {
@@ -77,6 +86,7 @@ impl AppStateBuilder {
             limits: self.limits.unwrap_or_else(RateLimits::from_env),
             login_limits: self.login_limits.unwrap_or_else(LoginLimits::from_env),
             site_url: self.site_url.unwrap_or_else(SiteUrl::from_env),
+            cors_origins: self.cors_origins.unwrap_or_else(AllowedOrigins::from_env),
         }))
     }
 }
@@ -100,7 +110,15 @@ impl AppState {
     }
 
     pub fn builder(store: Arc<dyn Store>, token_key: TokenKeySource) -> AppStateBuilder {
-        AppStateBuilder { store, token_key, session_keys: None, limits: None, login_limits: None, site_url: None }
+        AppStateBuilder {
+            store,
+            token_key,
+            session_keys: None,
+            limits: None,
+            login_limits: None,
+            site_url: None,
+            cors_origins: None,
+        }
     }
 
     pub fn rate_limits(&self) -> &RateLimits {
@@ -114,6 +132,11 @@ impl AppState {
     /// The public site URL, from which the issuer and the resource metadata URL derive.
     pub fn site_url(&self) -> &SiteUrl {
         &self.0.site_url
+    }
+
+    /// The origins the API routes allow (docs/conventions.md#cors).
+    pub fn cors_origins(&self) -> &AllowedOrigins {
+        &self.0.cors_origins
     }
 
     /// Where session keys come from; `keys(kid)` may fetch or refresh them.

@@ -10,6 +10,7 @@ use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use serde_json::Value;
 use shared::AppState;
 use shared::app::TokenKeySource;
+use shared::cors::AllowedOrigins;
 use shared::identity::{self, NewToken, NewUser, User, UserKind};
 use shared::oauth::issuer::SiteUrl;
 use shared::ratelimit::{LoginLimits, RateLimits};
@@ -158,6 +159,7 @@ impl TestApi {
             session_keys: None,
             login_limits: Self::GENEROUS_LOGIN,
             site_url: SiteUrl::from_host(),
+            cors_origins: AllowedOrigins::none(),
         }
     }
 
@@ -231,7 +233,7 @@ impl TestApi {
 /// Builds a [`TestApi`]: `TestApi::builder(&backend).rate_limits(..).start().await`. Every knob
 /// is optional, and all configuration is passed in, none read from the environment. Defaults:
 /// a random static token key (also the one the harness mints with), a random session key set,
-/// and the generous limits.
+/// the generous limits and no CORS origins.
 pub struct TestApiBuilder<'a> {
     backend: &'a Backend,
     /// What the server verifies tokens with, and the key the harness mints them with.
@@ -240,6 +242,7 @@ pub struct TestApiBuilder<'a> {
     session_keys: Option<SessionKeySource>,
     login_limits: LoginLimits,
     site_url: SiteUrl,
+    cors_origins: AllowedOrigins,
 }
 
 impl TestApiBuilder<'_> {
@@ -281,6 +284,12 @@ impl TestApiBuilder<'_> {
         self
     }
 
+    /// The origins the API routes allow (CORS; default none, as an unconfigured deployment).
+    pub fn cors_origins(mut self, origins: AllowedOrigins) -> Self {
+        self.cors_origins = origins;
+        self
+    }
+
     /// Serves the merged API over HTTP on a random port of 127.0.0.1 and creates its workspace.
     pub async fn start(self) -> TestApi {
         let backend = self.backend;
@@ -300,6 +309,7 @@ impl TestApiBuilder<'_> {
             .session_keys(sessions)
             .login_limits(self.login_limits)
             .site_url(self.site_url)
+            .cors_origins(self.cors_origins)
             .build();
         let app = local::app(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a test port");
