@@ -91,12 +91,11 @@ pub async fn moto(suite: &str) -> Option<aws_sdk_secretsmanager::Client> {
         loud_skip(&format!("{suite} (LT_MOTO_ENDPOINT not set)"));
         return None;
     };
-    // TODO(kit): the code under test builds its own client from the environment
-    // (`aws_config::load_from_env` in shared::app::fetch_token_key and SessionKeySource), so the
-    // suites reach moto only through AWS_ENDPOINT_URL_SECRETS_MANAGER and the fake credentials
-    // that scripts/test.sh exports. Needed: a way to hand it this client, e.g.
-    // `TokenKeySource::SecretsManager { client: Option<aws_sdk_secretsmanager::Client>, .. }` and
-    // `SessionKeySource::secrets_manager_with_client(secret_id, policy, client)`.
+    // The code under test builds its own client exactly as deployed (`aws_config::load_from_env`
+    // in shared::app and shared::session), so the suites reach moto through the SDK's own
+    // endpoint setting, AWS_ENDPOINT_URL_SECRETS_MANAGER, and the fake credentials that
+    // scripts/test.sh exports: the configuration path production uses is the one tested. This
+    // client only seeds and rotates secrets.
     assert!(
         std::env::var("AWS_ENDPOINT_URL_SECRETS_MANAGER").is_ok(),
         "the functions find Secrets Manager through the SDK's own settings: set AWS_ENDPOINT_URL_SECRETS_MANAGER too"
