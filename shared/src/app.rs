@@ -1,6 +1,8 @@
 //! Per-container state shared by every handler: the store, the secrets and the limits, each set
 //! up once.
 
+use crate::cors::AllowedOrigins;
+use crate::oauth::issuer::SiteUrl;
 use crate::ratelimit::{LoginLimits, RateLimits};
 use crate::session::{SessionKeySet, SessionKeySource};
 use crate::store::Store;
@@ -28,6 +30,8 @@ struct Inner {
     session_keys: SessionKeySource,
     limits: RateLimits,
     login_limits: LoginLimits,
+    site_url: SiteUrl,
+    cors_origins: AllowedOrigins,
 }
 
 /// Builds an [`AppState`]; what is not given takes its default (see [`AppStateBuilder::build`]).
@@ -37,9 +41,17 @@ pub struct AppStateBuilder {
     session_keys: Option<SessionKeySource>,
     limits: Option<RateLimits>,
     login_limits: Option<LoginLimits>,
+    site_url: Option<SiteUrl>,
+    cors_origins: Option<AllowedOrigins>,
 }
 
 impl AppStateBuilder {
+    /// The public site URL (default: `LT_SITE_URL`, else each request's `Host`).
+    pub fn site_url(mut self, site_url: SiteUrl) -> Self {
+        self.site_url = Some(site_url);
+        self
+    }
+
     pub fn session_keys(mut self, source: SessionKeySource) -> Self {
         self.session_keys = Some(source);
         self
@@ -55,7 +67,13 @@ impl AppStateBuilder {
         self
     }
 
-    /// Defaults: rate limits from the environment (the spec's values unless overridden), and,
+    /// The origins the API routes allow (CORS; default: `LT_CORS_ALLOWED_ORIGINS`).
+    pub fn cors_origins(mut self, origins: AllowedOrigins) -> Self {
+        self.cors_origins = Some(origins);
+        self
+    }
+
+    /// Defaults: rate limits and CORS origins from the environment (the spec's values unless overridden), and,
     /// without a session key set, a random one made for this process alone (its sessions are
     /// valid only here: fine for tests, wrong for anything shared, which must configure one).
     pub fn build(self) -> AppState {
@@ -67,6 +85,8 @@ impl AppStateBuilder {
                 .unwrap_or_else(|| SessionKeySource::fixed(SessionKeySet::generate("process"))),
             limits: self.limits.unwrap_or_else(RateLimits::from_env),
             login_limits: self.login_limits.unwrap_or_else(LoginLimits::from_env),
+            site_url: self.site_url.unwrap_or_else(SiteUrl::from_env),
+            cors_origins: self.cors_origins.unwrap_or_else(AllowedOrigins::from_env),
         }))
     }
 }
@@ -90,7 +110,15 @@ impl AppState {
     }
 
     pub fn builder(store: Arc<dyn Store>, token_key: TokenKeySource) -> AppStateBuilder {
-        AppStateBuilder { store, token_key, session_keys: None, limits: None, login_limits: None }
+        AppStateBuilder {
+            store,
+            token_key,
+            session_keys: None,
+            limits: None,
+            login_limits: None,
+            site_url: None,
+            cors_origins: None,
+        }
     }
 
     pub fn rate_limits(&self) -> &RateLimits {
@@ -99,6 +127,16 @@ impl AppState {
 
     pub fn login_limits(&self) -> &LoginLimits {
         &self.0.login_limits
+    }
+
+    /// The public site URL, from which the issuer and the resource metadata URL derive.
+    pub fn site_url(&self) -> &SiteUrl {
+        &self.0.site_url
+    }
+
+    /// The origins the API routes allow (docs/conventions.md#cors).
+    pub fn cors_origins(&self) -> &AllowedOrigins {
+        &self.0.cors_origins
     }
 
     /// Where session keys come from; `keys(kid)` may fetch or refresh them.

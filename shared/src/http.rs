@@ -2,12 +2,15 @@
 //! into the service that runs on Lambda, under `cargo lambda watch` and in the local server.
 
 use crate::app::AppState;
+use crate::auth::Caller;
 use crate::clock;
+use crate::cors;
 use crate::error::ApiError;
 use crate::ratelimit::{self, Bucket, Reported};
 use axum::Router;
-use axum::extract::{Request, State};
-use axum::http::{StatusCode, header};
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tower_http::catch_panic::CatchPanicLayer;
@@ -16,20 +19,115 @@ use tower_http::catch_panic::CatchPanicLayer;
 /// API accepts comes near 1 MiB.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
-/// Turns routes into the finished service: state, the 404 fallback, the body limit, panic
-/// containment, and error bodies in the spec's shape for every framework-made error.
+/// Paths served without a bearer credential: the OAuth endpoints and discovery documents,
+/// the login, the consent pages and the document. Everything else is protected.
+pub const PUBLIC_PREFIXES: &[&str] =
+    &["/docs/", "/api/auth/login", "/api/oauth/", "/api/.well-known/", "/.well-known/"];
+
+pub fn is_public(path: &str) -> bool {
+    PUBLIC_PREFIXES.iter().any(|p| path.starts_with(p))
+}
+
+/// Turns routes into the finished service: state, the 404 and 405 fallbacks, the body limit,
+/// panic containment, error bodies in the spec's shape for every framework-made error, CORS
+/// and the headers every response carries. Outermost first: security headers → CORS (answers
+/// preflights) → panic containment → challenge → error bodies → IP rate limit → repeated
+/// identity headers → routing (the fallbacks authenticate before 404/405) → handler.
 pub fn service(routes: Router<AppState>, state: AppState) -> Router {
-    routes
-        .fallback(|| async { ApiError::not_found("No such route") })
+    let routed = routes
+        .method_not_allowed_fallback(|State(state): State<AppState>, parts: Parts| async move {
+            unrouted(&state, parts, ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed for this route"))
+                .await
+        })
+        .fallback(|State(state): State<AppState>, parts: Parts| async move {
+            unrouted(&state, parts, ApiError::not_found("No such route")).await
+        })
+        .with_state(state.clone());
+    // The layers wrap the routed service whole (not each route, as `Router::layer` would), so
+    // they see what the router adds to its answers (`Allow`) and answer preflights before it.
+    Router::new()
+        .fallback_service(routed)
+        .layer(axum::middleware::from_fn(reject_repeated_identity_headers))
         .layer(axum::middleware::from_fn_with_state(state.clone(), limit_by_ip))
         .layer(axum::middleware::map_response(normalize_error))
-        .layer(axum::middleware::from_fn(announce_resource_metadata))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), announce_resource_metadata))
         .layer(CatchPanicLayer::custom(|_panic: Box<dyn std::any::Any + Send>| {
             // The payload may describe internals: log it, never send it.
             ApiError::internal("handler panicked").into_response()
         }))
+        .layer(axum::middleware::from_fn_with_state(state, apply_cors))
+        .layer(axum::middleware::map_response(security_headers))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .with_state(state)
+}
+
+/// No route, or no such method on a route: 404 or 405, but only to an authenticated caller on
+/// a protected path. Without valid credentials the answer is the 401 every protected route
+/// gives, so an anonymous caller learns nothing about which paths and methods exist
+/// (docs/conventions.md, check order). Public paths keep their 404/405. This runs only for
+/// requests no handler took, so it never doubles a handler's authentication.
+async fn unrouted(state: &AppState, mut parts: Parts, answer: ApiError) -> ApiError {
+    if is_public(parts.uri.path()) {
+        return answer;
+    }
+    match Caller::from_request_parts(&mut parts, state).await {
+        // 401, or 429 for a token over its limit; a valid credential lacking the scope or
+        // asking for imposter mode still learns only that there is no such route.
+        Err(e) if matches!(e.status, StatusCode::UNAUTHORIZED | StatusCode::TOO_MANY_REQUESTS) => e,
+        _ => answer,
+    }
+}
+
+/// Which identity header a request repeats, if any: more than one `Authorization`, imposter
+/// (`LT_IMPOSTER_USER_ID` and `LT-Imposter-User-Id` counted together, in any case) or
+/// custom-now header. Two values could be read differently by a proxy and by us (first or last
+/// wins), so such a request is refused whole.
+pub fn repeated_identity_header(headers: &HeaderMap) -> Option<&'static str> {
+    let count = |normalized: &str| {
+        headers.iter().filter(|(name, _)| name.as_str().replace('-', "_").eq_ignore_ascii_case(normalized)).count()
+    };
+    if headers.get_all(header::AUTHORIZATION).iter().count() > 1 {
+        return Some("Authorization");
+    }
+    if count(crate::auth::IMPOSTER_USER_HEADER) > 1 {
+        return Some(crate::auth::IMPOSTER_USER_HEADER);
+    }
+    if count(crate::auth::CUSTOM_NOW_HEADER) > 1 {
+        return Some(crate::auth::CUSTOM_NOW_HEADER);
+    }
+    None
+}
+
+/// 400 for a request that repeats an identity header, before authentication or routing.
+async fn reject_repeated_identity_headers(request: Request, next: Next) -> Response {
+    match repeated_identity_header(request.headers()) {
+        Some(name) => ApiError::bad_request(format!("Send the {name} header once, not several times")).into_response(),
+        None => next.run(request).await,
+    }
+}
+
+/// `X-Content-Type-Options: nosniff` on every response, and `Cache-Control: no-store` on every
+/// response that does not set its own (the discovery documents are cacheable on purpose).
+async fn security_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    if !headers.contains_key(header::CACHE_CONTROL) {
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    response
+}
+
+/// CORS (`shared::cors`): preflights are answered here, before rate limits and
+/// authentication; other responses get the headers of their path's policy.
+async fn apply_cors(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let policy = cors::policy(request.uri().path());
+    let origin = request.headers().get(header::ORIGIN).and_then(|o| o.to_str().ok()).map(str::to_owned);
+    if cors::is_preflight(request.method(), request.headers()) {
+        let headers = cors::preflight_headers(policy, state.cors_origins(), origin.as_deref().unwrap_or_default());
+        return (StatusCode::NO_CONTENT, headers).into_response();
+    }
+    let mut response = next.run(request).await;
+    cors::decorate(response.headers_mut(), policy, state.cors_origins(), origin.as_deref());
+    response
 }
 
 /// Charges every request to its client IP before anything else runs, and writes the
@@ -39,6 +137,8 @@ async fn limit_by_ip(State(state): State<AppState>, request: Request, next: Next
     let (mut parts, body) = request.into_parts();
     let reported = Reported::default();
     parts.extensions.insert(reported.clone());
+    // For layers on single routes (the idempotency layer), which cannot hold the state.
+    parts.extensions.insert(state.clone());
     let ip = ratelimit::client_ip(&parts).unwrap_or_else(|| "unknown".into());
     let admitted = ratelimit::hit(state.store(), state.rate_limits(), Bucket::Ip(&ip), clock::now_epoch()).await;
     let mut response = match admitted {
@@ -59,18 +159,21 @@ async fn limit_by_ip(State(state): State<AppState>, request: Request, next: Next
 /// §5.1), so an OAuth client can discover the authorization server from any failed call:
 /// `WWW-Authenticate: Bearer resource_metadata="{site_url}/.well-known/oauth-protected-resource"`.
 /// Other challenges (the token endpoint's `Basic`) pass untouched.
-async fn announce_resource_metadata(request: Request, next: Next) -> Response {
+async fn announce_resource_metadata(State(state): State<AppState>, request: Request, next: Next) -> Response {
     // Only the Host header is kept; the URL is built for 401s alone.
     let host = request.headers().get(header::HOST).cloned();
     let mut response = next.run(request).await;
     if response.status() != StatusCode::UNAUTHORIZED {
         return response;
     }
+    // The router adds `Allow` to whatever its 405 fallback answers, a 401 included: it must
+    // not tell an anonymous caller which methods a path has.
+    response.headers_mut().remove(header::ALLOW);
     let mut request_headers = axum::http::HeaderMap::new();
     if let Some(host) = host {
         request_headers.insert(header::HOST, host);
     }
-    let url = crate::oauth::issuer::resource_metadata_url(&request_headers);
+    let url = state.site_url().resource_metadata_url(&request_headers);
     let challenges: Vec<_> = response.headers().get_all(header::WWW_AUTHENTICATE).iter().cloned().collect();
     let headers = response.headers_mut();
     if challenges.is_empty() {
@@ -132,4 +235,51 @@ async fn normalize_error(response: Response) -> Response {
 #[derive(serde::Serialize, utoipa::ToSchema)]
 pub struct Success {
     pub success: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(header::HeaderName::from_bytes(name.as_bytes()).unwrap(), HeaderValue::from_str(value).unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn identity_headers_count_every_spelling_together() {
+        assert_eq!(repeated_identity_header(&headers(&[])), None);
+        let once = [("authorization", "Bearer a"), ("LT_IMPOSTER_USER_ID", "u"), ("LT-Custom-Now", "2026-01-01")];
+        assert_eq!(repeated_identity_header(&headers(&once)), None);
+        assert_eq!(
+            repeated_identity_header(&headers(&[("Authorization", "Bearer a"), ("authorization", "Bearer b")])),
+            Some("Authorization")
+        );
+        for pair in [
+            [("LT_IMPOSTER_USER_ID", "a"), ("LT-Imposter-User-Id", "b")],
+            [("lt_imposter_user_id", "a"), ("LT_IMPOSTER_USER_ID", "a")],
+            [("lt-imposter-user-id", "a"), ("LT-IMPOSTER-USER-ID", "a")],
+        ] {
+            assert_eq!(repeated_identity_header(&headers(&pair)), Some("LT_IMPOSTER_USER_ID"), "{pair:?}");
+        }
+        assert_eq!(
+            repeated_identity_header(&headers(&[("LT_CUSTOM_NOW", "2026-01-01"), ("lt-custom-now", "2026-01-02")])),
+            Some("LT_CUSTOM_NOW")
+        );
+        // Other headers may repeat.
+        assert_eq!(repeated_identity_header(&headers(&[("accept", "a"), ("accept", "b")])), None);
+    }
+
+    #[test]
+    fn public_paths_are_the_oauth_discovery_login_and_docs_paths() {
+        for path in ["/docs/json", "/api/auth/login", "/api/oauth/token", "/api/oauth/authorize", "/.well-known/x"] {
+            assert!(is_public(path), "{path}");
+        }
+        for path in ["/tags/task", "/nope", "/api/auth/other", "/docs"] {
+            assert!(!is_public(path), "{path}");
+        }
+    }
 }

@@ -20,10 +20,6 @@ use utoipa::openapi::server::ServerBuilder;
 use utoipa::openapi::tag::TagBuilder;
 use utoipa::openapi::{Content, OpenApi, Ref, RefOr, Required};
 
-/// Paths served without authentication: the OAuth endpoints and discovery documents (the
-/// RFC 7592 client routes declare their own `registrationAccessToken` security, which is kept),
-/// the login and the document itself.
-const PUBLIC_PREFIXES: &[&str] = &["/docs/", LOGIN_PATH, "/api/oauth/", "/api/.well-known/", "/.well-known/"];
 /// The password login: public, yet it answers 401 for wrong credentials.
 const LOGIN_PATH: &str = "/api/auth/login";
 /// The projection parameters of [P] endpoints, in the order the document lists them.
@@ -65,7 +61,10 @@ pub fn finish(mut api: OpenApi, tags: &[ApiTag]) -> OpenApi {
     let compact = take_compact_defaults(&mut api);
     add_components(&mut api);
     for (path, item) in api.paths.paths.iter_mut() {
-        let public = PUBLIC_PREFIXES.iter().any(|p| path.starts_with(p));
+        // Paths served without authentication: the OAuth endpoints and discovery documents (the
+        // RFC 7592 client routes declare their own `registrationAccessToken` security, which is
+        // kept), the login and the document itself; the same list routing uses.
+        let public = crate::http::is_public(path);
         for (method, operation) in operations_mut(item) {
             complete_operation(operation, method, public);
             if path == LOGIN_PATH {

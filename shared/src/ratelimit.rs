@@ -40,21 +40,27 @@ impl RateLimits {
     }
 }
 
-/// The tighter limits of `POST /api/auth/login` (spec §8.4), charged on top of the IP limit to
-/// every login attempt that passes validation: per client IP and per e-mail address (so
-/// guessing one account's password from many addresses is limited too). Defaults: 10 attempts
-/// a minute each; `LT_LOGIN_LIMIT_IP`, `LT_LOGIN_LIMIT_EMAIL` and `LT_LOGIN_LIMIT_WINDOW_SECS`
-/// override them.
+/// The tighter limits of the public endpoints that work for anonymous callers, charged on top
+/// of the IP limit:
+/// - `POST /api/auth/login` (spec §8.4) and the consent page's sign-in, per client IP and per
+///   e-mail address (so guessing one account's password from many addresses is limited too),
+///   for every attempt that passes validation;
+/// - `POST /api/oauth/register` (RFC 7591), per client IP, for every attempt: registration is
+///   anonymous and stores what it is sent.
+///
+/// Defaults: 10 a minute each; `LT_LOGIN_LIMIT_IP`, `LT_LOGIN_LIMIT_EMAIL`,
+/// `LT_REGISTER_LIMIT_IP` and `LT_LOGIN_LIMIT_WINDOW_SECS` override them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LoginLimits {
     pub per_ip: i64,
     pub per_email: i64,
+    pub registrations_per_ip: i64,
     pub window_secs: i64,
 }
 
 impl Default for LoginLimits {
     fn default() -> Self {
-        LoginLimits { per_ip: 10, per_email: 10, window_secs: 60 }
+        LoginLimits { per_ip: 10, per_email: 10, registrations_per_ip: 10, window_secs: 60 }
     }
 }
 
@@ -64,6 +70,7 @@ impl LoginLimits {
         LoginLimits {
             per_ip: env_limit("LT_LOGIN_LIMIT_IP", d.per_ip),
             per_email: env_limit("LT_LOGIN_LIMIT_EMAIL", d.per_email),
+            registrations_per_ip: env_limit("LT_REGISTER_LIMIT_IP", d.registrations_per_ip),
             window_secs: env_limit("LT_LOGIN_LIMIT_WINDOW_SECS", d.window_secs),
         }
     }
@@ -78,6 +85,8 @@ pub enum LoginBucket<'a> {
     Ip(&'a str),
     /// The e-mail as typed; it is case-folded and hashed, so no address is written to a key.
     Email(&'a str),
+    /// A client registration from this IP.
+    Registration(&'a str),
 }
 
 /// Counts one login attempt, like [`hit`].
@@ -95,6 +104,7 @@ pub async fn hit_login(
             let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
             (format!("login-email:{hex}"), limits.per_email)
         }
+        LoginBucket::Registration(ip) => (format!("register-ip:{ip}"), limits.registrations_per_ip),
     };
     count(store, &name, limit, limits.window_secs, now).await
 }

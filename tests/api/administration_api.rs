@@ -628,3 +628,120 @@ async fn scopes_gate_reads_and_writes() {
     })
     .await;
 }
+
+/// The no-escalation rule (docs/permissions.md, "Changing roles"): a role manager cannot give
+/// itself or anyone a permission it lacks, nor change its own role or an ancestor of it except
+/// to remove permissions. The review's two-step sequence answers 403 at both steps.
+#[tokio::test]
+async fn role_managers_cannot_escalate_through_their_own_role_or_grant_what_they_lack() {
+    each_backend(async |_, api| {
+        let (_, root) = api.user(ROOT, UserKind::Employee).await;
+        let managers = id(&create_role(api, &root, role_body(Some(CEO), json!({}))).await);
+        let (_, manager) = api.user(&managers, UserKind::Employee).await;
+        let imposter = key::PUBLIC_API_ALLOW_IMPOSTER_MODE;
+        let forbidden = |status: u16, body: &Value, needle: &str| {
+            assert_error_body(api.backend, status, body, 403);
+            let message = body["message"].as_str().unwrap_or_default();
+            assert!(message.contains(needle), "[{}] message should name {needle}: {message}", api.backend);
+        };
+
+        // Step 1 of the review: grant oneself imposter mode through one's own role.
+        let own_toggle = format!("/administration/roles/{managers}/permissions/{imposter}");
+        let (status, body) = send(api, Method::PATCH, &own_toggle, &manager, Some(json!({"allow": true}))).await;
+        forbidden(status, &body, imposter);
+        // Step 2: re-parent one's own role under Root.
+        let own = format!("/administration/roles/{managers}");
+        let (status, body) = send(api, Method::PATCH, &own, &manager, Some(json!({"parentId": ROOT}))).await;
+        forbidden(status, &body, imposter);
+        // The same through PUT of the whole map, and renaming one's own role.
+        let own_map = format!("{own}/permissions");
+        let (status, body) = send(api, Method::PUT, &own_map, &manager, Some(json!({imposter: true}))).await;
+        forbidden(status, &body, imposter);
+        let (status, body) = send(api, Method::PATCH, &own, &manager, Some(json!({"name": unique("Mine")}))).await;
+        forbidden(status, &body, "the role you hold");
+        let (_, after) = api.get(&format!("{own}?responseShape=full"), &root).await;
+        assert_eq!(after["effectivePermissions"][imposter], json!(false), "[{}] nothing was written", api.backend);
+
+        // Other roles: what the manager holds may be given, what it lacks may not, directly,
+        // through a parent, or on create.
+        let other = id(&create_role(api, &root, role_body(None, json!({}))).await);
+        let toggle = |k: &str| format!("/administration/roles/{other}/permissions/{k}");
+        let (status, body) =
+            send(api, Method::PATCH, &toggle(key::PROJECTS_EDIT), &manager, Some(json!({"allow": true}))).await;
+        assert_eq!(status, 200, "[{}] a held permission may be given: {body}", api.backend);
+        let (status, body) = send(api, Method::PATCH, &toggle(imposter), &manager, Some(json!({"allow": true}))).await;
+        forbidden(status, &body, imposter);
+        let (status, body) = send(
+            api,
+            Method::PATCH,
+            &format!("/administration/roles/{other}"),
+            &manager,
+            Some(json!({"parentId": ROOT})),
+        )
+        .await;
+        forbidden(status, &body, imposter);
+        for escalating in [role_body(Some(ROOT), json!({})), role_body(None, json!({imposter: true}))] {
+            let (status, body) = send(api, Method::POST, "/administration/roles", &manager, Some(escalating)).await;
+            forbidden(status, &body, imposter);
+        }
+        let (status, body) =
+            send(api, Method::POST, "/administration/roles", &manager, Some(role_body(Some(STAFF), json!({})))).await;
+        assert_eq!(status, 201, "[{}] a role within the manager's own permissions: {body}", api.backend);
+
+        // Removing permissions from one's own role is allowed.
+        let projects_edit = format!("/administration/roles/{managers}/permissions/{}", key::PROJECTS_EDIT);
+        let (status, body) = send(api, Method::PATCH, &projects_edit, &manager, Some(json!({"allow": false}))).await;
+        assert_eq!(status, 200, "[{}] removing is allowed: {body}", api.backend);
+        // ... and giving it back is not (the manager no longer holds it).
+        let (status, body) = send(api, Method::PATCH, &projects_edit, &manager, Some(json!({"allow": null}))).await;
+        forbidden(status, &body, key::PROJECTS_EDIT);
+
+        // Ancestors of one's own role are protected the same way.
+        let parent = id(&create_role(api, &root, role_body(Some(CEO), json!({key::INVOICES_MANAGE: false}))).await);
+        let child = id(&create_role(api, &root, role_body(Some(&parent), json!({}))).await);
+        let (_, child_manager) = api.user(&child, UserKind::Employee).await;
+        let parent_toggle = format!("/administration/roles/{parent}/permissions/{}", key::INVOICES_MANAGE);
+        let (status, body) =
+            send(api, Method::PATCH, &parent_toggle, &child_manager, Some(json!({"allow": null}))).await;
+        forbidden(status, &body, key::INVOICES_MANAGE);
+        let (status, body) = send(
+            api,
+            Method::PATCH,
+            &format!("/administration/roles/{parent}"),
+            &child_manager,
+            Some(json!({"icon": "fa-x"})),
+        )
+        .await;
+        forbidden(status, &body, "inherits from");
+        let remove = format!("/administration/roles/{parent}/permissions/{}", key::PROJECTS_EDIT);
+        let (status, body) = send(api, Method::PATCH, &remove, &child_manager, Some(json!({"allow": false}))).await;
+        assert_eq!(status, 200, "[{}] an ancestor may lose permissions: {body}", api.backend);
+
+        // Root is exempt.
+        let (status, body) = send(api, Method::PATCH, &own_toggle, &root, Some(json!({"allow": true}))).await;
+        assert_eq!(status, 200, "[{}] Root may grant anything: {body}", api.backend);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn role_and_activity_names_refuse_bidirectional_and_invisible_characters() {
+    each_backend(async |_, api| {
+        let (_, root) = api.user(ROOT, UserKind::Employee).await;
+        for spoof in ["\u{202e}sreweiveR", "Rev\u{200b}iewers", "\u{2066}x\u{2069}"] {
+            let body = json!({"name": spoof, "icon": "fa-star", "type": "normal"});
+            let (status, answer) = send(api, Method::POST, "/administration/roles", &root, Some(body)).await;
+            assert_error_body(api.backend, status, &answer, 400);
+            let (status, answer) = send(
+                api,
+                Method::POST,
+                "/administration/task-settings/activities",
+                &root,
+                Some(json!({"name": spoof})),
+            )
+            .await;
+            assert_error_body(api.backend, status, &answer, 400);
+        }
+    })
+    .await;
+}

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use shared::AppState;
 use shared::app::TokenKeySource;
 use shared::identity::{self, NewToken, NewUser, UserKind};
+use shared::oauth::issuer::SiteUrl;
 use shared::ratelimit::{LoginLimits, RateLimits};
 use shared::store::sqlite::SqliteStore;
 use shared::token::TokenKey;
@@ -52,9 +53,14 @@ async fn demo_state() -> (AppState, local::demo::Demo) {
 /// (`LT_RATE_LIMIT_*`, `LT_LOGIN_LIMIT_*`), so what the tests assert cannot change with the shell
 /// they run in.
 fn state(store: Arc<SqliteStore>, key: TokenKey) -> AppState {
+    state_at(store, key, SiteUrl::from_host())
+}
+
+fn state_at(store: Arc<SqliteStore>, key: TokenKey, site_url: SiteUrl) -> AppState {
     AppState::builder(store, TokenKeySource::Static(key))
         .rate_limits(RateLimits::default())
         .login_limits(LoginLimits::default())
+        .site_url(site_url)
         .build()
 }
 
@@ -185,11 +191,8 @@ fn oauth_events_run_through_the_lambda_adapter() {
 
 /// Registration (RFC 7591/7592) and discovery events: register, read, update and delete the
 /// client with the registration access token the first event returned, then the metadata
-/// documents (their issuer follows the event's Host, as no `LT_SITE_URL` is set here).
-// TODO(kit): the issuer reads `LT_SITE_URL` from the process environment on every request
-// (shared::oauth::issuer), so this test relies on it being unset and no test can cover a
-// configured site URL without `set_var`. Needed: `AppStateBuilder::site_url(Option<String>)`
-// (from `LT_SITE_URL` in `from_lambda_env`), read by the issuer from the state.
+/// documents: their issuer follows the event's Host when no site URL is configured, and the
+/// configured one (`LT_SITE_URL` as deployed) whatever the Host says.
 #[test]
 fn oauth_registration_events_run_through_the_lambda_adapter() {
     stage_ignored_as_deployed();
@@ -227,6 +230,14 @@ fn oauth_registration_events_run_through_the_lambda_adapter() {
             let resource = body(&invoke(router.clone(), &events[name]).await);
             assert_eq!(resource["authorization_servers"], json!([issuer]), "{name}");
         }
+
+        let configured = SiteUrl::configured("https://work.example.com").unwrap();
+        let store = Arc::new(SqliteStore::in_memory().unwrap());
+        let router = oauth::FUNCTION.router(state_at(store, TokenKey::generate(), configured));
+        let spec = body(&invoke(router.clone(), &events["authorization-server-metadata"]).await);
+        assert_eq!(spec["issuer"], "https://work.example.com/api", "the configured site URL, not the Host");
+        let resource = body(&invoke(router, &events["protected-resource-metadata"]).await);
+        assert_eq!(resource["resource"], "https://work.example.com");
     });
 }
 

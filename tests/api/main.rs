@@ -8,6 +8,9 @@
 
 mod administration_api;
 mod check_order;
+mod cors;
+mod hardening;
+mod idempotency;
 mod imposter;
 mod lambda_events;
 mod oauth_flow;

@@ -269,6 +269,7 @@ async fn full_flow_from_registration_to_refresh() {
         assert!(location.starts_with(&format!("{REDIRECT}?")), "{location}");
         let params = approved.redirect_params();
         assert_eq!(params["state"], "st-123");
+        assert_eq!(params["iss"], api.url("/api"), "RFC 9207: the issuer, byte-equal to the metadata's");
         let code = params["code"].clone();
         // The code is stored only hashed, bound to its request.
         let code_item = api.store.get(&oauth::code::key_of(&code)).await.unwrap().unwrap();
@@ -372,6 +373,7 @@ async fn pkce_is_required_and_s256_only() {
                 let params = answer.redirect_params();
                 assert_eq!(params.get("error").map(String::as_str), Some(*error), "{pairs:?}");
                 assert_eq!(params["state"], "st-123");
+                assert_eq!(params["iss"], api.url("/api"), "{pairs:?}: error redirects name the issuer too");
                 assert!(!params.contains_key("code"), "no code for {pairs:?}");
             }
         }
@@ -674,6 +676,7 @@ async fn deny_wrong_password_and_the_api_feature() {
         let params = denied.redirect_params();
         assert_eq!(params["error"], "access_denied");
         assert_eq!(params["state"], "st-123");
+        assert_eq!(params["iss"], api.url("/api"));
         assert!(!params.contains_key("code"));
 
         let wrong = decide(api, &pairs, &email, "the wrong password!", "approve").await;

@@ -2,10 +2,11 @@
 //! (RFC 8414, RFC 9728) and the `WWW-Authenticate` challenge of every 401, on both store
 //! backends (docs/oauth.md).
 
-use api_tests::{TestApi, each_backend};
+use api_tests::{TestApi, assert_error_body, backends, client_from_own_address, each_backend};
 use oauth::client;
 use reqwest::Method;
 use serde_json::{Value, json};
+use shared::ratelimit::LoginLimits;
 
 const REGISTER: &str = "/api/oauth/register";
 
@@ -116,6 +117,47 @@ async fn invalid_redirect_uris_are_refused() {
         let (status, _, body) = register(api, json!({"client_name": "no uris"})).await;
         assert_eq!(status, 400);
         oauth_error(&body, "invalid_redirect_uri");
+        // One bad URI among good native ones: refused, and the error names it.
+        let uris = json!(["cursor://anysphere.cursor-mcp/oauth/callback", "javascript:alert(1)//com.example.app"]);
+        let (status, _, body) = register(api, json!({"redirect_uris": uris, "client_name": unique_name()})).await;
+        assert_eq!(status, 400);
+        oauth_error(&body, "invalid_redirect_uri");
+        assert!(body["error_description"].as_str().unwrap().contains("javascript:alert(1)"), "{body}");
+        let (status, _, body) =
+            register(api, json!({"redirect_uris": ["myapp:/callback"], "client_name": unique_name()})).await;
+        assert_eq!(status, 400, "not reverse-domain, not a known client scheme: {body}");
+    })
+    .await;
+}
+
+/// Native apps (RFC 8252 §7.1): Cursor registers a private-use, an https and a loopback URI
+/// together; VS Code its own scheme; an app its reverse-domain scheme. All register, and the
+/// authorization endpoint accepts exactly the registered URI.
+#[tokio::test]
+async fn native_clients_register_their_private_use_redirect_uris() {
+    each_backend(async |_, api| {
+        for uris in [
+            json!(["cursor://anysphere.cursor-mcp/oauth/callback", "https://cursor.example/cb", "http://127.0.0.1:33418/cb"]),
+            json!(["vscode://vscode.github-authentication/did-authenticate", "http://127.0.0.1:33418/"]),
+            json!(["com.example.app:/oauth2redirect/example-provider"]),
+        ] {
+            let (status, _, body) = register(api, json!({"redirect_uris": uris, "client_name": unique_name()})).await;
+            assert_eq!(status, 201, "{uris}: {body}");
+            assert_eq!(body["redirect_uris"], uris);
+            let client_id = body["client_id"].as_str().unwrap();
+            let native = uris[0].as_str().unwrap();
+            let query = |uri: &str| {
+                format!(
+                    "/api/oauth/authorize?response_type=code&client_id={client_id}&redirect_uri={}&code_challenge={}&code_challenge_method=S256",
+                    url::form_urlencoded::byte_serialize(uri.as_bytes()).collect::<String>(),
+                    "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+                )
+            };
+            let (status, _, _) = api.call(Method::GET, &query(native), None, None).await;
+            assert_eq!(status, 200, "{native}: the consent page");
+            let (status, _, _) = api.call(Method::GET, &query(&format!("{native}x")), None, None).await;
+            assert_eq!(status, 400, "{native}: anything but the registered URI is an error page");
+        }
     })
     .await;
 }
@@ -139,6 +181,10 @@ async fn invalid_metadata_is_refused() {
             json!({"client_name": ""}),
             json!({"client_name": 7}),
             json!({"client_name": "x".repeat(201)}),
+            // Display spoofing on the consent page: reversed text, invisible characters.
+            json!({"client_name": "\u{202e}moc.elgoog"}),
+            json!({"client_name": "goo\u{200b}gle"}),
+            json!({"client_name": "Acme\u{2066}Corp"}),
         ] {
             let mut body = extra.as_object().unwrap().clone();
             body.insert("redirect_uris".into(), uris.clone());
@@ -223,9 +269,10 @@ async fn registration_is_idempotent() {
 }
 
 /// The squatting attack: whoever registers first cannot, once others were given the same client,
-/// change or delete it (RFC 7592 refuses with 403), and the client keeps working for everyone.
+/// repoint it (RFC 7592 refuses a metadata change with 403), and the client keeps working for
+/// everyone, also after the first registrant deletes its registration.
 #[tokio::test]
-async fn shared_clients_cannot_be_changed_or_deleted() {
+async fn shared_clients_keep_their_metadata() {
     each_backend(async |backend, api| {
         let body = json!({"client_name": unique_name(), "redirect_uris": ["https://claude.example/api/mcp/auth_callback"]});
         let (status, _, squatter) = register(api, body.clone()).await;
@@ -242,39 +289,107 @@ async fn shared_clients_cannot_be_changed_or_deleted() {
         let before = client::get(api.store.as_ref(), &id).await.unwrap().unwrap();
         assert!(before.is_shared());
 
-        // The first registrant can no longer rewrite or delete it.
-        let (status, headers, denied) = api
-            .call(
-                Method::PUT,
-                &path,
-                Some(&token),
-                Some(json!({"client_name": body["client_name"], "redirect_uris": body["redirect_uris"], "token_endpoint_auth_method": "client_secret_basic"})),
-            )
-            .await;
-        assert_eq!(status, 403, "{}: {denied}", backend.name);
-        oauth_error(&denied, "access_denied");
-        assert!(denied["error_description"].as_str().unwrap().contains("several parties"), "{denied}");
-        assert_eq!(headers["cache-control"], "no-store");
-        let (status, _, denied) = api.call(Method::DELETE, &path, Some(&token), None).await;
-        assert_eq!(status, 403, "{}: {denied}", backend.name);
-        oauth_error(&denied, "access_denied");
+        // The first registrant can no longer rewrite it.
+        for changed in [
+            json!({"client_name": body["client_name"], "redirect_uris": body["redirect_uris"], "token_endpoint_auth_method": "client_secret_basic"}),
+            json!({"client_name": body["client_name"], "redirect_uris": ["https://evil.example/cb"]}),
+        ] {
+            let (status, headers, denied) = api.call(Method::PUT, &path, Some(&token), Some(changed)).await;
+            assert_eq!(status, 403, "{}: {denied}", backend.name);
+            oauth_error(&denied, "access_denied");
+            assert!(denied["error_description"].as_str().unwrap().contains("several parties"), "{denied}");
+            assert_eq!(headers["cache-control"], "no-store");
+        }
         // A wrong token is still 401, not 403: nothing is revealed without the token.
         let (status, _, _) = api.call(Method::DELETE, &path, Some("lt_rat_wrong"), None).await;
         assert_eq!(status, 401);
-
-        // Nothing changed: the client is there, public, readable with the token, and a further
-        // registration still gets it.
         let after = client::get(api.store.as_ref(), &id).await.unwrap().unwrap();
         assert_eq!(after.metadata(), before.metadata());
         assert!(!after.is_confidential());
-        let (status, _, read) = api.call(Method::GET, &path, Some(&token), None).await;
-        assert_eq!(status, 200, "{read}");
-        assert_eq!(read["token_endpoint_auth_method"], "none");
+
+        // Deleting ends the first registration, not the client the others use.
+        let (status, _, _) = api.call(Method::DELETE, &path, Some(&token), None).await;
+        assert_eq!(status, 204, "{}", backend.name);
+        let (status, _, _) = api.call(Method::GET, &path, Some(&token), None).await;
+        assert_eq!(status, 401, "{}: the registration access token ended", backend.name);
+        let kept = client::get(api.store.as_ref(), &id).await.unwrap().expect("the shared client stays");
+        assert_eq!(kept.metadata(), before.metadata());
         let (status, _, third) = register(api, body).await;
         assert_eq!(status, 201, "{third}");
         assert_eq!(third["client_id"], id);
     })
     .await;
+}
+
+/// A leaked secret: after someone re-registers a confidential client's metadata (name and
+/// redirect URI are public on the consent page), its owner can still rotate the secret and
+/// delete the client; the metadata stays frozen.
+#[tokio::test]
+async fn the_owner_of_a_shared_confidential_client_rotates_its_secret_and_deletes_it() {
+    each_backend(async |backend, api| {
+        let body = json!({"client_name": unique_name(), "redirect_uris": ["https://app.example/cb"], "token_endpoint_auth_method": "client_secret_basic"});
+        let (status, _, owner) = register(api, body.clone()).await;
+        assert_eq!(status, 201, "{owner}");
+        let id = owner["client_id"].as_str().unwrap().to_owned();
+        let token = owner["registration_access_token"].as_str().unwrap().to_owned();
+        let leaked = owner["client_secret"].as_str().unwrap().to_owned();
+        let path = format!("{REGISTER}/{id}");
+        let (status, _, other) = register(api, body.clone()).await;
+        assert_eq!((status, &other["client_id"]), (201, &json!(id)), "{other}");
+        assert!(other.get("client_secret").is_none(), "{other}");
+
+        let mut rotate = body.clone();
+        rotate["rotate_client_secret"] = json!(true);
+        let (status, _, rotated) = api.call(Method::PUT, &path, Some(&token), Some(rotate)).await;
+        assert_eq!(status, 200, "{}: {rotated}", backend.name);
+        let fresh = rotated["client_secret"].as_str().expect("a new secret").to_owned();
+        assert_ne!(fresh, leaked);
+        let stored = client::get(api.store.as_ref(), &id).await.unwrap().unwrap();
+        assert!(stored.secret_matches(&fresh) && !stored.secret_matches(&leaked), "{}", backend.name);
+
+        let mut repoint = body.clone();
+        repoint["redirect_uris"] = json!(["https://evil.example/cb"]);
+        let (status, _, denied) = api.call(Method::PUT, &path, Some(&token), Some(repoint)).await;
+        assert_eq!(status, 403, "{}: {denied}", backend.name);
+        oauth_error(&denied, "access_denied");
+
+        let (status, _, _) = api.call(Method::DELETE, &path, Some(&token), None).await;
+        assert_eq!(status, 204, "{}", backend.name);
+        assert!(client::get(api.store.as_ref(), &id).await.unwrap().is_none(), "{}: nobody else could use it", backend.name);
+    })
+    .await;
+}
+
+/// Anonymous registration stores what it is sent: a limit of its own per IP, and a cap on the
+/// stored metadata.
+#[tokio::test]
+async fn registrations_are_limited_per_ip_and_in_size() {
+    for backend in backends().await {
+        let limits = LoginLimits { registrations_per_ip: 3, window_secs: 3600, ..TestApi::GENEROUS_LOGIN };
+        let mut api = TestApi::builder(&backend).login_limits(limits).start().await;
+        api.http = client_from_own_address();
+        let body = || json!({"client_name": unique_name(), "redirect_uris": ["https://app.example/cb"]});
+        for _ in 0..3 {
+            let (status, headers, answer) = register(&api, body()).await;
+            assert_eq!(status, 201, "[{}] {answer}", api.backend);
+            assert_eq!(headers["x-ratelimit-limit"], "3", "[{}] the tightest limit is reported", api.backend);
+        }
+        let (status, headers, answer) = register(&api, body()).await;
+        assert_error_body(api.backend, status, &answer, 429);
+        assert!(headers.contains_key("retry-after"));
+        // Another address is not affected.
+        api.http = client_from_own_address();
+        let (status, _, answer) = register(&api, body()).await;
+        assert_eq!(status, 201, "[{}] {answer}", api.backend);
+
+        // Each URI within its own bound, together too much to store.
+        let long = |n: usize| format!("https://app.example/{n}/{}", "a".repeat(1500));
+        let (status, _, answer) =
+            register(&api, json!({"client_name": unique_name(), "redirect_uris": [long(1), long(2), long(3)]})).await;
+        assert_eq!(status, 400, "[{}] {answer}", api.backend);
+        oauth_error(&answer, "invalid_client_metadata");
+        assert!(answer["error_description"].as_str().unwrap().contains("4096"), "{answer}");
+    }
 }
 
 #[tokio::test]
@@ -477,6 +592,7 @@ async fn discovery_documents() {
         assert_eq!(spec_path["registration_endpoint"], format!("{issuer}/oauth/register"));
         assert_eq!(spec_path["revocation_endpoint"], format!("{issuer}/oauth/revoke"));
         assert_eq!(spec_path["code_challenge_methods_supported"], json!(["S256"]));
+        assert_eq!(spec_path["authorization_response_iss_parameter_supported"], json!(true));
         assert_eq!(spec_path["scopes_supported"], json!(["api:read", "api:write"]));
         assert_eq!(spec_path["response_types_supported"], json!(["code"]));
         assert_eq!(spec_path["grant_types_supported"], json!(["authorization_code", "refresh_token"]));
@@ -582,13 +698,12 @@ fn the_openapi_document_covers_registration_and_discovery() {
         "#/components/schemas/OAuthErrorBody"
     );
     assert_eq!(paths["/api/oauth/register/{client_id}"]["get"]["security"], json!([{"registrationAccessToken": []}]));
-    // A shared client refuses RFC 7592 updates and deletes with 403, in the RFC error body.
-    for method in ["put", "delete"] {
-        assert_eq!(
-            paths["/api/oauth/register/{client_id}"][method]["responses"]["403"]["content"]["application/json"]["schema"]
-                ["$ref"],
-            "#/components/schemas/OAuthErrorBody",
-            "{method}"
-        );
-    }
+    // A shared client refuses RFC 7592 metadata changes with 403, in the RFC error body; its
+    // deletion is always possible.
+    let client = &paths["/api/oauth/register/{client_id}"];
+    assert_eq!(
+        client["put"]["responses"]["403"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/OAuthErrorBody"
+    );
+    assert!(client["delete"]["responses"].get("403").is_none());
 }

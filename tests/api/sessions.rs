@@ -2,7 +2,7 @@
 //! its failures and limits, the session on real API routes, hand-made attack tokens, and the
 //! key set in Secrets Manager (moto) with refresh on an unknown key id.
 
-use api_tests::{Backend, TestApi, assert_error_body, backends, create_secret, moto};
+use api_tests::{Backend, TestApi, assert_error_body, backends, client_from_own_address, create_secret, moto};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
@@ -278,17 +278,11 @@ async fn an_email_in_several_workspaces() {
 }
 
 /// A client on its own loopback address, so its login-IP counter is its own.
-fn client_from_own_address() -> reqwest::Client {
-    let bytes = Uuid::new_v4().into_bytes();
-    let ip = std::net::Ipv4Addr::new(127, bytes[0], bytes[1], bytes[2].max(2));
-    reqwest::Client::builder().local_address(std::net::IpAddr::V4(ip)).build().unwrap()
-}
-
 #[tokio::test]
 async fn login_attempts_are_limited_per_ip_and_per_email() {
     for backend in backends().await {
         // An hour-long window: the test never straddles two windows.
-        let limits = LoginLimits { per_ip: 3, per_email: 100, window_secs: 3600 };
+        let limits = LoginLimits { per_ip: 3, per_email: 100, window_secs: 3600, ..TestApi::GENEROUS_LOGIN };
         let sessions = SessionKeySource::fixed(SessionKeySet::generate("k1"));
         let mut api = TestApi::builder(&backend).session_keys(sessions).login_limits(limits).start().await;
         api.http = client_from_own_address();
@@ -312,7 +306,7 @@ async fn login_attempts_are_limited_per_ip_and_per_email() {
         assert_eq!(status, 200);
 
         // Per e-mail, whatever the address (and the case) it comes from.
-        let limits = LoginLimits { per_ip: 100, per_email: 2, window_secs: 3600 };
+        let limits = LoginLimits { per_ip: 100, per_email: 2, window_secs: 3600, ..TestApi::GENEROUS_LOGIN };
         let sessions = SessionKeySource::fixed(SessionKeySet::generate("k1"));
         let mut api = TestApi::builder(&backend).session_keys(sessions).login_limits(limits).start().await;
         let user = user_with_password(&api).await;

@@ -55,6 +55,25 @@ async fn create_returns_the_compact_tag_and_full_on_request() {
 }
 
 #[tokio::test]
+async fn names_are_one_tag_under_canonical_equivalence_and_spoofing_characters_are_refused() {
+    each_backend(async |_, api| {
+        let (_, token) = api.user(ROOT, UserKind::Employee).await;
+        let suffix = unique("");
+        let (status, composed) =
+            api.post("/tags/task/create", &token, json!({"name": format!("Caf\u{e9}{suffix}")})).await;
+        assert_eq!(status, 200, "[{}] {composed}", api.backend);
+        let (_, decomposed) =
+            api.post("/tags/task/create", &token, json!({"name": format!("CAFE\u{301}{suffix}")})).await;
+        assert_eq!(decomposed["id"], composed["id"], "[{}] NFC and NFD spellings are one tag", api.backend);
+        for spoof in ["\u{202e}lanif", "ur\u{200b}gent", "\u{2067}x\u{2069}", "\u{feff}bom"] {
+            let (status, body) = api.post("/tags/task/create", &token, json!({"name": spoof})).await;
+            assert_error_body(api.backend, status, &body, 400);
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn invalid_projection_is_rejected_before_anything_is_created() {
     each_backend(async |_, api| {
         let (_, token) = api.user(ROOT, UserKind::Employee).await;

@@ -10,7 +10,9 @@ use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use serde_json::Value;
 use shared::AppState;
 use shared::app::TokenKeySource;
+use shared::cors::AllowedOrigins;
 use shared::identity::{self, NewToken, NewUser, User, UserKind};
+use shared::oauth::issuer::SiteUrl;
 use shared::ratelimit::{LoginLimits, RateLimits};
 use shared::session::{SessionKeySet, SessionKeySource};
 use shared::store::dynamo::DynamoStore;
@@ -64,6 +66,13 @@ pub async fn backends() -> Vec<Backend> {
 }
 
 /// Runs a test against the whole API once per backend, each on a fresh server.
+/// An HTTP client on an address of its own (127.x.y.z), so per-IP limits start fresh.
+pub fn client_from_own_address() -> reqwest::Client {
+    let bytes = Uuid::new_v4().into_bytes();
+    let ip = std::net::Ipv4Addr::new(127, bytes[0], bytes[1], bytes[2].max(2));
+    reqwest::Client::builder().local_address(std::net::IpAddr::V4(ip)).build().unwrap()
+}
+
 pub async fn each_backend(test: impl AsyncFn(&Backend, &TestApi)) {
     for backend in backends().await {
         let api = TestApi::start(&backend).await;
@@ -82,12 +91,11 @@ pub async fn moto(suite: &str) -> Option<aws_sdk_secretsmanager::Client> {
         loud_skip(&format!("{suite} (LT_MOTO_ENDPOINT not set)"));
         return None;
     };
-    // TODO(kit): the code under test builds its own client from the environment
-    // (`aws_config::load_from_env` in shared::app::fetch_token_key and SessionKeySource), so the
-    // suites reach moto only through AWS_ENDPOINT_URL_SECRETS_MANAGER and the fake credentials
-    // that scripts/test.sh exports. Needed: a way to hand it this client, e.g.
-    // `TokenKeySource::SecretsManager { client: Option<aws_sdk_secretsmanager::Client>, .. }` and
-    // `SessionKeySource::secrets_manager_with_client(secret_id, policy, client)`.
+    // The code under test builds its own client exactly as deployed (`aws_config::load_from_env`
+    // in shared::app and shared::session), so the suites reach moto through the SDK's own
+    // endpoint setting, AWS_ENDPOINT_URL_SECRETS_MANAGER, and the fake credentials that
+    // scripts/test.sh exports: the configuration path production uses is the one tested. This
+    // client only seeds and rotates secrets.
     assert!(
         std::env::var("AWS_ENDPOINT_URL_SECRETS_MANAGER").is_ok(),
         "the functions find Secrets Manager through the SDK's own settings: set AWS_ENDPOINT_URL_SECRETS_MANAGER too"
@@ -133,7 +141,8 @@ impl TestApi {
     /// Limits high enough that no functional test meets them (the rate-limit suite sets its own).
     pub const GENEROUS: RateLimits = RateLimits { per_token: 1_000_000, per_ip: 1_000_000, window_secs: 60 };
     /// The same for the login limits.
-    pub const GENEROUS_LOGIN: LoginLimits = LoginLimits { per_ip: 1_000_000, per_email: 1_000_000, window_secs: 60 };
+    pub const GENEROUS_LOGIN: LoginLimits =
+        LoginLimits { per_ip: 1_000_000, per_email: 1_000_000, registrations_per_ip: 1_000_000, window_secs: 60 };
 
     /// The API on `backend` with every default: `TestApi::builder(backend).start()`.
     pub async fn start(backend: &Backend) -> TestApi {
@@ -148,6 +157,8 @@ impl TestApi {
             rate_limits: Self::GENEROUS,
             session_keys: None,
             login_limits: Self::GENEROUS_LOGIN,
+            site_url: SiteUrl::from_host(),
+            cors_origins: AllowedOrigins::none(),
         }
     }
 
@@ -221,7 +232,7 @@ impl TestApi {
 /// Builds a [`TestApi`]: `TestApi::builder(&backend).rate_limits(..).start().await`. Every knob
 /// is optional, and all configuration is passed in, none read from the environment. Defaults:
 /// a random static token key (also the one the harness mints with), a random session key set,
-/// and the generous limits.
+/// the generous limits and no CORS origins.
 pub struct TestApiBuilder<'a> {
     backend: &'a Backend,
     /// What the server verifies tokens with, and the key the harness mints them with.
@@ -229,9 +240,18 @@ pub struct TestApiBuilder<'a> {
     rate_limits: RateLimits,
     session_keys: Option<SessionKeySource>,
     login_limits: LoginLimits,
+    site_url: SiteUrl,
+    cors_origins: AllowedOrigins,
 }
 
 impl TestApiBuilder<'_> {
+    /// The public site URL (default: each request's `Host`, as the server serves on a random
+    /// port).
+    pub fn site_url(mut self, site_url: SiteUrl) -> Self {
+        self.site_url = site_url;
+        self
+    }
+
     /// The server holds `key` and the harness mints tokens with it; servers built with the same
     /// key accept each other's tokens (as Lambda instances do).
     pub fn token_key(self, key: TokenKey) -> Self {
@@ -263,6 +283,12 @@ impl TestApiBuilder<'_> {
         self
     }
 
+    /// The origins the API routes allow (CORS; default none, as an unconfigured deployment).
+    pub fn cors_origins(mut self, origins: AllowedOrigins) -> Self {
+        self.cors_origins = origins;
+        self
+    }
+
     /// Serves the merged API over HTTP on a random port of 127.0.0.1 and creates its workspace.
     pub async fn start(self) -> TestApi {
         let backend = self.backend;
@@ -281,6 +307,8 @@ impl TestApiBuilder<'_> {
             .rate_limits(self.rate_limits)
             .session_keys(sessions)
             .login_limits(self.login_limits)
+            .site_url(self.site_url)
+            .cors_origins(self.cors_origins)
             .build();
         let app = local::app(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a test port");

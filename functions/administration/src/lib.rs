@@ -8,6 +8,7 @@ pub mod roles;
 use shared::AppState;
 use shared::entity::{Entity, SEQUENCE};
 use shared::function::Function;
+use shared::idempotency::idempotent;
 use shared::openapi::ApiTag;
 use shared::permissions::{Requirement, key};
 use utoipa_axum::router::OpenApiRouter;
@@ -43,15 +44,16 @@ const MANAGE_TASK_SETTINGS: Requirement = Requirement::Permission(key::WS_SETTIN
 #[openapi(components(schemas(shared::permissions::roles::RoleId, shared::permissions::catalog::PermissionKeySchema)))]
 struct PathSchemas;
 
+/// `idempotent(…)`: the group's POST creates (Idempotency-Key, docs/conventions.md).
 fn api() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(<PathSchemas as utoipa::OpenApi>::openapi())
-        .routes(routes!(roles::list_roles, roles::create_role))
+        .routes(idempotent(routes!(roles::list_roles, roles::create_role)))
         .routes(routes!(roles::get_role, roles::replace_role, roles::update_role, roles::delete_role))
         .routes(routes!(roles::replace_permissions))
         .routes(routes!(roles::set_permission))
-        .routes(routes!(activities::list_activities, activities::create_activity))
+        .routes(idempotent(routes!(activities::list_activities, activities::create_activity)))
         .routes(routes!(activities::replace_activity))
         .routes(routes!(catalog::list_categories))
-        .routes(routes!(catalog::list_products, catalog::create_product))
+        .routes(idempotent(routes!(catalog::list_products, catalog::create_product)))
         .routes(routes!(catalog::get_product))
 }

@@ -5,6 +5,7 @@ use clap::Parser;
 use local::cli::{Cli, CliResult, Command, run_operator};
 use shared::AppState;
 use shared::app::TokenKeySource;
+use shared::oauth::issuer::SiteUrl;
 
 #[tokio::main]
 async fn main() {
@@ -34,9 +35,11 @@ async fn run(cli: Cli) -> CliResult<()> {
         eprintln!("Admin login (POST /api/auth/login): {} / {}\n", local::demo::DEMO_EMAIL, local::demo::DEMO_PASSWORD);
     }
     let sessions = backend.session_keys().await?;
-    let app = local::app(AppState::builder(store, TokenKeySource::Static(key)).session_keys(sessions).build());
     let listener = tokio::net::TcpListener::bind(addr).await?;
-    eprintln!("workapi listening on http://{}", listener.local_addr()?);
+    let site_url = SiteUrl::local(listener.local_addr()?);
+    let state = AppState::builder(store, TokenKeySource::Static(key)).session_keys(sessions).site_url(site_url.clone());
+    let app = local::app(state.build());
+    eprintln!("workapi listening on http://{} (site URL {})", listener.local_addr()?, site_url.of(&Default::default()));
     axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;

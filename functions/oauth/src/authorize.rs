@@ -11,7 +11,7 @@
 use crate::client::{self, Client};
 use crate::consent::{self, Consent};
 use crate::discovery::Endpoints;
-use crate::form::{self, Params, ParamsError};
+use crate::form::{self, ParamsError};
 use crate::login::{self, Credentials, MAX_EMAIL_CHARS, MAX_PASSWORD_CHARS, Outcome};
 use crate::{code, install, pkce, scope};
 use axum::body::Bytes;
@@ -19,6 +19,7 @@ use axum::extract::State;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
 use shared::identity;
 use shared::store::Store;
 use shared::store::keys::WsKeys;
@@ -89,12 +90,15 @@ fn failure_page(cause: impl std::fmt::Display) -> Response {
     )
 }
 
-/// A 302 to `uri` with the parameters appended to its query.
-pub fn redirect(uri: &str, pairs: &[(&str, &str)]) -> Response {
+/// An authorization response: a 302 to `uri` with the parameters appended to its query, and
+/// `iss`, the issuer (RFC 9207), so that a client talking to several authorization servers can
+/// tell which one answered (mix-up defence).
+pub fn redirect(uri: &str, pairs: &[(&str, &str)], issuer: &str) -> Response {
     let mut query = url::form_urlencoded::Serializer::new(String::new());
     for (name, value) in pairs {
         query.append_pair(name, value);
     }
+    query.append_pair("iss", issuer);
     let query = query.finish();
     let separator = match uri.find('?') {
         None => "?",
@@ -114,18 +118,20 @@ pub fn redirect(uri: &str, pairs: &[(&str, &str)]) -> Response {
 
 /// An RFC 6749 §4.1.2.1 error response: a redirect with `error`, `error_description` and the
 /// client's `state`.
-pub fn error_redirect(uri: &str, state: Option<&str>, error: &str, description: &str) -> Response {
+pub fn error_redirect(uri: &str, state: Option<&str>, error: &str, description: &str, issuer: &str) -> Response {
     let mut pairs = vec![("error", error), ("error_description", description)];
     if let Some(state) = state {
         pairs.push(("state", state));
     }
-    redirect(uri, &pairs)
+    redirect(uri, &pairs, issuer)
 }
 
 /// Validates an authorization request (query of the GET, hidden fields of the POST).
-pub async fn validate(store: &dyn Store, params: &Params) -> Result<AuthRequest, Refusal> {
+/// `issuer` goes with every error redirect (RFC 9207).
+pub async fn validate(store: &dyn Store, params: &AuthorizeQuery, issuer: &str) -> Result<AuthRequest, Refusal> {
     let client_id = params
-        .get("client_id")
+        .client_id
+        .as_deref()
         .ok_or_else(|| bad_page("Unknown application", "The request does not name an application (client_id)."))?;
     let client = match client::get(store, client_id).await {
         Ok(Some(client)) => client,
@@ -134,7 +140,7 @@ pub async fn validate(store: &dyn Store, params: &Params) -> Result<AuthRequest,
         }
         Err(e) => return Err(Refusal::Respond(failure_page(e))),
     };
-    let (redirect_uri, redirect_uri_given) = match params.get("redirect_uri") {
+    let (redirect_uri, redirect_uri_given) = match params.redirect_uri.as_deref() {
         Some(uri) if client.redirect_uri_allowed(uri) => (uri.to_owned(), true),
         Some(_) => {
             return Err(bad_page(
@@ -151,13 +157,13 @@ pub async fn validate(store: &dyn Store, params: &Params) -> Result<AuthRequest,
         }
     };
     // From here on, problems go back to the verified redirect URI.
-    let state = params.get("state").map(str::to_owned);
+    let state = params.state.clone();
     let problem = check_parameters(params, state.as_deref());
     if let Some((error, description)) = problem {
         let state = state.as_deref().filter(|s| s.chars().count() <= MAX_STATE_CHARS);
-        return Err(Refusal::Respond(error_redirect(&redirect_uri, state, error, description)));
+        return Err(Refusal::Respond(error_redirect(&redirect_uri, state, error, description, issuer)));
     }
-    let scopes = match scope::parse(params.get("scope")) {
+    let scopes = match scope::parse(params.scope.as_deref()) {
         Ok(scopes) => scopes,
         Err(_) => {
             return Err(Refusal::Respond(error_redirect(
@@ -165,16 +171,17 @@ pub async fn validate(store: &dyn Store, params: &Params) -> Result<AuthRequest,
                 state.as_deref(),
                 "invalid_scope",
                 "The scope may hold only api:read and api:write",
+                issuer,
             )));
         }
     };
-    let code_challenge = params.get("code_challenge").unwrap_or_default().to_owned();
+    let code_challenge = params.code_challenge.clone().unwrap_or_default();
     Ok(AuthRequest { client, redirect_uri, redirect_uri_given, state, scopes, code_challenge })
 }
 
 /// The checks of the request's own parameters, in RFC order: the first problem found.
-fn check_parameters(params: &Params, state: Option<&str>) -> Option<(&'static str, &'static str)> {
-    match params.get("response_type") {
+fn check_parameters(params: &AuthorizeQuery, state: Option<&str>) -> Option<(&'static str, &'static str)> {
+    match params.response_type.as_deref() {
         None => return Some(("invalid_request", "The response_type parameter is required")),
         Some("code") => {}
         Some(_) => return Some(("unsupported_response_type", "Only response_type=code is supported")),
@@ -182,12 +189,12 @@ fn check_parameters(params: &Params, state: Option<&str>) -> Option<(&'static st
     if state.is_some_and(|s| s.chars().count() > MAX_STATE_CHARS) {
         return Some(("invalid_request", "The state parameter is too long"));
     }
-    match params.get("code_challenge_method") {
+    match params.code_challenge_method.as_deref() {
         Some(pkce::METHOD_S256) => {}
         None => return Some(("invalid_request", "PKCE is required: code_challenge_method must be S256")),
         Some(_) => return Some(("invalid_request", "Only code_challenge_method=S256 is supported")),
     }
-    match params.get("code_challenge") {
+    match params.code_challenge.as_deref() {
         None => Some(("invalid_request", "PKCE is required: the code_challenge parameter is missing")),
         Some(challenge) if !pkce::is_valid_challenge(challenge) => {
             Some(("invalid_request", "The code_challenge must be the 43-character base64url SHA-256 of the verifier"))
@@ -202,54 +209,79 @@ fn params_problem(e: ParamsError) -> Refusal {
             bad_page("Invalid request", format!("The parameter {name} appears more than once."))
         }
         ParamsError::TooMany => bad_page("Invalid request", "The request has too many parameters."),
+        ParamsError::Invalid(_) => bad_page("Invalid request", "The request could not be read."),
     }
 }
 
-/// Query parameters of the authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3).
-#[derive(utoipa::IntoParams)]
+/// The authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3): the GET's query, and the
+/// consent form's hidden fields. Raw text, checked by [`validate`] in the RFC's order.
+#[derive(Deserialize, Default, utoipa::IntoParams, utoipa::ToSchema)]
 #[into_params(parameter_in = Query)]
-#[allow(dead_code)]
-struct AuthorizeQuery {
+pub struct AuthorizeQuery {
     /// Must be `code`
-    #[param(example = "code")]
-    response_type: String,
+    #[param(required = true, example = "code")]
+    #[schema(required = true, example = "code")]
+    response_type: Option<String>,
     /// The client's id from registration (`dcr_<uuid>`)
-    client_id: String,
+    #[param(required = true, example = "dcr_0b7e9d4c-8d1f-4b43-9a8e-3f0f5f6f0a11")]
+    #[schema(required = true, example = "dcr_0b7e9d4c-8d1f-4b43-9a8e-3f0f5f6f0a11")]
+    client_id: Option<String>,
     /// One of the client's registered redirect URIs, character for character (loopback URIs:
     /// any port). May be left out when the client registered exactly one.
+    #[param(example = "https://app.example/callback")]
+    #[schema(example = "https://app.example/callback")]
     redirect_uri: Option<String>,
     /// Space-separated subset of `api:read api:write` (default: both)
     #[param(example = "api:read api:write")]
+    #[schema(example = "api:read api:write")]
     scope: Option<String>,
     /// Opaque value returned unchanged with the code or the error
+    #[param(example = "af0ifjsldkj")]
+    #[schema(example = "af0ifjsldkj")]
     state: Option<String>,
     /// BASE64URL(SHA-256(code_verifier)), 43 characters
-    #[param(min_length = 43, max_length = 43, pattern = "^[A-Za-z0-9_-]{43}$")]
-    code_challenge: String,
+    #[param(
+        required = true,
+        min_length = 43,
+        max_length = 43,
+        pattern = "^[A-Za-z0-9_-]{43}$",
+        example = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+    )]
+    #[schema(
+        required = true,
+        min_length = 43,
+        max_length = 43,
+        pattern = "^[A-Za-z0-9_-]{43}$",
+        example = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+    )]
+    code_challenge: Option<String>,
     /// Must be `S256`
-    #[param(example = "S256")]
-    code_challenge_method: String,
+    #[param(required = true, example = "S256")]
+    #[schema(required = true, example = "S256")]
+    code_challenge_method: Option<String>,
 }
 
-/// The consent form (the authorization request in hidden fields, and the user's answer).
-#[derive(utoipa::ToSchema)]
-#[allow(dead_code)]
-struct AuthorizeForm {
-    response_type: String,
-    client_id: String,
-    redirect_uri: Option<String>,
-    scope: Option<String>,
-    state: Option<String>,
-    code_challenge: String,
-    code_challenge_method: String,
+/// The consent form: the authorization request in hidden fields, and the user's answer.
+#[derive(Deserialize, Default, utoipa::ToSchema)]
+#[schema(example = json!({
+    "response_type": "code", "client_id": "dcr_0b7e9d4c-8d1f-4b43-9a8e-3f0f5f6f0a11",
+    "redirect_uri": "https://app.example/callback", "scope": "api:read api:write", "state": "af0ifjsldkj",
+    "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", "code_challenge_method": "S256",
+    "decision": "approve", "email": "admin@demo.example", "password": "correct horse battery staple"
+}))]
+pub struct AuthorizeForm {
+    #[serde(flatten)]
+    request: AuthorizeQuery,
     /// `approve` or `deny`
-    decision: String,
+    #[schema(required = true, example = "approve")]
+    decision: Option<String>,
     /// Needed to approve
     email: Option<String>,
     /// Needed to approve
     password: Option<String>,
     /// The workspace to sign in to, when the e-mail and password fit several
-    workspace_id: Option<Uuid>,
+    #[schema(format = Uuid)]
+    workspace_id: Option<String>,
 }
 
 /// Show the sign-in and consent page
@@ -260,21 +292,23 @@ struct AuthorizeForm {
 #[utoipa::path(get, path = "/api/oauth/authorize", operation_id = "oauthAuthorize", tag = "oauth",
     params(AuthorizeQuery),
     responses(
-        (status = 200, description = "The sign-in and consent page (HTML)", content_type = "text/html", body = String),
-        (status = 302, description = "Back to the redirect URI with `error`, `error_description` and `state`",
+        (status = 200, description = "The sign-in and consent page (HTML)", content_type = "text/html", body = String,
+            example = json!("<!doctype html><html lang=\"en\"><head><title>Authorize Claude</title></head><body><main><h1>Claude wants to access your workspace</h1><form method=\"post\" action=\"https://work.example.com/api/oauth/authorize\">…</form></main></body></html>")),
+        (status = 302, description = "Back to the redirect URI with `error`, `error_description`, `state` and `iss` (RFC 9207)",
             headers(("Location" = String, description = "The client's redirect URI with the error"))),
         (status = 400, description = "Error page (HTML): unknown client, or a redirect URI not registered for it", content_type = "text/html", body = String),
     ))]
 async fn authorize_page(State(state): State<AppState>, headers: HeaderMap, uri: Uri) -> Response {
-    let params = match Params::parse(uri.query().unwrap_or_default().as_bytes()) {
+    let params: AuthorizeQuery = match form::parse(uri.query().unwrap_or_default().as_bytes()) {
         Ok(params) => params,
         Err(e) => return params_problem(e).into_response(),
     };
-    let request = match validate(state.store(), &params).await {
+    let endpoints = Endpoints::of(&state, &headers);
+    let request = match validate(state.store(), &params, &endpoints.issuer).await {
         Ok(request) => request,
         Err(refusal) => return refusal.into_response(),
     };
-    let action = Endpoints::of(&headers).authorization;
+    let action = endpoints.authorization;
     render(StatusCode::OK, &request, &action, "", &[], None, Vec::new())
 }
 
@@ -311,9 +345,10 @@ fn render(
 #[utoipa::path(post, path = "/api/oauth/authorize", operation_id = "oauthAuthorizeDecision", tag = "oauth",
     request_body(content = AuthorizeForm, content_type = "application/x-www-form-urlencoded"),
     responses(
-        (status = 302, description = "Approved: back to the redirect URI with `code` and `state`; denied: with `error=access_denied`",
+        (status = 302, description = "Approved: back to the redirect URI with `code`, `state` and `iss` (RFC 9207); denied: with `error=access_denied`",
             headers(("Location" = String, description = "The client's redirect URI with the code or the error"))),
-        (status = 200, description = "The page again, asking for the workspace (HTML)", content_type = "text/html", body = String),
+        (status = 200, description = "The page again, asking for the workspace (HTML)", content_type = "text/html", body = String,
+            example = json!("<!doctype html><html lang=\"en\"><head><title>Authorize Claude</title></head><body><main><p role=\"alert\">This e-mail address and password sign in to several workspaces: choose one and enter the password again.</p><form method=\"post\">…</form></main></body></html>")),
         (status = 400, description = "Error page, or the page again with what to correct (HTML)", content_type = "text/html", body = String),
         (status = 401, description = "The page again: invalid e-mail or password (HTML)", content_type = "text/html", body = String),
         (status = 403, description = "Error page: the workspace's API feature is off (HTML)", content_type = "text/html", body = String),
@@ -323,20 +358,20 @@ async fn authorize_decision(State(state): State<AppState>, parts: Parts, body: B
     if !form::is_form(&parts.headers) {
         return bad_page("Invalid request", "The form could not be read.").into_response();
     }
-    let params = match Params::parse(&body) {
+    let params: AuthorizeForm = match form::parse(&body) {
         Ok(params) => params,
         Err(e) => return params_problem(e).into_response(),
     };
     let store = state.store();
-    let request = match validate(store, &params).await {
+    let Endpoints { issuer, authorization: action, .. } = Endpoints::of(&state, &parts.headers);
+    let request = match validate(store, &params.request, &issuer).await {
         Ok(request) => request,
         Err(refusal) => return refusal.into_response(),
     };
-    let action = Endpoints::of(&parts.headers).authorization;
-    let email = params.get("email").map(str::trim).unwrap_or_default();
+    let email = params.email.as_deref().map(str::trim).unwrap_or_default();
     let again =
         |status: StatusCode, message: &str| render(status, &request, &action, email, &[], Some(message), Vec::new());
-    match params.get("decision") {
+    match params.decision.as_deref() {
         Some("deny") => {
             tracing::info!(client = %request.client.client_id, "OAuth authorization denied");
             return error_redirect(
@@ -344,12 +379,13 @@ async fn authorize_decision(State(state): State<AppState>, parts: Parts, body: B
                 request.state.as_deref(),
                 "access_denied",
                 "The user denied the request",
+                &issuer,
             );
         }
         Some("approve") => {}
         _ => return again(StatusCode::BAD_REQUEST, "Choose Approve or Deny."),
     }
-    let password = params.get("password").unwrap_or_default();
+    let password = params.password.as_deref().unwrap_or_default();
     if email.is_empty()
         || email.chars().count() > MAX_EMAIL_CHARS
         || !login::is_email_shaped(email)
@@ -358,7 +394,7 @@ async fn authorize_decision(State(state): State<AppState>, parts: Parts, body: B
     {
         return again(StatusCode::BAD_REQUEST, "Enter your e-mail address and your password.");
     }
-    let workspace_id = match params.get("workspace_id").map(|v| Uuid::parse_str(v.trim())) {
+    let workspace_id = match params.workspace_id.as_deref().map(|v| Uuid::parse_str(v.trim())) {
         None => None,
         Some(Ok(id)) => Some(id),
         Some(Err(_)) => return again(StatusCode::BAD_REQUEST, "Choose a workspace."),
@@ -427,7 +463,7 @@ async fn authorize_decision(State(state): State<AppState>, parts: Parts, body: B
     if let Some(state) = request.state.as_deref() {
         pairs.push(("state", state));
     }
-    redirect(&request.redirect_uri, &pairs)
+    redirect(&request.redirect_uri, &pairs, &issuer)
 }
 
 /// The routes of the authorization endpoint.

@@ -185,9 +185,10 @@ impl Client {
         }
     }
 
-    /// True when `presented` is this client's registration access token (RFC 7592).
+    /// True when `presented` is this client's registration access token (RFC 7592). Always
+    /// false once the registration was retired (see [`retire_registration`]).
     pub fn registration_token_matches(&self, presented: &str) -> bool {
-        hash_matches(&self.registration_token_hash, presented)
+        !self.registration_token_hash.is_empty() && hash_matches(&self.registration_token_hash, presented)
     }
 
     /// Exact redirect-URI matching (RFC 6749 §3.1.2.3, OAuth 2.1): the presented URI must equal
@@ -199,7 +200,7 @@ impl Client {
     }
 
     /// True when an anonymous registration was answered with this existing client (several
-    /// parties may rely on it): RFC 7592 updates and deletes are refused.
+    /// parties may rely on it): its metadata is frozen (docs/oauth.md, "Shared clients").
     pub fn is_shared(&self) -> bool {
         self.shared
     }
@@ -426,6 +427,25 @@ pub async fn delete(store: &dyn Store, current: &Client) -> StoreResult<bool> {
         TxOp::Delete { key: guard_key(&current.registration_key), cond: Condition::None },
     ];
     match store.transact(ops).await {
+        Ok(()) => Ok(true),
+        Err(StoreError::TransactionCancelled { .. }) | Err(StoreError::ConditionFailed) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Ends the RFC 7592 registration of a shared public client without deleting the client, which
+/// others were given: its registration access token stops working (the hash is cleared), its
+/// secret, if any, is dropped. Conditioned on the version that was read; false when the client
+/// changed or disappeared meanwhile.
+pub async fn retire_registration(store: &dyn Store, current: &Client) -> StoreResult<bool> {
+    let retired = Client {
+        registration_token_hash: String::new(),
+        secret_hash: None,
+        version: current.version + 1,
+        ..current.clone()
+    };
+    let put = TxOp::Put { item: entity::to_item(&retired, ())?, cond: Condition::VersionEquals(current.version) };
+    match store.transact(vec![put]).await {
         Ok(()) => Ok(true),
         Err(StoreError::TransactionCancelled { .. }) | Err(StoreError::ConditionFailed) => Ok(false),
         Err(e) => Err(e),

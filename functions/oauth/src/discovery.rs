@@ -4,10 +4,11 @@
 use crate::client::AuthMethod;
 use crate::register::{GRANT_TYPES, RESPONSE_TYPES, SCOPES};
 use axum::Json;
+use axum::extract::State;
 use axum::http::{HeaderMap, header};
 use axum::response::IntoResponse;
 use serde::Serialize;
-use shared::oauth::issuer;
+use shared::AppState;
 
 /// The PKCE methods accepted: S256 only (DESIGN §3).
 pub const CODE_CHALLENGE_METHODS: &[&str] = &["S256"];
@@ -27,8 +28,8 @@ pub struct Endpoints {
 }
 
 impl Endpoints {
-    pub fn of(headers: &HeaderMap) -> Endpoints {
-        let issuer = issuer::issuer(headers);
+    pub fn of(state: &AppState, headers: &HeaderMap) -> Endpoints {
+        let issuer = state.site_url().issuer(headers);
         Endpoints {
             authorization: format!("{issuer}/oauth/authorize"),
             token: format!("{issuer}/oauth/token"),
@@ -46,6 +47,19 @@ impl Endpoints {
 
 /// Authorization-server metadata (RFC 8414 §2).
 #[derive(Serialize, utoipa::ToSchema)]
+#[schema(example = json!({
+    "issuer": "https://work.example.com/api",
+    "authorization_endpoint": "https://work.example.com/api/oauth/authorize",
+    "token_endpoint": "https://work.example.com/api/oauth/token",
+    "registration_endpoint": "https://work.example.com/api/oauth/register",
+    "revocation_endpoint": "https://work.example.com/api/oauth/revoke",
+    "scopes_supported": ["api:read", "api:write"], "response_types_supported": ["code"],
+    "grant_types_supported": ["authorization_code", "refresh_token"],
+    "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
+    "revocation_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
+    "code_challenge_methods_supported": ["S256"],
+    "authorization_response_iss_parameter_supported": true
+}))]
 pub struct AuthorizationServerMetadata {
     /// `{site_url}/api`
     #[schema(example = "https://work.example.com/api")]
@@ -66,10 +80,16 @@ pub struct AuthorizationServerMetadata {
     pub revocation_endpoint_auth_methods_supported: Vec<String>,
     #[schema(example = json!(["S256"]))]
     pub code_challenge_methods_supported: Vec<String>,
+    /// Every authorization response carries `iss` (RFC 9207)
+    pub authorization_response_iss_parameter_supported: bool,
 }
 
 /// Protected-resource metadata (RFC 9728 §2).
 #[derive(Serialize, utoipa::ToSchema)]
+#[schema(example = json!({
+    "resource": "https://work.example.com", "authorization_servers": ["https://work.example.com/api"],
+    "scopes_supported": ["api:read", "api:write"], "bearer_methods_supported": ["header"]
+}))]
 pub struct ProtectedResourceMetadata {
     /// The API's base URL (`{site_url}`)
     #[schema(example = "https://work.example.com")]
@@ -87,8 +107,8 @@ fn strings(values: &[&str]) -> Vec<String> {
 }
 
 /// The authorization-server metadata for this request's site URL.
-pub fn authorization_server_metadata(headers: &HeaderMap) -> AuthorizationServerMetadata {
-    let endpoints = Endpoints::of(headers);
+pub fn authorization_server_metadata(state: &AppState, headers: &HeaderMap) -> AuthorizationServerMetadata {
+    let endpoints = Endpoints::of(state, headers);
     let methods: Vec<String> = AuthMethod::ALL.iter().map(|m| m.as_str().to_owned()).collect();
     AuthorizationServerMetadata {
         issuer: endpoints.issuer,
@@ -102,11 +122,12 @@ pub fn authorization_server_metadata(headers: &HeaderMap) -> AuthorizationServer
         token_endpoint_auth_methods_supported: methods.clone(),
         revocation_endpoint_auth_methods_supported: methods,
         code_challenge_methods_supported: strings(CODE_CHALLENGE_METHODS),
+        authorization_response_iss_parameter_supported: true,
     }
 }
 
-fn serve_as_metadata(headers: &HeaderMap) -> impl IntoResponse + use<> {
-    ([(header::CACHE_CONTROL, CACHE), (header::VARY, "Host")], Json(authorization_server_metadata(headers)))
+fn serve_as_metadata(state: &AppState, headers: &HeaderMap) -> impl IntoResponse + use<> {
+    ([(header::CACHE_CONTROL, CACHE), (header::VARY, "Host")], Json(authorization_server_metadata(state, headers)))
 }
 
 /// Authorization-server metadata
@@ -115,8 +136,8 @@ fn serve_as_metadata(headers: &HeaderMap) -> impl IntoResponse + use<> {
 /// endpoints and what it supports (PKCE S256 only). Public, cacheable per host.
 #[utoipa::path(get, path = "/api/.well-known/oauth-authorization-server", operation_id = "oauthAuthorizationServerMetadata", tag = "oauth",
     responses((status = 200, description = "Authorization-server metadata (RFC 8414); the same document as at /.well-known/oauth-authorization-server/api", body = AuthorizationServerMetadata)))]
-pub async fn authorization_server(headers: HeaderMap) -> impl IntoResponse {
-    serve_as_metadata(&headers)
+pub async fn authorization_server(State(state): State<AppState>, headers: HeaderMap) -> impl IntoResponse {
+    serve_as_metadata(&state, &headers)
 }
 
 /// Authorization-server metadata (RFC 8414 location)
@@ -125,14 +146,15 @@ pub async fn authorization_server(headers: HeaderMap) -> impl IntoResponse {
 /// Public, cacheable per host.
 #[utoipa::path(get, path = "/.well-known/oauth-authorization-server/api", operation_id = "oauthAuthorizationServerMetadataRfc8414", tag = "oauth",
     responses((status = 200, description = "Authorization-server metadata at the RFC 8414 §3.1 location for the issuer `{site_url}/api`", body = AuthorizationServerMetadata)))]
-pub async fn authorization_server_rfc8414(headers: HeaderMap) -> impl IntoResponse {
-    serve_as_metadata(&headers)
+pub async fn authorization_server_rfc8414(State(state): State<AppState>, headers: HeaderMap) -> impl IntoResponse {
+    serve_as_metadata(&state, &headers)
 }
 
-fn serve_resource_metadata(headers: &HeaderMap) -> impl IntoResponse + use<> {
+fn serve_resource_metadata(state: &AppState, headers: &HeaderMap) -> impl IntoResponse + use<> {
+    let site = state.site_url();
     let metadata = ProtectedResourceMetadata {
-        resource: issuer::resource(headers),
-        authorization_servers: vec![issuer::issuer(headers)],
+        resource: site.resource(headers),
+        authorization_servers: vec![site.issuer(headers)],
         scopes_supported: strings(SCOPES),
         bearer_methods_supported: strings(&["header"]),
     };
@@ -145,8 +167,8 @@ fn serve_resource_metadata(headers: &HeaderMap) -> impl IntoResponse + use<> {
 /// its tokens, and its scopes. Every 401 names this URL. Public, cacheable per host.
 #[utoipa::path(get, path = "/.well-known/oauth-protected-resource", operation_id = "oauthProtectedResourceMetadata", tag = "oauth",
     responses((status = 200, description = "Protected-resource metadata of the API (RFC 9728); named by `WWW-Authenticate` on every 401", body = ProtectedResourceMetadata)))]
-pub async fn protected_resource(headers: HeaderMap) -> impl IntoResponse {
-    serve_resource_metadata(&headers)
+pub async fn protected_resource(State(state): State<AppState>, headers: HeaderMap) -> impl IntoResponse {
+    serve_resource_metadata(&state, &headers)
 }
 
 /// Protected-resource metadata (under the issuer)
@@ -155,6 +177,6 @@ pub async fn protected_resource(headers: HeaderMap) -> impl IntoResponse {
 /// cacheable per host.
 #[utoipa::path(get, path = "/api/.well-known/oauth-protected-resource", operation_id = "oauthProtectedResourceMetadataApi", tag = "oauth",
     responses((status = 200, description = "The same protected-resource metadata under the issuer's path", body = ProtectedResourceMetadata)))]
-pub async fn protected_resource_api(headers: HeaderMap) -> impl IntoResponse {
-    serve_resource_metadata(&headers)
+pub async fn protected_resource_api(State(state): State<AppState>, headers: HeaderMap) -> impl IntoResponse {
+    serve_resource_metadata(&state, &headers)
 }

@@ -5,24 +5,40 @@
 use axum::http::{HeaderMap, header};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// At most this many parameters are read from one request.
 pub const MAX_PARAMS: usize = 64;
 
-/// Parameters by name. Empty values count as absent (RFC 6749 §3.1).
-#[derive(Default)]
-pub struct Params(BTreeMap<String, String>);
+/// Reads `application/x-www-form-urlencoded` parameters (a query or a form body) into the
+/// request type that documents them: a struct of optional strings deriving `Deserialize` and
+/// its schema, so the names read are the names documented. The endpoints check the values in
+/// the order their RFC prescribes (which error comes first, and whether it is a page or a
+/// redirect), so the struct carries the raw text. Empty values count as absent, unknown
+/// parameters are ignored (RFC 6749 §3.1).
+pub fn parse<T: DeserializeOwned>(input: &[u8]) -> Result<T, ParamsError> {
+    let params = Params::parse(input)?;
+    let map: Map<String, Value> =
+        params.0.into_iter().filter(|(_, v)| !v.is_empty()).map(|(k, v)| (k, Value::String(v))).collect();
+    serde_json::from_value(Value::Object(map)).map_err(|e| ParamsError::Invalid(e.to_string()))
+}
 
-/// Why a parameter set is refused: a repeated name (RFC 6749 §3.1, §3.2), or too many.
+/// Parameters by name.
+struct Params(BTreeMap<String, String>);
+
+/// Why a parameter set is refused: a repeated name (RFC 6749 §3.1, §3.2), too many, or
+/// values the request type cannot hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParamsError {
     Repeated(String),
     TooMany,
+    Invalid(String),
 }
 
 impl Params {
-    pub fn parse(input: &[u8]) -> Result<Params, ParamsError> {
+    fn parse(input: &[u8]) -> Result<Params, ParamsError> {
         let mut map = BTreeMap::new();
         for (count, (name, value)) in form_urlencoded::parse(input).enumerate() {
             if count >= MAX_PARAMS {
@@ -34,11 +50,6 @@ impl Params {
             map.insert(name.into_owned(), value.into_owned());
         }
         Ok(Params(map))
-    }
-
-    /// A parameter's value; empty values are absent.
-    pub fn get(&self, name: &str) -> Option<&str> {
-        self.0.get(name).map(String::as_str).filter(|v| !v.is_empty())
     }
 }
 
@@ -91,17 +102,22 @@ fn parse_basic(encoded: &str) -> Result<BasicCredentials, MalformedBasic> {
 mod tests {
     use super::*;
 
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    struct Example {
+        a: Option<String>,
+        b: Option<String>,
+        c: Option<String>,
+    }
+
     #[test]
-    fn repeated_parameters_are_refused() {
-        assert_eq!(Params::parse(b"a=1&a=2").err(), Some(ParamsError::Repeated("a".into())));
-        assert_eq!(Params::parse(b"a=1&a=").err(), Some(ParamsError::Repeated("a".into())));
-        assert_eq!(Params::parse(b"a=&a=1").err(), Some(ParamsError::Repeated("a".into())));
-        let p = Params::parse(b"a=1&b=&c=x%20y+z").unwrap();
-        assert_eq!(p.get("a"), Some("1"));
-        assert_eq!(p.get("b"), None);
-        assert_eq!(p.get("c"), Some("x y z"));
+    fn parameters_read_into_their_type_and_repeats_are_refused() {
+        for repeated in [&b"a=1&a=2"[..], b"a=1&a=", b"a=&a=1"] {
+            assert_eq!(parse::<Example>(repeated).err(), Some(ParamsError::Repeated("a".into())));
+        }
+        let p: Example = parse(b"a=1&b=&c=x%20y+z&unknown=1").unwrap();
+        assert_eq!(p, Example { a: Some("1".into()), b: None, c: Some("x y z".into()) });
         let many: String = (0..=MAX_PARAMS).map(|i| format!("p{i}=1&")).collect();
-        assert_eq!(Params::parse(many.as_bytes()).err(), Some(ParamsError::TooMany));
+        assert_eq!(parse::<Example>(many.as_bytes()).err(), Some(ParamsError::TooMany));
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub mod install;
 pub mod login;
 pub mod password;
 pub mod pkce;
+pub mod redirect_uri;
 pub mod register;
 pub mod scope;
 pub mod token;
@@ -114,6 +115,11 @@ struct LoginBody {
 /// A new session.
 #[derive(serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(example = json!({
+    "accessToken": "eyJhbGciOiJIUzI1NiIsImtpZCI6ImsxIiwidHlwIjoiSldUIn0.eyJzdWIiOiI5NWRmMWI5MCJ9.c2lnbmF0dXJl",
+    "tokenType": "Bearer", "expiresIn": 3600, "scope": "api:read api:write",
+    "workspaceId": "0fb3f555-64a1-46ed-ae2b-6815ce6f1050", "userId": "95df1b90-ea25-44f5-b0e7-107ebdc7b8b0"
+}))]
 pub struct LoginResponse {
     /// The session JWT: send it as `Authorization: Bearer <accessToken>`
     pub access_token: String,
@@ -129,13 +135,27 @@ pub struct LoginResponse {
     pub user_id: Uuid,
 }
 
-/// Charges the attempt to the login limits of its IP and of its e-mail (after the API's IP
+/// Charges a sign-in attempt to the login limits of its IP and of its e-mail (after the API's IP
 /// limit, which every request pays). The tightest quota goes to the response headers.
 pub(crate) async fn charge(state: &AppState, parts: &Parts, email: &str) -> ApiResult<()> {
-    let now = clock::now_epoch();
     let ip = ratelimit::client_ip(parts).unwrap_or_else(|| "unknown".into());
+    charge_buckets(state, parts, [LoginBucket::Ip(&ip), LoginBucket::Email(email)]).await
+}
+
+/// Charges a client registration to the registration limit of its IP.
+pub(crate) async fn charge_registration(state: &AppState, parts: &Parts) -> ApiResult<()> {
+    let ip = ratelimit::client_ip(parts).unwrap_or_else(|| "unknown".into());
+    charge_buckets(state, parts, [LoginBucket::Registration(&ip)]).await
+}
+
+async fn charge_buckets<const N: usize>(
+    state: &AppState,
+    parts: &Parts,
+    buckets: [LoginBucket<'_>; N],
+) -> ApiResult<()> {
+    let now = clock::now_epoch();
     let reported = parts.extensions.get::<Reported>().cloned().unwrap_or_default();
-    for bucket in [LoginBucket::Ip(&ip), LoginBucket::Email(email)] {
+    for bucket in buckets {
         match ratelimit::hit_login(state.store(), state.login_limits(), bucket, now).await {
             Ok(quota) => reported.record(quota),
             Err(quota) => {

@@ -11,7 +11,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use shared::entity::{self, Attempt};
 use shared::identity::{SCOPE_READ, SCOPE_WRITE};
 use shared::oauth::issuer::is_loopback_host;
@@ -20,8 +20,10 @@ use shared::{ApiError, AppState, clock};
 
 /// At most this many redirect URIs per client.
 pub const MAX_REDIRECT_URIS: usize = 10;
-/// At most this many characters per URI (redirect, client and logo URIs).
-pub const MAX_URI_CHARS: usize = 2000;
+pub use crate::redirect_uri::MAX_URI_CHARS;
+/// The most a client's stored metadata (name and URIs) may take, in bytes of UTF-8: ten
+/// ordinary redirect URIs fit easily; a registration cannot store tens of kilobytes.
+pub const MAX_METADATA_BYTES: usize = 4096;
 /// At most this many characters in a client name.
 pub const MAX_CLIENT_NAME_CHARS: usize = 200;
 /// The name of a client that registers without one.
@@ -44,7 +46,7 @@ pub enum RegistrationError {
     /// wrong registration access token, or an unknown client (indistinguishable).
     InvalidToken,
     /// 403 `access_denied`: the client is shared (an identical anonymous registration was
-    /// answered with it), so RFC 7592 can no longer change or delete it.
+    /// answered with it), so RFC 7592 can no longer change its metadata.
     Shared,
     /// Anything else (in the API's error body).
     Api(ApiError),
@@ -87,7 +89,8 @@ impl IntoResponse for RegistrationError {
                 StatusCode::FORBIDDEN,
                 "access_denied",
                 "This client was registered by several parties (an identical registration was answered with it), \
-                 so it can no longer be updated or deleted; register a client with other metadata instead"
+                 so its metadata can no longer change. Rotating the secret (rotate_client_secret with unchanged \
+                 metadata) and DELETE remain possible; register a client with other metadata instead"
                     .to_owned(),
             ),
             RegistrationError::Api(e) => return e.into_response(),
@@ -110,40 +113,64 @@ fn no_store() -> [(header::HeaderName, &'static str); 2] {
     [(header::CACHE_CONTROL, "no-store"), (header::PRAGMA, "no-cache")]
 }
 
-/// Client metadata of a registration or an RFC 7592 update. Documented here, parsed by
-/// [`metadata`]: its errors are RFC 7591's (`invalid_redirect_uri`, `invalid_client_metadata`,
-/// the first problem found), not the API's field map, so it cannot be an `Input`.
-#[derive(utoipa::ToSchema)]
-#[allow(dead_code)]
+/// Client metadata of a registration or an RFC 7592 update. Each field is read as the JSON
+/// value sent (null counts as absent) and checked by [`metadata`]: its errors are RFC 7591's
+/// (`invalid_redirect_uri`, `invalid_client_metadata`, the first problem found), not the API's
+/// field map. Unknown fields are ignored (RFC 7591 §2).
+#[derive(Deserialize, Default, utoipa::ToSchema)]
+#[schema(example = json!({
+    "client_name": "Claude", "redirect_uris": ["https://claude.ai/api/mcp/auth_callback"],
+    "token_endpoint_auth_method": "none", "grant_types": ["authorization_code", "refresh_token"],
+    "response_types": ["code"], "scope": "api:read api:write"
+}))]
 pub struct ClientMetadataBody {
     /// Where the authorization server may send the user back: absolute `https` URIs, or `http`
     /// on a loopback host (127.0.0.1, [::1], localhost; any port matches at authorization
     /// time). No fragment, no user info.
-    #[schema(min_items = 1, max_items = 10, value_type = Vec<String>, example = json!(["https://app.example/callback"]))]
-    redirect_uris: Vec<String>,
+    #[schema(required = true, min_items = 1, max_items = 10, value_type = Vec<String>, example = json!(["https://app.example/callback"]))]
+    redirect_uris: Option<Value>,
     /// Shown on the consent page; default "Dynamically registered client"
-    #[schema(min_length = 1, max_length = 200)]
-    client_name: Option<String>,
+    #[schema(min_length = 1, max_length = 200, value_type = Option<String>)]
+    client_name: Option<Value>,
     /// The client's home page (`https`, or `http` on loopback)
-    #[schema(max_length = 2000)]
-    client_uri: Option<String>,
+    #[schema(max_length = 2000, value_type = Option<String>)]
+    client_uri: Option<Value>,
     /// The client's logo (`https`, or `http` on loopback)
-    #[schema(max_length = 2000)]
-    logo_uri: Option<String>,
+    #[schema(max_length = 2000, value_type = Option<String>)]
+    logo_uri: Option<Value>,
     /// Client authentication at the token endpoint; a secret is issued for the two secret methods
-    token_endpoint_auth_method: Option<AuthMethod>,
+    #[schema(value_type = Option<AuthMethod>)]
+    token_endpoint_auth_method: Option<Value>,
     /// If sent: a subset of `authorization_code`, `refresh_token`
-    grant_types: Option<Vec<String>>,
+    #[schema(value_type = Option<Vec<String>>)]
+    grant_types: Option<Value>,
     /// If sent: `["code"]`
-    response_types: Option<Vec<String>>,
+    #[schema(value_type = Option<Vec<String>>)]
+    response_types: Option<Value>,
     /// If sent: space-separated subset of `api:read api:write`
-    scope: Option<String>,
+    #[schema(value_type = Option<String>)]
+    scope: Option<Value>,
     /// RFC 7592 update only: true issues a new client secret (confidential clients)
-    rotate_client_secret: Option<bool>,
+    #[schema(value_type = Option<bool>)]
+    rotate_client_secret: Option<Value>,
+    /// RFC 7592 update only: if sent, this client's id
+    #[schema(value_type = Option<String>)]
+    client_id: Option<Value>,
+    /// RFC 7592 update only: if sent, the current secret
+    #[schema(value_type = Option<String>)]
+    client_secret: Option<Value>,
 }
 
 /// A registered client (RFC 7591 §3.2.1).
 #[derive(Serialize, utoipa::ToSchema)]
+#[schema(example = json!({
+    "client_id": "dcr_0b7e9d4c-8d1f-4b43-9a8e-3f0f5f6f0a11", "client_name": "Claude",
+    "redirect_uris": ["https://claude.ai/api/mcp/auth_callback"], "token_endpoint_auth_method": "none",
+    "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
+    "scope": "api:read api:write", "client_id_issued_at": 1795000000,
+    "registration_client_uri": "https://work.example.com/api/oauth/register/dcr_0b7e9d4c-8d1f-4b43-9a8e-3f0f5f6f0a11",
+    "registration_access_token": "lt_rat_Zm9yLWV4YW1wbGUtb25seS1ub3QtYS1yZWFsLXRva2Vu"
+}))]
 pub struct ClientResponse {
     /// `dcr_<uuid>`
     #[schema(example = "dcr_0b7e9d4c-8d1f-4b43-9a8e-3f0f5f6f0a11")]
@@ -201,37 +228,9 @@ impl ClientResponse {
     }
 }
 
-/// Why a URI is not acceptable as a redirect URI; None when it is.
-pub fn redirect_uri_problem(uri: &str) -> Option<String> {
-    if uri.chars().count() > MAX_URI_CHARS {
-        return Some(format!("a redirect URI may have at most {MAX_URI_CHARS} characters"));
-    }
-    if uri.chars().any(|c| c.is_control() || c.is_whitespace()) {
-        return Some("a redirect URI must not contain whitespace or control characters".into());
-    }
-    let parsed = match url::Url::parse(uri) {
-        Ok(parsed) => parsed,
-        Err(_) => return Some(format!("{uri:?} is not an absolute URI")),
-    };
-    if parsed.fragment().is_some() {
-        return Some(format!("{uri:?} must not have a fragment"));
-    }
-    if !parsed.username().is_empty() || parsed.password().is_some() {
-        return Some(format!("{uri:?} must not carry user information"));
-    }
-    match parsed.scheme() {
-        "https" if parsed.host().is_some() => None,
-        "http" if is_loopback_host(&parsed) => None,
-        "http" => {
-            Some(format!("{uri:?}: http is allowed only on loopback hosts (127.0.0.1, [::1], localhost); use https"))
-        }
-        _ => Some(format!("{uri:?}: only https (or http on a loopback host) redirect URIs are allowed")),
-    }
-}
-
 /// `client_uri` / `logo_uri`: an optional web URL.
-fn web_uri(body: &Map<String, Value>, field: &str) -> RegResult<Option<String>> {
-    match body.get(field) {
+fn web_uri(value: Option<&Value>, field: &str) -> RegResult<Option<String>> {
+    match value {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => {
             let ok = s.chars().count() <= MAX_URI_CHARS
@@ -253,9 +252,9 @@ fn web_uri(body: &Map<String, Value>, field: &str) -> RegResult<Option<String>> 
 }
 
 /// An optional array of strings, each in `allowed`, not empty.
-fn subset(body: &Map<String, Value>, field: &str, allowed: &[&str]) -> RegResult<()> {
+fn subset(value: Option<&Value>, field: &str, allowed: &[&str]) -> RegResult<()> {
     let message = || RegistrationError::Metadata(format!("{field} must be a non-empty subset of {allowed:?}"));
-    match body.get(field) {
+    match value {
         None | Some(Value::Null) => Ok(()),
         Some(Value::Array(items)) if !items.is_empty() => {
             if items.iter().all(|v| v.as_str().is_some_and(|s| allowed.contains(&s))) { Ok(()) } else { Err(message()) }
@@ -265,8 +264,8 @@ fn subset(body: &Map<String, Value>, field: &str, allowed: &[&str]) -> RegResult
 }
 
 /// Parses and validates client metadata (registration and RFC 7592 update).
-pub fn metadata(body: &Map<String, Value>) -> RegResult<Metadata> {
-    let uris = match body.get("redirect_uris") {
+pub fn metadata(body: &ClientMetadataBody) -> RegResult<Metadata> {
+    let uris = match body.redirect_uris.as_ref() {
         None | Some(Value::Null) => return Err(RegistrationError::RedirectUri("redirect_uris is required".into())),
         Some(Value::Array(items)) => items,
         Some(_) => return Err(RegistrationError::RedirectUri("redirect_uris must be an array of URIs".into())),
@@ -282,28 +281,23 @@ pub fn metadata(body: &Map<String, Value>) -> RegResult<Metadata> {
         let Some(uri) = uri.as_str() else {
             return Err(RegistrationError::RedirectUri("every redirect URI must be a string".into()));
         };
-        if let Some(problem) = redirect_uri_problem(uri) {
+        if let Some(problem) = crate::redirect_uri::problem(uri) {
             return Err(RegistrationError::RedirectUri(problem));
         }
         if !redirect_uris.iter().any(|u| u == uri) {
             redirect_uris.push(uri.to_owned());
         }
     }
-    let client_name = match body.get("client_name") {
+    let client_name = match body.client_name.as_ref() {
         None | Some(Value::Null) => DEFAULT_CLIENT_NAME.to_owned(),
-        Some(Value::String(raw)) => {
-            // The bound applies to the name as sent (as the documented maxLength does).
-            let s = raw.trim();
-            if s.is_empty() || raw.chars().count() > MAX_CLIENT_NAME_CHARS || s.chars().any(char::is_control) {
-                return Err(RegistrationError::Metadata(format!(
-                    "client_name must have 1 to {MAX_CLIENT_NAME_CHARS} characters and no control characters"
-                )));
-            }
-            s.to_owned()
-        }
+        // The one rule for display names (the consent page shows this one): no control,
+        // bidirectional or invisible formatting characters, 1 to 200 characters.
+        Some(Value::String(raw)) => shared::input::Text::<1, MAX_CLIENT_NAME_CHARS>::check(raw, "client_name")
+            .map_err(RegistrationError::Metadata)?
+            .into_string(),
         Some(_) => return Err(RegistrationError::Metadata("client_name must be a string".into())),
     };
-    let token_endpoint_auth_method = match body.get("token_endpoint_auth_method") {
+    let token_endpoint_auth_method = match body.token_endpoint_auth_method.as_ref() {
         None | Some(Value::Null) => AuthMethod::None,
         Some(value) => value.as_str().and_then(AuthMethod::parse).ok_or_else(|| {
             RegistrationError::Metadata(
@@ -311,15 +305,15 @@ pub fn metadata(body: &Map<String, Value>) -> RegResult<Metadata> {
             )
         })?,
     };
-    subset(body, "grant_types", GRANT_TYPES)?;
-    subset(body, "response_types", RESPONSE_TYPES)?;
+    subset(body.grant_types.as_ref(), "grant_types", GRANT_TYPES)?;
+    subset(body.response_types.as_ref(), "response_types", RESPONSE_TYPES)?;
     // RFC 7591 §2.1: the code response type needs the authorization_code grant.
-    if let Some(Value::Array(grants)) = body.get("grant_types")
+    if let Some(Value::Array(grants)) = body.grant_types.as_ref()
         && !grants.iter().any(|g| g == "authorization_code")
     {
         return Err(RegistrationError::Metadata("grant_types must include authorization_code".into()));
     }
-    match body.get("scope") {
+    match body.scope.as_ref() {
         None | Some(Value::Null) => {}
         Some(Value::String(s)) if !s.trim().is_empty() && s.split(' ').all(|scope| SCOPES.contains(&scope)) => {}
         Some(_) => {
@@ -328,24 +322,36 @@ pub fn metadata(body: &Map<String, Value>) -> RegResult<Metadata> {
             ));
         }
     }
-    match body.get("rotate_client_secret") {
+    match body.rotate_client_secret.as_ref() {
         None | Some(Value::Null) | Some(Value::Bool(_)) => {}
         Some(_) => return Err(RegistrationError::Metadata("rotate_client_secret must be a boolean".into())),
     }
-    Ok(Metadata {
+    let metadata = Metadata {
         client_name,
         redirect_uris,
         token_endpoint_auth_method,
-        client_uri: web_uri(body, "client_uri")?,
-        logo_uri: web_uri(body, "logo_uri")?,
-    })
+        client_uri: web_uri(body.client_uri.as_ref(), "client_uri")?,
+        logo_uri: web_uri(body.logo_uri.as_ref(), "logo_uri")?,
+    };
+    let stored = metadata.client_name.len()
+        + metadata.redirect_uris.iter().map(String::len).sum::<usize>()
+        + metadata.client_uri.as_ref().map_or(0, String::len)
+        + metadata.logo_uri.as_ref().map_or(0, String::len);
+    if stored > MAX_METADATA_BYTES {
+        return Err(RegistrationError::Metadata(format!(
+            "the client's name and URIs take {stored} bytes; at most {MAX_METADATA_BYTES} are stored"
+        )));
+    }
+    Ok(metadata)
 }
 
 /// The body as a JSON object (read after the route's checks, like every body); a malformed body
 /// is `invalid_client_metadata` (413 and 415 keep their statuses).
-fn body_of(body: Result<Body<ClientMetadataBody>, ApiError>) -> RegResult<Map<String, Value>> {
+fn body_of(body: Result<Body<ClientMetadataBody>, ApiError>) -> RegResult<ClientMetadataBody> {
     match body.and_then(|body| body.json(&Permit::public())) {
-        Ok(Value::Object(body)) => Ok(body),
+        // Every field is a JSON value, so an object always reads.
+        Ok(body @ Value::Object(_)) => serde_json::from_value(body)
+            .map_err(|e| RegistrationError::Metadata(format!("The body could not be read: {e}"))),
         Ok(_) => Err(RegistrationError::Metadata("Request body must be a JSON object".into())),
         Err(e) if e.status == StatusCode::BAD_REQUEST => Err(RegistrationError::Metadata(e.message)),
         Err(e) => Err(e.into()),
@@ -377,12 +383,14 @@ fn client_id_of(path: Result<Path<ClientPath>, ApiError>) -> RegResult<String> {
         (status = 400, description = "`invalid_redirect_uri` or `invalid_client_metadata` (RFC 7591 §3.2.2)", body = OAuthErrorBody)))]
 pub async fn register(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    parts: axum::http::request::Parts,
     body: Result<Body<ClientMetadataBody>, ApiError>,
 ) -> RegResult<Response> {
+    crate::charge_registration(&state, &parts).await?;
+    let headers = parts.headers;
     let body = body_of(body)?;
     let metadata = metadata(&body)?;
-    let endpoints = Endpoints::of(&headers);
+    let endpoints = Endpoints::of(&state, &headers);
     // Security clock: issue times never follow LT_CUSTOM_NOW.
     let response = match client::register(state.store(), metadata, clock::now_epoch()).await? {
         Registered::Created { client, client_secret, registration_access_token } => {
@@ -412,9 +420,6 @@ async fn authenticated(state: &AppState, headers: &HeaderMap, client_id: &str) -
     Ok((client, token.to_owned()))
 }
 
-/// The RFC 7592 caller of an update or delete: as [`authenticated`], and the client must not be
-/// shared (403 `access_denied`): an anonymous registrant must never rewrite or delete a client
-/// that others were given.
 /// The client as first read, or, after a lost race, read again (and the token checked again:
 /// it still must match).
 async fn reread_if_stale(
@@ -425,16 +430,18 @@ async fn reread_if_stale(
 ) -> RegResult<Client> {
     match current {
         Some(client) => Ok(client),
-        None => Ok(manageable(state, headers, client_id).await?.0),
+        None => Ok(authenticated(state, headers, client_id).await?.0),
     }
 }
 
-async fn manageable(state: &AppState, headers: &HeaderMap, client_id: &str) -> RegResult<(Client, String)> {
-    let (client, token) = authenticated(state, headers, client_id).await?;
-    if client.is_shared() {
+/// A shared client's metadata is frozen: others were given it, and its name and redirect URIs
+/// are what their users see and where their codes go. An update that keeps the metadata (to
+/// rotate the secret) passes.
+fn may_change(client: &Client, metadata: &Metadata) -> RegResult<()> {
+    if client.is_shared() && !client.metadata().same_as(metadata) {
         return Err(RegistrationError::Shared);
     }
-    Ok((client, token))
+    Ok(())
 }
 
 /// Read an OAuth client's registration
@@ -454,14 +461,15 @@ pub async fn read(
 ) -> RegResult<Response> {
     let client_id = client_id_of(path)?;
     let (client, token) = authenticated(&state, &headers, &client_id).await?;
-    let response = ClientResponse::of(&client, &Endpoints::of(&headers), None, Some(token));
+    let response = ClientResponse::of(&client, &Endpoints::of(&state, &headers), None, Some(token));
     Ok((no_store(), Json(response)).into_response())
 }
 
 /// Update an OAuth client's registration
 ///
 /// RFC 7592 §2.2, with the client's registration access token as bearer token: the metadata is
-/// replaced as a whole. Refused (403) for a shared client.
+/// replaced as a whole. A shared client's metadata cannot change (403), but its secret can
+/// always be rotated (`rotate_client_secret: true` with the metadata unchanged).
 #[utoipa::path(put, path = "/api/oauth/register/{client_id}", operation_id = "updateOAuthClient", tag = "oauth",
     params(ClientPath),
     security(("registrationAccessToken" = [])),
@@ -470,7 +478,7 @@ pub async fn read(
         (status = 200, description = "The updated client (RFC 7592 §2.2): the metadata is replaced (omitted optional fields are cleared). A client_secret is in the response when one was issued: when the client became confidential, or on `rotate_client_secret: true`", body = ClientResponse),
         (status = 400, description = "`invalid_redirect_uri` or `invalid_client_metadata` (also when another client is registered with exactly the new metadata)", body = OAuthErrorBody),
         (status = 401, description = "Missing or wrong registration access token, or no such client", body = OAuthErrorBody),
-        (status = 403, description = "`access_denied`: the client is shared (an identical registration was answered with it) and can no longer be updated", body = OAuthErrorBody)))]
+        (status = 403, description = "`access_denied`: the client is shared (an identical registration was answered with it), so its metadata can no longer change; rotating its secret with unchanged metadata remains possible", body = OAuthErrorBody)))]
 pub async fn update(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -478,28 +486,32 @@ pub async fn update(
     body: Result<Body<ClientMetadataBody>, ApiError>,
 ) -> RegResult<Response> {
     let client_id = client_id_of(path)?;
-    let (client, token) = manageable(&state, &headers, &client_id).await?;
+    let (client, token) = authenticated(&state, &headers, &client_id).await?;
     let body = body_of(body)?;
     let metadata = metadata(&body)?;
-    match body.get("client_id") {
+    may_change(&client, &metadata)?;
+    match body.client_id.as_ref() {
         None | Some(Value::Null) => {}
         Some(Value::String(id)) if *id == client.client_id => {}
         Some(_) => return Err(RegistrationError::Metadata("client_id must be this client's id".into())),
     }
     // RFC 7592 §2.2: a client_secret in the body must be the current one.
-    match body.get("client_secret") {
+    match body.client_secret.as_ref() {
         None | Some(Value::Null) => {}
         Some(Value::String(secret)) if client.secret_matches(secret) => {}
         Some(_) => return Err(RegistrationError::Metadata("client_secret does not match this client's secret".into())),
     }
-    let rotate = body.get("rotate_client_secret").and_then(Value::as_bool).unwrap_or(false);
-    let endpoints = Endpoints::of(&headers);
+    let rotate = body.rotate_client_secret.as_ref().and_then(Value::as_bool).unwrap_or(false);
+    let endpoints = Endpoints::of(&state, &headers);
     let (state, headers, client_id, metadata) = (&state, &headers, &client_id, &metadata);
     let mut read = Some(client);
     let updated = entity::retry_on_conflict("The client kept changing during the update; try again", |_| {
         let current = read.take();
         async move {
-            let client = match reread_if_stale(current, state, headers, client_id).await {
+            let client = match reread_if_stale(current, state, headers, client_id)
+                .await
+                .and_then(|client| may_change(&client, metadata).map(|()| client))
+            {
                 Ok(client) => client,
                 Err(refused) => return Ok(Attempt::Done(Err(refused))),
             };
@@ -521,22 +533,22 @@ pub async fn update(
 
 /// Delete an OAuth client
 ///
-/// RFC 7592 §2.3, with the client's registration access token as bearer token: the client, its
-/// registration and every grant it holds end. Refused (403) for a shared client.
+/// RFC 7592 §2.3, with the client's registration access token as bearer token: every grant of
+/// the client ends, and the client with it. A shared public client (others were given its id)
+/// stays for them: its grants end and this registration ends (the token stops working).
 #[utoipa::path(delete, path = "/api/oauth/register/{client_id}", operation_id = "deleteOAuthClient", tag = "oauth",
     params(ClientPath),
     security(("registrationAccessToken" = [])),
     responses(
-        (status = 204, description = "Deleted (RFC 7592 §2.3): the client and its registration; its id and tokens stop working"),
-        (status = 401, description = "Missing or wrong registration access token, or no such client", body = OAuthErrorBody),
-        (status = 403, description = "`access_denied`: the client is shared (an identical registration was answered with it) and can no longer be deleted", body = OAuthErrorBody)))]
+        (status = 204, description = "Deleted (RFC 7592 §2.3): the client's grants and tokens end, and the registration with its access token. The client itself ends too, except a shared public client, which the other registrants keep using"),
+        (status = 401, description = "Missing or wrong registration access token, or no such client", body = OAuthErrorBody)))]
 pub async fn delete(
     State(state): State<AppState>,
     headers: HeaderMap,
     path: Result<Path<ClientPath>, ApiError>,
 ) -> RegResult<Response> {
     let client_id = client_id_of(path)?;
-    let (client, _) = manageable(&state, &headers, &client_id).await?;
+    let (client, _) = authenticated(&state, &headers, &client_id).await?;
     let (state, headers, client_id) = (&state, &headers, &client_id);
     let mut read = Some(client);
     let deleted = entity::retry_on_conflict("The client kept changing during the delete; try again", |_| {
@@ -546,56 +558,21 @@ pub async fn delete(
                 Ok(client) => client,
                 Err(refused) => return Ok(Attempt::Done(Err(refused))),
             };
-            Ok(if client::delete(state.store(), &client).await? {
-                Attempt::Done(Ok(client))
+            // Nobody else can use a confidential client (only this registrant has its secret),
+            // so even a shared one ends; a shared public client stays for the others.
+            let done = if client.is_shared() && !client.is_confidential() {
+                client::retire_registration(state.store(), &client).await?
             } else {
-                Attempt::Conflict
-            })
+                client::delete(state.store(), &client).await?
+            };
+            Ok(if done { Attempt::Done(Ok(client)) } else { Attempt::Conflict })
         }
     })
     .await?;
     let client = deleted?;
-    // Its codes and refresh tokens already fail (the token endpoint authenticates the client,
-    // which is gone); revoking its grants ends its access tokens too.
+    // Revoking its grants ends its refresh and access tokens (a deleted client's codes already
+    // fail: the token endpoint authenticates the client).
     let revoked = crate::grant::revoke_client_grants(state.store(), &client.client_id, clock::now_epoch()).await?;
     tracing::info!(client = %client.client_id, revoked, "oauth client deleted");
     Ok(StatusCode::NO_CONTENT.into_response())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn redirect_uri_rules() {
-        for good in [
-            "https://app.example/callback",
-            "https://app.example:8443/cb?x=1",
-            "http://127.0.0.1/cb",
-            "http://127.0.0.1:8080/cb",
-            "http://[::1]:3000/cb",
-            "http://localhost:1234/callback",
-        ] {
-            assert_eq!(redirect_uri_problem(good), None, "{good}");
-        }
-        for bad in [
-            "http://app.example/cb",
-            "https://app.example/cb#frag",
-            "https://app.example/cb#",
-            "javascript:alert(1)",
-            "data:text/html,hi",
-            "file:///etc/passwd",
-            "ftp://app.example/cb",
-            "/relative/cb",
-            "app.example/cb",
-            "",
-            "https://user@app.example/cb",
-            "https://user:pw@app.example/cb",
-            "https://app.example/c b",
-            "com.example.app:/callback",
-        ] {
-            assert!(redirect_uri_problem(bad).is_some(), "{bad}");
-        }
-        assert!(redirect_uri_problem(&format!("https://app.example/{}", "a".repeat(MAX_URI_CHARS))).is_some());
-    }
 }

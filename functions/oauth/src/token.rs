@@ -5,7 +5,7 @@
 //! body `{"error", "error_description"}`, not the API's error body (docs/oauth.md#tokens).
 
 use crate::client::{self, AuthMethod, Client};
-use crate::form::{self, Params, ParamsError};
+use crate::form::{self, ParamsError};
 use crate::grant::{self, CodeExchange, GrantError, Issued, Refresh};
 use crate::{pkce, scope};
 use axum::Json;
@@ -13,7 +13,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use shared::{AppState, clock};
 
 /// The realm of the Basic challenge of a failed client authentication.
@@ -86,24 +86,36 @@ fn no_store() -> [(header::HeaderName, HeaderValue); 2] {
     ]
 }
 
-fn form_params(headers: &HeaderMap, body: &[u8]) -> Result<Params, OAuthError> {
+fn form_params<T: serde::de::DeserializeOwned>(headers: &HeaderMap, body: &[u8]) -> Result<T, OAuthError> {
     if !form::is_form(headers) {
         return Err(OAuthError::invalid_request("The body must be application/x-www-form-urlencoded"));
     }
-    Params::parse(body).map_err(|e| match e {
+    form::parse(body).map_err(|e| match e {
         ParamsError::Repeated(name) => {
             OAuthError::invalid_request(format!("The parameter {name} appears more than once"))
         }
         ParamsError::TooMany => OAuthError::invalid_request("Too many parameters"),
+        ParamsError::Invalid(_) => OAuthError::invalid_request("The form could not be read"),
     })
+}
+
+/// Client credentials in the body (public clients and `client_secret_post`), shared by the
+/// token and revocation forms.
+#[derive(Deserialize, Default, utoipa::ToSchema)]
+struct ClientAuth {
+    /// The client's id (public clients and client_secret_post)
+    #[schema(example = "dcr_0b7e9d4c-8d1f-4b43-9a8e-3f0f5f6f0a11")]
+    client_id: Option<String>,
+    /// client_secret_post only
+    client_secret: Option<String>,
 }
 
 /// Authenticates the client with the method it registered (RFC 6749 §2.3): a public client
 /// names itself with `client_id` and sends no secret; a confidential one sends its secret in
 /// the body (`client_secret_post`) or in a Basic header (`client_secret_basic`), never both.
-async fn authenticate_client(state: &AppState, headers: &HeaderMap, params: &Params) -> Result<Client, OAuthError> {
-    let body_id = params.get("client_id");
-    let body_secret = params.get("client_secret");
+async fn authenticate_client(state: &AppState, headers: &HeaderMap, params: &ClientAuth) -> Result<Client, OAuthError> {
+    let body_id = params.client_id.as_deref();
+    let body_secret = params.client_secret.as_deref();
     let (client_id, presented, used) = match form::basic_credentials(headers) {
         Some(Err(_)) => return Err(OAuthError::invalid_client("Malformed Basic client credentials")),
         Some(Ok(basic)) => {
@@ -140,13 +152,19 @@ async fn authenticate_client(state: &AppState, headers: &HeaderMap, params: &Par
     }
 }
 
-/// A token request (RFC 6749 §4.1.3 and §6), form-encoded.
-#[derive(utoipa::ToSchema)]
-#[allow(dead_code)]
+/// A token request (RFC 6749 §4.1.3 and §6), form-encoded. Raw text, checked in the RFC's
+/// order by the endpoint.
+#[derive(Deserialize, Default, utoipa::ToSchema)]
+#[schema(example = json!({
+    "grant_type": "authorization_code", "code": "lt_oac_7Yc0kq3V7h8kQyJbW2vU1x9sZr4tPl6mNa0cDe5fGh",
+    "redirect_uri": "https://app.example/callback",
+    "code_verifier": "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+    "client_id": "dcr_0b7e9d4c-8d1f-4b43-9a8e-3f0f5f6f0a11"
+}))]
 struct TokenForm {
     /// `authorization_code` or `refresh_token`
-    #[schema(example = "authorization_code")]
-    grant_type: String,
+    #[schema(required = true, example = "authorization_code")]
+    grant_type: Option<String>,
     /// authorization_code: the code from the redirect
     code: Option<String>,
     /// authorization_code: the redirect URI of the authorization request, exactly (required
@@ -159,14 +177,18 @@ struct TokenForm {
     refresh_token: Option<String>,
     /// refresh_token: a subset of the grant's scopes (default: all of them)
     scope: Option<String>,
-    /// The client's id (public clients and client_secret_post)
-    client_id: Option<String>,
-    /// client_secret_post only
-    client_secret: Option<String>,
+    #[serde(flatten)]
+    client: ClientAuth,
 }
 
 /// A successful token response (RFC 6749 §5.1).
 #[derive(Serialize, utoipa::ToSchema)]
+#[schema(example = json!({
+    "access_token": "lt_oat_Zm9yLWV4YW1wbGUtb25seS1ub3QtYS1yZWFsLWFjY2Vzcy10b2tlbg",
+    "token_type": "Bearer", "expires_in": 3600,
+    "refresh_token": "lt_ort_Zm9yLWV4YW1wbGUtb25seS1ub3QtYS1yZWFsLXJlZnJlc2gtdG9rZW4",
+    "scope": "api:read api:write"
+}))]
 pub struct TokenResponse {
     /// `lt_oat_…`: send it as `Authorization: Bearer <access_token>`
     pub access_token: String,
@@ -227,8 +249,9 @@ async fn token(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -
 }
 
 async fn token_response(state: &AppState, headers: &HeaderMap, body: &[u8]) -> Result<TokenResponse, OAuthError> {
-    let params = form_params(headers, body)?;
-    let grant_type = params.get("grant_type").ok_or_else(|| OAuthError::invalid_request("grant_type is required"))?;
+    let params: TokenForm = form_params(headers, body)?;
+    let grant_type =
+        params.grant_type.as_deref().ok_or_else(|| OAuthError::invalid_request("grant_type is required"))?;
     if !matches!(grant_type, "authorization_code" | "refresh_token") {
         return Err(OAuthError::new(
             StatusCode::BAD_REQUEST,
@@ -236,14 +259,15 @@ async fn token_response(state: &AppState, headers: &HeaderMap, body: &[u8]) -> R
             "Only authorization_code and refresh_token are supported",
         ));
     }
-    let client = authenticate_client(state, headers, &params).await?;
+    let client = authenticate_client(state, headers, &params.client).await?;
     let key = state.token_key().await.map_err(OAuthError::server_error)?;
     // Security clock: token lifetimes never follow LT_CUSTOM_NOW.
     let now = clock::now_epoch();
     let issued = if grant_type == "authorization_code" {
-        let code = params.get("code").ok_or_else(|| OAuthError::invalid_request("code is required"))?;
+        let code = params.code.as_deref().ok_or_else(|| OAuthError::invalid_request("code is required"))?;
         let verifier = params
-            .get("code_verifier")
+            .code_verifier
+            .as_deref()
             .ok_or_else(|| OAuthError::invalid_request("code_verifier is required (PKCE)"))?;
         if !pkce::is_valid_verifier(verifier) {
             return Err(OAuthError::invalid_request(
@@ -253,14 +277,14 @@ async fn token_response(state: &AppState, headers: &HeaderMap, body: &[u8]) -> R
         let exchange = CodeExchange {
             client_id: &client.client_id,
             code,
-            redirect_uri: params.get("redirect_uri"),
+            redirect_uri: params.redirect_uri.as_deref(),
             code_verifier: verifier,
         };
         grant::exchange_code(state.store(), key, exchange, now).await
     } else {
         let refresh_token =
-            params.get("refresh_token").ok_or_else(|| OAuthError::invalid_request("refresh_token is required"))?;
-        let scopes = match params.get("scope") {
+            params.refresh_token.as_deref().ok_or_else(|| OAuthError::invalid_request("refresh_token is required"))?;
+        let scopes = match params.scope.as_deref() {
             None => None,
             Some(requested) => Some(scope::parse(Some(requested)).map_err(|_| {
                 OAuthError::new(
@@ -278,18 +302,23 @@ async fn token_response(state: &AppState, headers: &HeaderMap, body: &[u8]) -> R
 }
 
 /// A revocation request (RFC 7009 §2.1), form-encoded.
-#[derive(utoipa::ToSchema)]
-#[allow(dead_code)]
+#[derive(Deserialize, Default, utoipa::ToSchema)]
+#[schema(example = json!({
+    "token": "lt_ort_Qm9vZ2xlLWxpa2UtcmFuZG9tLXJlZnJlc2gtdG9rZW4tMTIzNDU",
+    "token_type_hint": "refresh_token", "client_id": "dcr_0b7e9d4c-8d1f-4b43-9a8e-3f0f5f6f0a11"
+}))]
 struct RevokeForm {
     /// An access token (`lt_oat_…`, revoked alone) or a refresh token (`lt_ort_…`, revokes the
     /// whole grant with every token issued under it)
-    token: String,
+    #[schema(required = true)]
+    token: Option<String>,
     /// `access_token` or `refresh_token` (optional; the token's prefix decides)
+    // Read and documented, never needed: the prefix names the type, and RFC 7009 §2.1 lets
+    // the server search every type whatever the hint says.
+    #[allow(dead_code)]
     token_type_hint: Option<String>,
-    /// The client's id (public clients and client_secret_post)
-    client_id: Option<String>,
-    /// client_secret_post only
-    client_secret: Option<String>,
+    #[serde(flatten)]
+    client: ClientAuth,
 }
 
 /// Revoke a token
@@ -312,9 +341,9 @@ async fn revoke(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
 }
 
 async fn revoke_response(state: &AppState, headers: &HeaderMap, body: &[u8]) -> Result<(), OAuthError> {
-    let params = form_params(headers, body)?;
-    let client = authenticate_client(state, headers, &params).await?;
-    let token = params.get("token").ok_or_else(|| OAuthError::invalid_request("token is required"))?;
+    let params: RevokeForm = form_params(headers, body)?;
+    let client = authenticate_client(state, headers, &params.client).await?;
+    let token = params.token.as_deref().ok_or_else(|| OAuthError::invalid_request("token is required"))?;
     let key = state.token_key().await.map_err(OAuthError::server_error)?;
     grant::revoke_token(state.store(), key, &client.client_id, token, clock::now_epoch())
         .await

@@ -15,6 +15,7 @@ use serde::Deserialize;
 use shared::domain::project::{self, ManualPositionCategory, Project, ProjectRecord};
 use shared::entity::{Entity, SEQUENCE};
 use shared::function::Function;
+use shared::idempotency::idempotent;
 use shared::openapi::ApiTag;
 use shared::permissions::Requirement;
 use shared::request::Path;
@@ -42,13 +43,14 @@ pub const FUNCTION: Function = Function {
     ],
 };
 
+/// `idempotent(…)`: the group's POST creates (Idempotency-Key, docs/conventions.md).
 fn api() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list_projects))
         .routes(routes!(get_project))
         .routes(routes!(list_manual_position_categories))
-        .routes(routes!(manual_positions::list_manual_positions, manual_positions::create_manual_position))
-        .routes(routes!(products::list_products, products::import_product))
+        .routes(idempotent(routes!(manual_positions::list_manual_positions, manual_positions::create_manual_position)))
+        .routes(idempotent(routes!(products::list_products, products::import_product)))
 }
 
 #[derive(Deserialize, IntoParams)]

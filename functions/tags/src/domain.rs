@@ -84,14 +84,31 @@ impl TagType {
 }
 
 /// The case-insensitive identity of a name: Unicode lowercase of the trimmed name, with inner
-/// whitespace runs collapsed so "Very  urgent" and "very urgent" are one tag.
+/// whitespace runs collapsed so "Very  urgent" and "very urgent" are one tag, in Unicode NFC so
+/// that a precomposed "é" and "e" + combining acute (what some keyboards and macOS file names
+/// produce) are one tag too.
 pub fn fold_name(name: &str) -> String {
-    name.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+    let lowered = name.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    icu_normalizer::ComposingNormalizerBorrowed::new_nfc().normalize(&lowered).into_owned()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_fold_case_whitespace_and_canonical_equivalence() {
+        for (a, b) in [
+            ("Urgent", "urgent"),
+            ("Very  urgent ", "very urgent"),
+            ("Caf\u{e9}", "cafe\u{301}"),
+            ("CAFE\u{301}", "caf\u{e9}"),
+            ("\u{212B}ngstr\u{f6}m", "\u{c5}ngstro\u{308}m"),
+        ] {
+            assert_eq!(fold_name(a), fold_name(b), "{a:?} vs {b:?}");
+        }
+        assert_ne!(fold_name("cafe"), fold_name("caf\u{e9}"));
+    }
 
     #[test]
     fn every_spec_type_reads_by_its_path_name() {

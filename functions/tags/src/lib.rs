@@ -9,6 +9,7 @@ use domain::{Color, MAX_NAME_CHARS, TagType};
 use serde::Deserialize;
 use shared::entity::Entity;
 use shared::function::Function;
+use shared::idempotency::idempotent;
 use shared::input::{Input, Nullable, Text};
 use shared::openapi::ApiTag;
 use shared::projection::Projection;
@@ -38,10 +39,11 @@ pub const FUNCTION: Function = Function {
 #[openapi(components(schemas(TagType)))]
 struct PathSchemas;
 
+/// `idempotent(…)`: the group's POST creates (Idempotency-Key, docs/conventions.md).
 fn api() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(<PathSchemas as utoipa::OpenApi>::openapi())
         .routes(routes!(list_tags))
-        .routes(routes!(create_tag))
+        .routes(idempotent(routes!(create_tag)))
         .routes(routes!(save_color))
         .routes(routes!(delete_tag))
 }

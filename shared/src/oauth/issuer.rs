@@ -2,9 +2,11 @@
 //! the API's resource identifier and its protected-resource metadata URL (docs/oauth.md#site-url).
 //! The authorization server's endpoints under the issuer are the oauth function's.
 //!
-//! `site_url` is `LT_SITE_URL` when set (deployments must set it: behind API Gateway the
-//! `Host` header names the execute-api domain, not the public one). Otherwise it is derived
-//! from the request's `Host` header: `http` for loopback hosts (the local server, tests),
+//! The site URL is configured ([`SiteUrl`], held by the `AppState`): `LT_SITE_URL` on Lambda
+//! (deployments must set it: behind API Gateway the `Host` header names the execute-api domain,
+//! not the public one), `LT_SITE_URL` or else the listen address on the local server. Only
+//! when nothing is configured (tests that serve on an ephemeral port, a function without
+//! `LT_SITE_URL`) is it derived from the request's `Host` header: `http` for loopback hosts,
 //! `https` for every other host. `X-Forwarded-*` headers are never trusted. A missing or
 //! malformed `Host` gives `http://localhost`.
 
@@ -15,49 +17,77 @@ pub const SITE_URL_ENV: &str = "LT_SITE_URL";
 /// The path of the authorization server under the site URL.
 pub const ISSUER_PATH: &str = "/api";
 
-/// The public site URL, without a trailing slash.
-pub fn site_url(headers: &HeaderMap) -> String {
-    if let Some(configured) = configured_site_url() {
-        return configured;
+/// The public site URL as configured, or "from the request's `Host`" when not.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SiteUrl(Option<String>);
+
+impl SiteUrl {
+    /// A configured site URL, normalised (no trailing slash); None when it is not an absolute
+    /// `http`/`https` URL without query, fragment or userinfo.
+    pub fn configured(raw: &str) -> Option<SiteUrl> {
+        normalise(raw.trim()).map(|url| SiteUrl(Some(url)))
     }
-    headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .and_then(from_host)
-        .unwrap_or_else(|| "http://localhost".into())
-}
 
-/// The issuer identifier (RFC 8414): `{site_url}/api`.
-pub fn issuer(headers: &HeaderMap) -> String {
-    format!("{}{ISSUER_PATH}", site_url(headers))
-}
-
-/// The API's resource identifier (RFC 9728 `resource`): the site URL, under which every API
-/// route lives.
-pub fn resource(headers: &HeaderMap) -> String {
-    site_url(headers)
-}
-
-/// The protected-resource metadata URL named by `WWW-Authenticate` on every 401 (RFC 9728 §5.1).
-pub fn resource_metadata_url(headers: &HeaderMap) -> String {
-    format!("{}/.well-known/oauth-protected-resource", site_url(headers))
-}
-
-/// `LT_SITE_URL`, normalised, when set and valid: an absolute `http`/`https` URL without
-/// query, fragment or userinfo. An invalid value is ignored with a warning (the request's
-/// `Host` decides then), never a crash.
-fn configured_site_url() -> Option<String> {
-    let raw = std::env::var(SITE_URL_ENV).ok()?;
-    let raw = raw.trim();
-    if raw.is_empty() {
-        return None;
+    /// Derived from each request's `Host` header (see the module documentation).
+    pub fn from_host() -> SiteUrl {
+        SiteUrl(None)
     }
-    match normalise(raw) {
-        Some(url) => Some(url),
-        None => {
-            tracing::warn!(env = SITE_URL_ENV, "ignoring an invalid site URL");
-            None
+
+    /// `LT_SITE_URL` when set and valid; an invalid value is ignored with a warning (the
+    /// request's `Host` decides then), never a crash.
+    pub fn from_env() -> SiteUrl {
+        match std::env::var(SITE_URL_ENV) {
+            Ok(raw) if !raw.trim().is_empty() => SiteUrl::configured(&raw).unwrap_or_else(|| {
+                tracing::warn!(env = SITE_URL_ENV, "ignoring an invalid site URL");
+                SiteUrl::from_host()
+            }),
+            _ => SiteUrl::from_host(),
         }
+    }
+
+    /// The local server's site URL: `LT_SITE_URL` when set, else the address it listens on
+    /// (`localhost` for an unspecified address such as 0.0.0.0), never the request's `Host`,
+    /// which any caller can set.
+    pub fn local(listening: std::net::SocketAddr) -> SiteUrl {
+        let configured = SiteUrl::from_env();
+        if configured.0.is_some() {
+            return configured;
+        }
+        let host = match listening.ip() {
+            ip if ip.is_unspecified() => "localhost".to_owned(),
+            std::net::IpAddr::V4(ip) => ip.to_string(),
+            std::net::IpAddr::V6(ip) => format!("[{ip}]"),
+        };
+        SiteUrl(Some(format!("http://{host}:{}", listening.port())))
+    }
+
+    /// The public site URL of a request, without a trailing slash.
+    pub fn of(&self, headers: &HeaderMap) -> String {
+        if let Some(configured) = &self.0 {
+            return configured.clone();
+        }
+        headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .and_then(from_host)
+            .unwrap_or_else(|| "http://localhost".into())
+    }
+
+    /// The issuer identifier (RFC 8414): `{site_url}/api`.
+    pub fn issuer(&self, headers: &HeaderMap) -> String {
+        format!("{}{ISSUER_PATH}", self.of(headers))
+    }
+
+    /// The API's resource identifier (RFC 9728 `resource`): the site URL, under which every
+    /// API route lives.
+    pub fn resource(&self, headers: &HeaderMap) -> String {
+        self.of(headers)
+    }
+
+    /// The protected-resource metadata URL named by `WWW-Authenticate` on every 401 (RFC 9728
+    /// §5.1).
+    pub fn resource_metadata_url(&self, headers: &HeaderMap) -> String {
+        format!("{}/.well-known/oauth-protected-resource", self.of(headers))
     }
 }
 
@@ -117,6 +147,21 @@ mod tests {
         for bad in ["", "a/b", "evil.example/x?", "user@host", "host name", "a\"b", "h#x"] {
             assert_eq!(from_host(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn a_configured_site_url_wins_over_the_host() {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, "evil.example".parse().unwrap());
+        let site = SiteUrl::configured("http://127.0.0.1:3000/").unwrap();
+        assert_eq!(site.issuer(&headers), "http://127.0.0.1:3000/api");
+        assert_eq!(SiteUrl::from_host().issuer(&headers), "https://evil.example/api");
+        assert_eq!(SiteUrl::configured("not a url"), None);
+        // The local server (no LT_SITE_URL in the test environment): its listen address.
+        let local = |a: &str| SiteUrl::local(a.parse().unwrap()).of(&headers);
+        assert_eq!(local("127.0.0.1:3000"), "http://127.0.0.1:3000");
+        assert_eq!(local("0.0.0.0:8080"), "http://localhost:8080");
+        assert_eq!(local("[::1]:9000"), "http://[::1]:9000");
     }
 
     #[test]

@@ -14,6 +14,8 @@ use crate::store::{Store, StoreResult};
 /// Effective permissions of a caller: key → allowed. Keys absent from the map are denied.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PermissionSet {
+    /// The role the permissions come from (empty when it did not resolve).
+    role_id: String,
     effective: roles::PermissionMap,
     /// The role is of type normal: an internal team member. Guest roles (and roles that do not
     /// resolve) are external.
@@ -32,6 +34,7 @@ impl PermissionSet {
     pub fn from_roles(roles: &Roles, role_id: &str) -> Self {
         match roles.resolve(role_id) {
             Ok(resolved) => PermissionSet {
+                role_id: role_id.to_owned(),
                 effective: resolved.effective,
                 internal: roles.get(role_id).is_some_and(|r| r.role_type() == RoleType::Normal),
             },
@@ -40,6 +43,11 @@ impl PermissionSet {
                 PermissionSet::default()
             }
         }
+    }
+
+    /// The role these permissions come from: the token owner's, also in imposter mode.
+    pub fn role_id(&self) -> &str {
+        &self.role_id
     }
 
     pub fn allows(&self, key: &str) -> bool {

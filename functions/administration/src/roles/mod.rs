@@ -44,6 +44,11 @@ pub struct PermissionPath {
     permission_key: PermissionKey,
 }
 
+/// The caller as the editor of roles: the acting user, and the token owner's role.
+fn editor(caller: &Caller) -> store::Editor<'_> {
+    store::Editor { user: caller.user.id, role: caller.permissions.role_id() }
+}
+
 fn respond(caller: &Caller, roles: &shared::permissions::Roles, id: &str) -> ApiResult<RoleView> {
     store::view(roles, id, &caller.user.language)
 }
@@ -95,7 +100,7 @@ pub async fn create_role(
 ) -> ApiResult<(StatusCode, RoleProjection)> {
     let permit = caller.authorize(MANAGE_ROLES)?;
     let draft = rules::full(&body.parse(&permit)?, None);
-    let (roles, id) = store::create(state.store(), caller.keys(), caller.user.id, draft).await?;
+    let (roles, id) = store::create(state.store(), caller.keys(), editor(&caller), draft).await?;
     Ok((StatusCode::CREATED, projection.project(&respond(&caller, &roles, &id)?)?))
 }
 
@@ -117,9 +122,10 @@ pub async fn replace_role(
     let body = body.parse(&permit)?;
     let blame = rules::full_blame(&body);
     let id = path.id.as_str();
-    let roles =
-        store::update(state.store(), caller.keys(), id, &|current| Ok((rules::full(&body, Some(current)), blame)))
-            .await?;
+    let roles = store::update(state.store(), caller.keys(), editor(&caller), id, &|current| {
+        Ok((rules::full(&body, Some(current)), blame))
+    })
+    .await?;
     projection.project(&respond(&caller, &roles, id)?)
 }
 
@@ -140,9 +146,10 @@ pub async fn update_role(
     let permit = caller.authorize(MANAGE_ROLES)?;
     let body = body.parse(&permit)?;
     let id = path.id.as_str();
-    let roles =
-        store::update(state.store(), caller.keys(), id, &|current| Ok((rules::partial(&body, current), "type")))
-            .await?;
+    let roles = store::update(state.store(), caller.keys(), editor(&caller), id, &|current| {
+        Ok((rules::partial(&body, current), "type"))
+    })
+    .await?;
     projection.project(&respond(&caller, &roles, id)?)
 }
 
@@ -163,7 +170,7 @@ pub async fn replace_permissions(
     let permit = caller.authorize(MANAGE_ROLES)?;
     let raw = rules::permission_map(body.json(&permit)?)?;
     let id = path.id.as_str();
-    let roles = store::update(state.store(), caller.keys(), id, &|current| {
+    let roles = store::update(state.store(), caller.keys(), editor(&caller), id, &|current| {
         Ok((rules::Draft { raw: raw.clone(), ..rules::Draft::of(current) }, "permissions"))
     })
     .await?;
@@ -186,7 +193,7 @@ pub async fn set_permission(
     let permit = caller.authorize(MANAGE_ROLES)?;
     let allow = body.parse(&permit)?.allow.0;
     let id = path.id.as_str();
-    let roles = store::update(state.store(), caller.keys(), id, &|current| {
+    let roles = store::update(state.store(), caller.keys(), editor(&caller), id, &|current| {
         let mut draft = rules::Draft::of(current);
         rules::set_permission(&mut draft.raw, path.permission_key, allow);
         Ok((draft, "allow"))

@@ -252,6 +252,62 @@ pub fn check<'r>(
     Ok(Checked { resolved, chain })
 }
 
+/// The no-escalation rule (docs/permissions.md, "Changing roles"), checked on every write
+/// against the roles as they are when the write happens. `actor_role` is the role whose
+/// permissions authorize the request (the token owner's, also in imposter mode); `current` is
+/// the stored role (None on create) and `after` what the draft resolves to.
+///
+/// - Nobody but Root gives a role a permission it does not effectively hold itself: not as an
+///   explicit entry, and not through a new parent, a type change or a removed `false`.
+/// - Nobody but Root changes the role it holds or any ancestor of it, except to remove
+///   permissions (set entries to false or drop `true` entries).
+pub fn check_escalation(
+    roles: &Roles,
+    actor_role: &str,
+    current: Option<&CustomRole>,
+    draft: &Draft,
+    after: &Resolved,
+) -> ApiResult<()> {
+    if actor_role == shared::permissions::ROOT {
+        return Ok(());
+    }
+    let before = match current {
+        Some(role) => roles.resolve(&role.id).map(|r| r.effective).unwrap_or_default(),
+        None => PermissionMap::new(),
+    };
+    let held = roles.resolve(actor_role).map(|r| r.effective).unwrap_or_default();
+    let is_true = |map: &PermissionMap, k: &str| map.get(k).copied().unwrap_or(false);
+    let stored_raw = current.map(|c| c.raw_permissions.clone()).unwrap_or_default();
+    // Keys the role gains in effect, and keys it is newly given explicitly.
+    let gained: Vec<&str> = catalog::keys()
+        .filter(|k| {
+            (is_true(&after.effective, k) && !is_true(&before, k))
+                || (is_true(&draft.raw, k) && !is_true(&stored_raw, k))
+        })
+        .collect();
+    if let Some(key) = gained.iter().find(|k| !is_true(&held, k)) {
+        return Err(ApiError::forbidden(format!(
+            "You cannot grant {key}: your own role does not hold it, and a role can only be given permissions its editor holds"
+        )));
+    }
+    let Some(current) = current else { return Ok(()) };
+    let own_chain = roles.lineage(actor_role).map(|chain| chain.iter().any(|r| r.id() == current.id)).unwrap_or(false);
+    if !own_chain {
+        return Ok(());
+    }
+    let what =
+        if current.id == actor_role { "the role you hold" } else { "a role that the role you hold inherits from" };
+    if let Some(key) = gained.first() {
+        return Err(ApiError::forbidden(format!("You cannot grant {key} to {what}: it may only lose permissions")));
+    }
+    if (Draft { raw: current.raw_permissions.clone(), ..draft.clone() }) != Draft::of(current) {
+        return Err(ApiError::forbidden(format!(
+            "You cannot change {what} except to remove permissions; ask someone whose role is above it"
+        )));
+    }
+    Ok(())
+}
+
 /// The role as the API returns it (spec §2.1).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -464,6 +520,65 @@ mod tests {
         let checked = check(&roles, None, &draft, "permissions").ok().unwrap();
         assert_eq!(checked.chain.len(), 1, "a new child bumps its custom parent");
         assert!(checked.resolved.effective[key::TASKS_CREATE_TAGS], "inherited from Staff through a");
+    }
+
+    /// The no-escalation rule as a table: who edits, which role, what change, and the key
+    /// named in the 403 (None: allowed).
+    #[test]
+    fn escalation_is_refused_and_removal_allowed() {
+        use shared::permissions::{CEO, ROOT};
+        let imposter = key::PUBLIC_API_ALLOW_IMPOSTER_MODE;
+        let mut manager = stored("ws_manager", Some(CEO));
+        manager.raw_permissions.clear();
+        let other = stored("ws_other", None);
+        let roles = Roles::new([manager.clone(), other.clone()]);
+        let with = |role: &CustomRole, change: &dyn Fn(&mut Draft)| {
+            let mut draft = Draft::of(role);
+            change(&mut draft);
+            draft
+        };
+        let outcome = |editor: &str, current: Option<&CustomRole>, draft: &Draft| {
+            let after = roles.resolve_draft(draft.role_type, draft.parent_id.as_deref(), &draft.raw).unwrap();
+            check_escalation(&roles, editor, current, draft, &after).err().map(|e| (e.status.as_u16(), e.message))
+        };
+        let grant = |k: &'static str| {
+            move |d: &mut Draft| {
+                d.raw.insert(k.to_owned(), true);
+            }
+        };
+        let refused_naming = |result: Option<(u16, String)>, needle: &str| {
+            let (status, message) = result.expect("refused");
+            assert_eq!(status, 403);
+            assert!(message.contains(needle), "{message}");
+        };
+        // Granting oneself what one lacks, directly or through a new parent.
+        refused_naming(outcome("ws_manager", Some(&manager), &with(&manager, &grant(imposter))), imposter);
+        refused_naming(
+            outcome("ws_manager", Some(&manager), &with(&manager, &|d| d.parent_id = Some(ROOT.into()))),
+            imposter,
+        );
+        // Renaming one's own role.
+        refused_naming(
+            outcome("ws_manager", Some(&manager), &with(&manager, &|d| d.name = "Mine".into())),
+            "the role you hold",
+        );
+        // Removing from one's own role.
+        assert_eq!(
+            outcome(
+                "ws_manager",
+                Some(&manager),
+                &with(&manager, &|d| {
+                    d.raw.insert(key::PROJECTS_EDIT.to_owned(), false);
+                })
+            ),
+            None
+        );
+        // Another role: held keys pass, others not, on create too.
+        assert_eq!(outcome("ws_manager", Some(&other), &with(&other, &grant(key::PROJECTS_EDIT))), None);
+        refused_naming(outcome("ws_manager", Some(&other), &with(&other, &grant(imposter))), imposter);
+        refused_naming(outcome("ws_manager", None, &with(&other, &grant(imposter))), imposter);
+        // Root may do anything.
+        assert_eq!(outcome(ROOT, Some(&manager), &with(&manager, &|d| d.parent_id = Some(ROOT.into()))), None);
     }
 
     #[test]

@@ -66,13 +66,22 @@ fn with_role(roles: &Roles, role: CustomRole) -> Roles {
     Roles::new(all)
 }
 
-pub async fn create(store: &dyn Store, keys: WsKeys, by: Uuid, draft: Draft) -> ApiResult<(Roles, String)> {
+/// Who writes: the user recorded as creator, and the role whose permissions authorize the
+/// write (the no-escalation rule, `rules::check_escalation`).
+#[derive(Clone, Copy)]
+pub struct Editor<'a> {
+    pub user: Uuid,
+    pub role: &'a str,
+}
+
+pub async fn create(store: &dyn Store, keys: WsKeys, editor: Editor<'_>, draft: Draft) -> ApiResult<(Roles, String)> {
     let id = new_custom_role_id(keys.workspace_id());
     let roles = entity::retry_on_conflict(BUSY, |_| async {
         let roles = load(store, keys).await?;
         let checked = rules::check(&roles, None, &draft, "permissions")?;
+        rules::check_escalation(&roles, editor.role, None, &draft, &checked.resolved)?;
         let now = clock::now_rfc3339();
-        let role = record(id.clone(), &draft, now.clone(), by, now, 1);
+        let role = record(id.clone(), &draft, now.clone(), editor.user, now, 1);
         let mut ops = vec![TxOp::Put { item: entity::to_item(&role, keys)?, cond: Condition::NotExists }];
         ops.extend(pin_chain(keys, &checked.chain));
         written(store.transact(ops).await, || with_role(&roles, role))
@@ -118,13 +127,20 @@ fn record(
 pub type Change<'a> = dyn Fn(&CustomRole) -> ApiResult<(Draft, &'static str)> + Send + Sync + 'a;
 
 /// Applies `change` to the stored role and writes it; `editedAt` and the version move on.
-pub async fn update(store: &dyn Store, keys: WsKeys, id: &str, change: &Change<'_>) -> ApiResult<Roles> {
+pub async fn update(
+    store: &dyn Store,
+    keys: WsKeys,
+    editor: Editor<'_>,
+    id: &str,
+    change: &Change<'_>,
+) -> ApiResult<Roles> {
     writable_key(keys, id)?;
     entity::retry_on_conflict(BUSY, |_| async {
         let roles = load(store, keys).await?;
         let current = roles.custom(id).ok_or_else(role_not_found)?;
         let (draft, blame) = change(current)?;
         let checked = rules::check(&roles, Some(id), &draft, blame)?;
+        rules::check_escalation(&roles, editor.role, Some(current), &draft, &checked.resolved)?;
         let role = record(
             current.id.clone(),
             &draft,

@@ -1,0 +1,437 @@
+//! `Idempotency-Key` on creating POSTs (the Stripe convention; docs/conventions.md#idempotency).
+//!
+//! A function declares its creating operations once, where it registers them:
+//! `.routes(idempotent(routes!(create_tag)))`. [`idempotent`] puts one layer on those routes'
+//! POST and adds the optional `Idempotency-Key` header parameter (and the 422 answer) to the
+//! same operations in the document, so the document and the behaviour come from one
+//! declaration. The layer, for a request that carries the header:
+//!
+//! 1. authenticates the caller (the handler reuses that [`Caller`]: one authentication);
+//! 2. checks the key: 1–255 printable ASCII characters, one header (else 400);
+//! 3. writes an in-flight record with `NotExists`, keyed by workspace, caller and key, holding
+//!    the request's fingerprint (method, path with query, canonical JSON body) and expiring after
+//!    [`IN_FLIGHT_SECS`];
+//! 4. if the record exists: another fingerprint → 422; still in flight → 409; completed → the
+//!    recorded response again (status, body, `Content-Type`, `Location`), marked
+//!    `Idempotent-Replayed: true`, without running the handler;
+//! 5. runs the handler; a 2xx answer completes the record (kept [`REPLAY_WINDOW_SECS`]), any
+//!    other answer deletes it, so the retry is evaluated afresh (nothing was created).
+
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::clock;
+use crate::error::ApiError;
+use crate::store::keys::WsKeys;
+use crate::store::{Condition, ENTITY, Item, Key, PK, SK, StoreError, TTL, Update};
+use axum::body::Body;
+use axum::extract::{FromRequestParts, Request};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use utoipa::openapi::path::{ParameterBuilder, ParameterIn};
+use utoipa::openapi::schema::{ObjectBuilder, Type};
+use utoipa::openapi::{Ref, RefOr, Required};
+use utoipa_axum::router::UtoipaMethodRouter;
+
+/// The request header, as the document names it.
+pub const HEADER: &str = "Idempotency-Key";
+/// Set on a replayed response.
+pub const REPLAYED_HEADER: &str = "Idempotent-Replayed";
+/// How long a completed request is replayed.
+pub const REPLAY_WINDOW_SECS: i64 = 24 * 3600;
+/// How long an in-flight record blocks the key: longer than any request may run (the Lambda
+/// timeout is 10 s, API Gateway's 29 s), short enough that a crashed attempt frees its key soon.
+pub const IN_FLIGHT_SECS: i64 = 60;
+/// Longest key accepted.
+pub const MAX_KEY_CHARS: usize = 255;
+
+const ENTITY_RECORD: &str = "IdempotencyRecord";
+/// The partition name of a record, inside the workspace: `WS#<ws>#IDEM#<hash>`.
+pub const PARTITION_PREFIX: &str = "IDEM#";
+/// Response headers a replay repeats; the rest are per request (rate limits) or added by the
+/// shared layers again.
+const REPLAYED_HEADERS: [HeaderName; 2] = [header::CONTENT_TYPE, header::LOCATION];
+
+/// Declares the POST operations of a `routes!` group as creating: the idempotency layer on
+/// their route, and the `Idempotency-Key` parameter and 422 answer in their documentation.
+/// Other methods of the group are untouched (the layer lets them through).
+pub fn idempotent(routes: UtoipaMethodRouter<AppState>) -> UtoipaMethodRouter<AppState> {
+    let (schemas, mut paths, method_router) = routes;
+    for item in paths.paths.values_mut() {
+        if let Some(operation) = item.post.as_mut() {
+            document(operation);
+        }
+    }
+    (schemas, paths, method_router.layer(axum::middleware::from_fn(layer)))
+}
+
+/// The parameter and the 422 of one declared operation.
+fn document(operation: &mut utoipa::openapi::path::Operation) {
+    let parameter = ParameterBuilder::new()
+        .name(HEADER)
+        .parameter_in(ParameterIn::Header)
+        .required(Required::False)
+        .description(Some(
+            "Makes retries safe: the same key with the same request within 24 hours replays the first \
+             successful response (marked Idempotent-Replayed: true) without creating again; with another \
+             request 422; while the first is still running 409. Scoped to the workspace and the calling \
+             user. 1 to 255 printable ASCII characters, e.g. a UUID.",
+        ))
+        .schema(Some(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .min_length(Some(1))
+                .max_length(Some(MAX_KEY_CHARS))
+                .pattern(Some("^[\\x20-\\x7E]+$")),
+        ))
+        .example(Some(Value::String("5f7c2b8e-3d1a-4c6f-9b0e-2a4d6c8e0f13".into())))
+        .build();
+    operation.parameters.get_or_insert_with(Vec::new).push(parameter);
+    operation.responses.responses.entry("422".into()).or_insert_with(|| RefOr::Ref(Ref::from_response_name("Error")));
+}
+
+/// Whether a key is acceptable: 1–255 characters, each printable ASCII (space to `~`).
+pub fn valid_key(key: &[u8]) -> bool {
+    (1..=MAX_KEY_CHARS).contains(&key.len()) && key.iter().all(|b| (0x20..=0x7e).contains(b))
+}
+
+/// The key of the request: None without the header; 400 when repeated or malformed.
+pub fn key_of(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    let mut values = headers.get_all(HEADER).iter();
+    let Some(value) = values.next() else { return Ok(None) };
+    if values.next().is_some() {
+        return Err(ApiError::field(HEADER, format!("send one {HEADER} header, not several")));
+    }
+    if !valid_key(value.as_bytes()) {
+        return Err(ApiError::field(
+            HEADER,
+            format!("{HEADER} must be 1 to {MAX_KEY_CHARS} printable ASCII characters"),
+        ));
+    }
+    Ok(Some(String::from_utf8_lossy(value.as_bytes()).into_owned()))
+}
+
+/// JSON with object keys sorted and no insignificant whitespace, so that two bodies meaning
+/// the same thing compare equal; a body that is not JSON is compared as its bytes.
+pub fn canonical_body(bytes: &[u8]) -> Vec<u8> {
+    fn write(value: &Value, out: &mut String) {
+        match value {
+            Value::Object(map) => {
+                let mut entries: Vec<_> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                out.push('{');
+                for (i, (name, value)) in entries.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&Value::String(name.clone()).to_string());
+                    out.push(':');
+                    write(value, out);
+                }
+                out.push('}');
+            }
+            Value::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write(item, out);
+                }
+                out.push(']');
+            }
+            scalar => out.push_str(&scalar.to_string()),
+        }
+    }
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(value) => {
+            let mut out = String::new();
+            write(&value, &mut out);
+            out.into_bytes()
+        }
+        Err(_) => bytes.to_vec(),
+    }
+}
+
+/// What makes two requests "the same request": method, path with query, canonical body.
+pub fn fingerprint(method: &Method, path_and_query: &str, body: &[u8]) -> String {
+    let mut hash = Sha256::new();
+    for part in [method.as_str().as_bytes(), path_and_query.as_bytes(), &canonical_body(body)] {
+        hash.update((part.len() as u64).to_be_bytes());
+        hash.update(part);
+    }
+    hex(&hash.finalize())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Whom a key belongs to: the acting user, and the token's owner when it differs (imposter
+/// mode), so an imposter's keys never collide with the target user's own.
+pub fn principal(caller: &Caller) -> String {
+    match caller.impersonated_by {
+        Some(owner) => format!("{owner}>{}", caller.user.id),
+        None => caller.user.id.to_string(),
+    }
+}
+
+/// The record's key: its own partition inside the workspace, named by a hash of the principal
+/// and the client's key (free text never enters a key).
+pub fn record_key(keys: WsKeys, principal: &str, key: &str) -> Key {
+    let mut hash = Sha256::new();
+    for part in [principal.as_bytes(), key.as_bytes()] {
+        hash.update((part.len() as u64).to_be_bytes());
+        hash.update(part);
+    }
+    Key::new(keys.partition(&format!("{PARTITION_PREFIX}{}", hex(&hash.finalize()))), "IDEM")
+}
+
+/// What the store says about a key when a request arrives.
+#[derive(Debug, PartialEq)]
+pub enum Found {
+    /// The in-flight record is ours now: run the request.
+    Claimed,
+    /// The key was used for another request: 422.
+    OtherRequest,
+    /// The first request with this key is still running: 409.
+    InFlight,
+    /// The first request completed: replay its response.
+    Completed(Recorded),
+}
+
+/// A recorded response.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Recorded {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+/// The decision for an existing record, given the arriving request's fingerprint.
+pub fn decide(item: &Item, fingerprint: &str) -> Found {
+    if item.get("fingerprint").and_then(Value::as_str) != Some(fingerprint) {
+        return Found::OtherRequest;
+    }
+    match item.get("response").cloned().map(serde_json::from_value::<Recorded>) {
+        Some(Ok(recorded)) => Found::Completed(recorded),
+        _ => Found::InFlight,
+    }
+}
+
+async fn claim(state: &AppState, key: &Key, fingerprint: &str, now: i64) -> Result<Found, ApiError> {
+    let store = state.store();
+    let mut item = Item::new();
+    item.insert(PK.into(), key.pk.clone().into());
+    item.insert(SK.into(), key.sk.clone().into());
+    item.insert(ENTITY.into(), ENTITY_RECORD.into());
+    item.insert("fingerprint".into(), fingerprint.into());
+    item.insert("createdAt".into(), now.into());
+    item.insert(TTL.into(), (now + IN_FLIGHT_SECS).into());
+    // Twice at most: a record that expires between the failed put and the read is gone.
+    for _ in 0..2 {
+        match store.put(item.clone(), Condition::NotExists).await {
+            Ok(()) => return Ok(Found::Claimed),
+            Err(StoreError::ConditionFailed) => {}
+            Err(e) => return Err(e.into()),
+        }
+        if let Some(existing) = store.get(key).await? {
+            return Ok(decide(&existing, fingerprint));
+        }
+    }
+    Ok(Found::InFlight)
+}
+
+/// Records a 2xx response for replay; forgets the key after anything else.
+async fn finish(state: &AppState, key: &Key, response: Response) -> Response {
+    let store = state.store();
+    let (parts, body) = response.into_parts();
+    let bytes = match axum::body::to_bytes(body, usize::MAX).await {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            release(state, key).await;
+            return ApiError::internal(format!("reading the response to record it: {e}")).into_response();
+        }
+    };
+    let text = String::from_utf8(bytes.to_vec()).ok();
+    match text.filter(|_| parts.status.is_success()) {
+        Some(body) => {
+            let headers = REPLAYED_HEADERS
+                .iter()
+                .filter_map(|name| {
+                    let value = parts.headers.get(name)?.to_str().ok()?;
+                    Some((name.as_str().to_owned(), value.to_owned()))
+                })
+                .collect();
+            let recorded = Recorded { status: parts.status.as_u16(), headers, body };
+            let update = Update::default()
+                .set("response", serde_json::to_value(&recorded).unwrap_or(Value::Null))
+                .set(TTL, clock::now_epoch() + REPLAY_WINDOW_SECS);
+            // `Exists`: an attempt that outlived its in-flight record does not resurrect it.
+            if let Err(e) = store.update(key, update, Condition::Exists).await {
+                tracing::warn!(error = %e, "could not record an idempotent response");
+            }
+        }
+        None => release(state, key).await,
+    }
+    Response::from_parts(parts, Body::from(bytes))
+}
+
+async fn release(state: &AppState, key: &Key) {
+    if let Err(e) = state.store().delete(key, Condition::None).await {
+        tracing::warn!(error = %e, "could not release an idempotency key; it expires by itself");
+    }
+}
+
+fn replay(recorded: Recorded) -> Response {
+    let status = StatusCode::from_u16(recorded.status).unwrap_or(StatusCode::OK);
+    let mut response = (status, recorded.body).into_response();
+    let headers = response.headers_mut();
+    headers.remove(header::CONTENT_TYPE);
+    for (name, value) in recorded.headers {
+        if let (Ok(name), Ok(value)) = (HeaderName::try_from(name), HeaderValue::try_from(value)) {
+            headers.insert(name, value);
+        }
+    }
+    headers.insert(REPLAYED_HEADER, HeaderValue::from_static("true"));
+    response
+}
+
+/// The layer [`idempotent`] puts on declared routes.
+async fn layer(request: Request, next: Next) -> Response {
+    if request.method() != Method::POST || !request.headers().contains_key(HEADER) {
+        return next.run(request).await;
+    }
+    match run(request, next).await {
+        Ok(response) | Err(response) => response,
+    }
+}
+
+async fn run(request: Request, next: Next) -> Result<Response, Response> {
+    let reject = |e: ApiError| e.into_response();
+    let (mut parts, body) = request.into_parts();
+    let state = parts
+        .extensions
+        .get::<AppState>()
+        .cloned()
+        .ok_or_else(|| reject(ApiError::internal("an idempotent route served outside shared::http::service")))?;
+    // Authentication first, as on every protected route; the handler reuses this caller.
+    let caller = Caller::from_request_parts(&mut parts, &state).await.map_err(reject)?;
+    let Some(key) = key_of(&parts.headers).map_err(reject)? else {
+        return Err(reject(ApiError::internal("idempotency key vanished")));
+    };
+    let bytes = axum::body::to_bytes(body, crate::http::MAX_BODY_BYTES)
+        .await
+        .map_err(|_| reject(ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large")))?;
+    let path = parts.uri.path_and_query().map_or_else(|| parts.uri.path().to_owned(), |p| p.as_str().to_owned());
+    let fingerprint = fingerprint(&parts.method, &path, &bytes);
+    let record = record_key(caller.keys(), &principal(&caller), &key);
+    match claim(&state, &record, &fingerprint, clock::now_epoch()).await.map_err(reject)? {
+        Found::Claimed => {}
+        Found::OtherRequest => {
+            return Err(reject(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                format!("This {HEADER} was used for a different request; use a new key for a new request"),
+            )));
+        }
+        Found::InFlight => {
+            return Err(reject(ApiError::conflict(format!(
+                "A request with this {HEADER} is still in progress; retry later"
+            ))));
+        }
+        Found::Completed(recorded) => return Ok(replay(recorded)),
+    }
+    parts.extensions.insert(caller);
+    let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
+    Ok(finish(&state, &record, response).await)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_1_to_255_printable_ascii() {
+        assert!(valid_key(b"a"));
+        assert!(valid_key(b"5f7c2b8e-3d1a-4c6f-9b0e-2a4d6c8e0f13"));
+        assert!(valid_key(b"order 42 / retry ~"));
+        assert!(valid_key(&[b'x'; 255]));
+        assert!(!valid_key(b""));
+        assert!(!valid_key(&[b'x'; 256]));
+        assert!(!valid_key(b"tab\there"));
+        assert!(!valid_key("caf\u{e9}".as_bytes()));
+        assert!(!valid_key(b"del\x7f"));
+    }
+
+    #[test]
+    fn one_header_at_most() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(key_of(&headers), Ok(None));
+        headers.append(HEADER, HeaderValue::from_static("k1"));
+        assert_eq!(key_of(&headers), Ok(Some("k1".into())));
+        headers.append(HEADER, HeaderValue::from_static("k1"));
+        assert_eq!(key_of(&headers).unwrap_err().status, StatusCode::BAD_REQUEST);
+        let mut bad = HeaderMap::new();
+        bad.insert(HEADER, HeaderValue::from_bytes(b"caf\xc3\xa9").unwrap());
+        assert_eq!(key_of(&bad).unwrap_err().status, StatusCode::BAD_REQUEST);
+    }
+
+    #[test]
+    fn bodies_compare_by_meaning_not_layout() {
+        let a = fingerprint(&Method::POST, "/tags/task/create", br#"{"name":"A","color":{"b":1,"a":[1,2]}}"#);
+        let b = fingerprint(
+            &Method::POST,
+            "/tags/task/create",
+            b" { \"color\": {\"a\": [1, 2], \"b\": 1},\n \"name\": \"A\" } ",
+        );
+        assert_eq!(a, b);
+        assert_ne!(a, fingerprint(&Method::POST, "/tags/task/create", br#"{"name":"B","color":{"b":1,"a":[1,2]}}"#));
+        assert_ne!(a, fingerprint(&Method::POST, "/tags/task/create", br#"{"name":"A","color":{"b":1,"a":[2,1]}}"#));
+        assert_ne!(a, fingerprint(&Method::POST, "/tags/project/create", br#"{"name":"A","color":{"b":1,"a":[1,2]}}"#));
+        assert_ne!(
+            a,
+            fingerprint(
+                &Method::POST,
+                "/tags/task/create?responseShape=full",
+                br#"{"name":"A","color":{"b":1,"a":[1,2]}}"#
+            )
+        );
+        // Not JSON: the bytes themselves.
+        assert_eq!(canonical_body(b"not json"), b"not json");
+        assert_ne!(canonical_body(b"not json"), canonical_body(b"not  json"));
+        // Strings keep their escapes' meaning.
+        assert_eq!(canonical_body(br#"{"a":"\u00e9"}"#), canonical_body("{\"a\":\"\u{e9}\"}".as_bytes()));
+    }
+
+    #[test]
+    fn an_existing_record_decides_by_fingerprint_then_state() {
+        let mut item = Item::new();
+        item.insert("fingerprint".into(), "f1".into());
+        assert_eq!(decide(&item, "f2"), Found::OtherRequest);
+        assert_eq!(decide(&item, "f1"), Found::InFlight);
+        let recorded = Recorded {
+            status: 200,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: "{}".into(),
+        };
+        item.insert("response".into(), serde_json::to_value(&recorded).unwrap());
+        assert_eq!(decide(&item, "f1"), Found::Completed(recorded));
+        assert_eq!(decide(&item, "f2"), Found::OtherRequest);
+    }
+
+    #[test]
+    fn records_are_per_workspace_principal_and_key() {
+        let ws = WsKeys::new(uuid::Uuid::new_v4());
+        let other = WsKeys::new(uuid::Uuid::new_v4());
+        let a = record_key(ws, "u1", "k");
+        assert!(a.pk.starts_with(&ws.root_pk()));
+        assert_ne!(a, record_key(other, "u1", "k"));
+        assert_ne!(a, record_key(ws, "u2", "k"));
+        assert_ne!(a, record_key(ws, "u1", "k2"));
+        // The length prefix keeps ("u1", "#k") and ("u1#", "k") apart.
+        assert_ne!(record_key(ws, "u1", "#k"), record_key(ws, "u1#", "k"));
+    }
+}
