@@ -108,6 +108,11 @@ async fn a_seed_loads_idempotently_and_refuses_bad_references_naming_the_entry()
         ] {
             assert!(error.contains(expected), "[{}] {expected:?} in {error}", api.backend);
         }
+        let mut taken = seed_json(&new_world(), &[]);
+        let (someone, _) = api.user(STAFF, UserKind::Employee).await;
+        taken["contacts"][0]["email"] = json!(someone.email.to_uppercase());
+        let error = load(api, api.workspace_id, &taken).await.unwrap_err();
+        assert!(error.contains("contacts[0].email:") && error.contains("another user"), "[{}] {error}", api.backend);
         let unknown = load(api, api.workspace_id, &json!({"version": 1, "projekts": []})).await.unwrap_err();
         assert!(unknown.contains("projekts"), "{unknown}");
         // Nothing of the refused file was written.

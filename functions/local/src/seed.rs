@@ -297,8 +297,12 @@ async fn validate(
         let email = e.email.trim().to_lowercase();
         if !email.contains('@') || email.len() > 254 {
             problems.push(format!("contacts[{i}].email: {:?} is not an e-mail address", e.email));
-        } else if !emails.insert(email) {
+        } else if !emails.insert(email.clone()) {
             problems.push(format!("contacts[{i}].email: {} appears twice in the file", e.email));
+        } else if let Some(guard) = store.get(&keys.user_email(&email)).await?
+            && guard.get("userId").and_then(|v| v.as_str()) != Some(e.id.to_string().as_str())
+        {
+            problems.push(format!("contacts[{i}].email: {} belongs to another user of the workspace", e.email));
         }
         if shared::input::Language::parse(&e.language).is_none() {
             problems.push(format!("contacts[{i}].language: {:?} is not an ISO 639-1 code", e.language));
