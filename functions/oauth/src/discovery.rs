@@ -150,6 +150,19 @@ pub async fn authorization_server_rfc8414(State(state): State<AppState>, headers
     serve_as_metadata(&state, &headers)
 }
 
+/// Authorization-server metadata (origin, for older clients)
+///
+/// The same document at the origin's well-known path, where clients of the MCP revision
+/// 2025-03-26 look (they drop the path of the server URL). Its `issuer` stays `{site_url}/api`,
+/// the one issuer of this server, and its endpoints are the real ones, so such a client never
+/// falls back to `/authorize`, `/token` and `/register` at the origin, which do not exist.
+/// Public, cacheable per host.
+#[utoipa::path(get, path = "/.well-known/oauth-authorization-server", operation_id = "oauthAuthorizationServerMetadataOrigin", tag = "oauth",
+    responses((status = 200, description = "Authorization-server metadata for clients that look at the origin (MCP 2025-03-26); the same document, issuer `{site_url}/api`", body = AuthorizationServerMetadata)))]
+pub async fn authorization_server_origin(State(state): State<AppState>, headers: HeaderMap) -> impl IntoResponse {
+    serve_as_metadata(&state, &headers)
+}
+
 fn serve_resource_metadata(state: &AppState, headers: &HeaderMap) -> impl IntoResponse + use<> {
     let site = state.site_url();
     let metadata = ProtectedResourceMetadata {
