@@ -21,6 +21,9 @@ const CACHE: &str = "public, max-age=300";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Endpoints {
     pub issuer: String,
+    /// This API's resource identifier (RFC 8707, RFC 9728): the only `resource` a token can be
+    /// requested for.
+    pub resource: String,
     pub authorization: String,
     pub token: String,
     pub registration: String,
@@ -31,6 +34,7 @@ impl Endpoints {
     pub fn of(state: &AppState, headers: &HeaderMap) -> Endpoints {
         let issuer = state.site_url().issuer(headers);
         Endpoints {
+            resource: state.site_url().resource(headers),
             authorization: format!("{issuer}/oauth/authorize"),
             token: format!("{issuer}/oauth/token"),
             registration: format!("{issuer}/oauth/register"),
