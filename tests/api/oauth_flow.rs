@@ -12,6 +12,7 @@ use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 use sha2::Digest;
 use shared::identity::{self, User, UserKind};
+use shared::oauth::issuer::SiteUrl;
 use shared::permissions::ROOT;
 use shared::store::keys::WsKeys;
 use std::collections::HashMap;
@@ -825,6 +826,88 @@ async fn deleting_a_client_revokes_its_tokens() {
         assert_eq!(list_tags(api, access).await, 401, "[{}] the access token died with its client", backend.name);
         let refreshed = refresh(api, &client, str_of(&issued, "refresh_token"), None).await;
         assert!(matches!(refreshed.status, 400 | 401), "[{}] {}", backend.name, refreshed.text);
+    })
+    .await;
+}
+
+/// RFC 8707: a client may name the API its tokens are for, at authorization, at the exchange
+/// and at refresh; only this API's identifier is accepted (`invalid_target` otherwise), the
+/// tokens are bound to it, and a server under another site URL refuses them.
+#[tokio::test]
+async fn resource_indicators_bind_tokens_to_this_api() {
+    each_backend(async |backend, api| {
+        let client = public_client(api).await;
+        let (_, email) = user(api).await;
+        let this_api = api.base.clone();
+        let (verifier, challenge) = pkce();
+        let base = request(&client.id, REDIRECT, &challenge);
+
+        for other in
+            ["https://other.example/", "https://other.example", &format!("{this_api}/"), &format!("{this_api}/mcp")]
+        {
+            let pairs = with(base.clone(), "resource", Some(other));
+            for answer in [authorize_page(api, &pairs).await, decide(api, &pairs, &email, PASSWORD, "approve").await] {
+                assert_eq!(answer.status, 302, "{other}: {}", answer.text);
+                let params = answer.redirect_params();
+                assert_eq!(params["error"], "invalid_target", "{other}");
+                assert_eq!(params["iss"], api.url("/api"));
+                assert!(!params.contains_key("code"));
+            }
+        }
+
+        // Named at authorization: the consent form carries it, the code and the tokens keep it.
+        let pairs = with(base.clone(), "resource", Some(&this_api));
+        let page = authorize_page(api, &pairs).await;
+        assert_eq!(page.status, 200);
+        assert!(page.text.contains(&format!("name=\"resource\" value=\"{this_api}\"")), "hidden field: {}", page.text);
+        let code = code_for(api, &pairs, &email).await;
+        let wrong = token_call(
+            api,
+            &client,
+            vec![
+                ("grant_type", "authorization_code"),
+                ("code", &code),
+                ("redirect_uri", REDIRECT),
+                ("code_verifier", &verifier),
+                ("resource", "https://other.example"),
+            ],
+        )
+        .await;
+        oauth_error(&wrong, 400, "invalid_target");
+        let issued = exchange(api, &client, &code, REDIRECT, &verifier).await;
+        assert_eq!(issued.status, 200, "{}", issued.text);
+        let issued = issued.json();
+        let access = str_of(&issued, "access_token").to_owned();
+        assert_eq!(list_tags(api, &access).await, 200, "[{}] on this API", backend.name);
+        let refresh_token = str_of(&issued, "refresh_token");
+        let wrong = token_call(
+            api,
+            &client,
+            vec![
+                ("grant_type", "refresh_token"),
+                ("refresh_token", refresh_token),
+                ("resource", "https://other.example"),
+            ],
+        )
+        .await;
+        oauth_error(&wrong, 400, "invalid_target");
+
+        // The same store and keys served under another site URL: the bound token is refused
+        // there with the usual challenge.
+        let elsewhere = TestApi::builder(backend)
+            .token_key(api.key.clone())
+            .site_url(SiteUrl::configured("https://elsewhere.example").unwrap())
+            .start()
+            .await;
+        let (status, headers, body) = elsewhere.call(reqwest::Method::GET, "/tags/task", Some(&access), None).await;
+        assert_eq!(status, 401, "[{}] {body}", backend.name);
+        assert!(headers["www-authenticate"].to_str().unwrap().contains("resource_metadata="), "{headers:?}");
+
+        // Without `resource` nothing changes: the token works wherever this store's tokens do.
+        let unbound = tokens(api, &client, &email, "api:read").await;
+        let (status, _, _) =
+            elsewhere.call(reqwest::Method::GET, "/tags/task", Some(str_of(&unbound, "access_token")), None).await;
+        assert_eq!(status, 200, "[{}] an unbound token", backend.name);
     })
     .await;
 }

@@ -585,6 +585,10 @@ async fn discovery_documents() {
             api.call(Method::GET, "/.well-known/oauth-authorization-server/api", None, None).await;
         assert_eq!(status, 200);
         assert_eq!(spec_path, rfc_path, "identical documents");
+        // MCP 2025-03-26 clients look at the origin: the same document, with the real endpoints.
+        let (status, _, origin) = api.call(Method::GET, "/.well-known/oauth-authorization-server", None, None).await;
+        assert_eq!(status, 200);
+        assert_eq!(origin, spec_path, "identical documents at the origin");
         let issuer = format!("{}/api", api.base);
         assert_eq!(spec_path["issuer"], issuer);
         assert_eq!(spec_path["authorization_endpoint"], format!("{issuer}/oauth/authorize"));

@@ -40,6 +40,8 @@ pub struct AuthRequest {
     pub state: Option<String>,
     pub scopes: Vec<String>,
     pub code_challenge: String,
+    /// The `resource` the client named (RFC 8707): always this API; None when it named none.
+    pub resource: Option<String>,
 }
 
 impl AuthRequest {
@@ -55,6 +57,9 @@ impl AuthRequest {
         }
         fields.push(("code_challenge", self.code_challenge.clone()));
         fields.push(("code_challenge_method", pkce::METHOD_S256.to_owned()));
+        if let Some(resource) = &self.resource {
+            fields.push(("resource", resource.clone()));
+        }
         fields
     }
 }
@@ -127,8 +132,14 @@ pub fn error_redirect(uri: &str, state: Option<&str>, error: &str, description: 
 }
 
 /// Validates an authorization request (query of the GET, hidden fields of the POST).
-/// `issuer` goes with every error redirect (RFC 9207).
-pub async fn validate(store: &dyn Store, params: &AuthorizeQuery, issuer: &str) -> Result<AuthRequest, Refusal> {
+/// The endpoints give the issuer, which goes with every error redirect (RFC 9207), and the one
+/// `resource` a client may name (RFC 8707).
+pub async fn validate(
+    store: &dyn Store,
+    params: &AuthorizeQuery,
+    endpoints: &Endpoints,
+) -> Result<AuthRequest, Refusal> {
+    let issuer = endpoints.issuer.as_str();
     let client_id = params
         .client_id
         .as_deref()
@@ -175,8 +186,20 @@ pub async fn validate(store: &dyn Store, params: &AuthorizeQuery, issuer: &str) 
             )));
         }
     };
+    if let Some(resource) = params.resource.as_deref()
+        && resource != endpoints.resource
+    {
+        return Err(Refusal::Respond(error_redirect(
+            &redirect_uri,
+            state.as_deref(),
+            "invalid_target",
+            &format!("The resource must be this API, {}", endpoints.resource),
+            issuer,
+        )));
+    }
     let code_challenge = params.code_challenge.clone().unwrap_or_default();
-    Ok(AuthRequest { client, redirect_uri, redirect_uri_given, state, scopes, code_challenge })
+    let resource = params.resource.clone();
+    Ok(AuthRequest { client, redirect_uri, redirect_uri_given, state, scopes, code_challenge, resource })
 }
 
 /// The checks of the request's own parameters, in RFC order: the first problem found.
@@ -259,6 +282,12 @@ pub struct AuthorizeQuery {
     #[param(required = true, example = "S256")]
     #[schema(required = true, example = "S256")]
     code_challenge_method: Option<String>,
+    /// RFC 8707: the API the token is for; if sent, exactly this API's resource identifier (the
+    /// `resource` of its protected-resource metadata, no trailing slash), else `invalid_target`.
+    /// The tokens are then bound to it.
+    #[param(example = "https://work.example.com")]
+    #[schema(example = "https://work.example.com")]
+    resource: Option<String>,
 }
 
 /// The consent form: the authorization request in hidden fields, and the user's answer.
@@ -304,7 +333,7 @@ async fn authorize_page(State(state): State<AppState>, headers: HeaderMap, uri: 
         Err(e) => return params_problem(e).into_response(),
     };
     let endpoints = Endpoints::of(&state, &headers);
-    let request = match validate(state.store(), &params, &endpoints.issuer).await {
+    let request = match validate(state.store(), &params, &endpoints).await {
         Ok(request) => request,
         Err(refusal) => return refusal.into_response(),
     };
@@ -363,11 +392,12 @@ async fn authorize_decision(State(state): State<AppState>, parts: Parts, body: B
         Err(e) => return params_problem(e).into_response(),
     };
     let store = state.store();
-    let Endpoints { issuer, authorization: action, .. } = Endpoints::of(&state, &parts.headers);
-    let request = match validate(store, &params.request, &issuer).await {
+    let endpoints = Endpoints::of(&state, &parts.headers);
+    let request = match validate(store, &params.request, &endpoints).await {
         Ok(request) => request,
         Err(refusal) => return refusal.into_response(),
     };
+    let Endpoints { issuer, authorization: action, .. } = endpoints;
     let email = params.email.as_deref().map(str::trim).unwrap_or_default();
     let again =
         |status: StatusCode, message: &str| render(status, &request, &action, email, &[], Some(message), Vec::new());
@@ -452,6 +482,7 @@ async fn authorize_decision(State(state): State<AppState>, parts: Parts, body: B
         code_challenge: &request.code_challenge,
         workspace_id: workspace.id,
         user_id: user.id,
+        resource: request.resource.as_deref(),
     };
     // Security clock: a code's lifetime never follows LT_CUSTOM_NOW.
     let code = match code::issue(store, new, clock::now_epoch()).await {

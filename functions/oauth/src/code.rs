@@ -42,6 +42,9 @@ pub struct CodeRecord {
     pub user_id: Uuid,
     /// The grant that redeeming the code creates.
     pub grant_id: Uuid,
+    /// The `resource` of the authorization request (RFC 8707), when it named one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
     /// Epoch seconds.
     pub expires_at: i64,
     /// Epoch seconds; set when the code was redeemed.
@@ -74,6 +77,7 @@ pub struct NewCode<'a> {
     pub code_challenge: &'a str,
     pub workspace_id: Uuid,
     pub user_id: Uuid,
+    pub resource: Option<&'a str>,
 }
 
 /// True for something shaped like a code (checked before any hashing or store read).
@@ -101,6 +105,7 @@ pub async fn issue(store: &dyn Store, new: NewCode<'_>, now: i64) -> StoreResult
         workspace_id: new.workspace_id,
         user_id: new.user_id,
         grant_id: Uuid::new_v4(),
+        resource: new.resource.map(str::to_owned),
         expires_at: now + CODE_TTL_SECS,
         used_at: None,
         version: 0,

@@ -21,6 +21,9 @@ const CACHE: &str = "public, max-age=300";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Endpoints {
     pub issuer: String,
+    /// This API's resource identifier (RFC 8707, RFC 9728): the only `resource` a token can be
+    /// requested for.
+    pub resource: String,
     pub authorization: String,
     pub token: String,
     pub registration: String,
@@ -31,6 +34,7 @@ impl Endpoints {
     pub fn of(state: &AppState, headers: &HeaderMap) -> Endpoints {
         let issuer = state.site_url().issuer(headers);
         Endpoints {
+            resource: state.site_url().resource(headers),
             authorization: format!("{issuer}/oauth/authorize"),
             token: format!("{issuer}/oauth/token"),
             registration: format!("{issuer}/oauth/register"),
@@ -147,6 +151,19 @@ pub async fn authorization_server(State(state): State<AppState>, headers: Header
 #[utoipa::path(get, path = "/.well-known/oauth-authorization-server/api", operation_id = "oauthAuthorizationServerMetadataRfc8414", tag = "oauth",
     responses((status = 200, description = "Authorization-server metadata at the RFC 8414 §3.1 location for the issuer `{site_url}/api`", body = AuthorizationServerMetadata)))]
 pub async fn authorization_server_rfc8414(State(state): State<AppState>, headers: HeaderMap) -> impl IntoResponse {
+    serve_as_metadata(&state, &headers)
+}
+
+/// Authorization-server metadata (origin, for older clients)
+///
+/// The same document at the origin's well-known path, where clients of the MCP revision
+/// 2025-03-26 look (they drop the path of the server URL). Its `issuer` stays `{site_url}/api`,
+/// the one issuer of this server, and its endpoints are the real ones, so such a client never
+/// falls back to `/authorize`, `/token` and `/register` at the origin, which do not exist.
+/// Public, cacheable per host.
+#[utoipa::path(get, path = "/.well-known/oauth-authorization-server", operation_id = "oauthAuthorizationServerMetadataOrigin", tag = "oauth",
+    responses((status = 200, description = "Authorization-server metadata for clients that look at the origin (MCP 2025-03-26); the same document, issuer `{site_url}/api`", body = AuthorizationServerMetadata)))]
+pub async fn authorization_server_origin(State(state): State<AppState>, headers: HeaderMap) -> impl IntoResponse {
     serve_as_metadata(&state, &headers)
 }
 

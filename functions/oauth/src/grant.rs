@@ -52,6 +52,9 @@ pub struct Grant {
     pub user_id: Uuid,
     /// The scopes approved; no refresh may widen them.
     pub scopes: Vec<String>,
+    /// The API its tokens are bound to (RFC 8707), when the client named one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
     pub created_at: String,
     /// The generation of the current refresh token.
     pub version: i64,
@@ -137,6 +140,8 @@ pub struct CodeExchange<'a> {
     pub code: &'a str,
     pub redirect_uri: Option<&'a str>,
     pub code_verifier: &'a str,
+    /// The token request's `resource`, already checked to name this API.
+    pub resource: Option<&'a str>,
 }
 
 /// Redeems a code for a new grant and its first tokens.
@@ -198,6 +203,8 @@ async fn redeem(
         workspace_id: record.workspace_id,
         user_id: record.user_id,
         scopes: record.scopes.clone(),
+        // Named at authorization or at the exchange (both can only name this API).
+        resource: record.resource.clone().or_else(|| request.resource.map(str::to_owned)),
         created_at: clock::now_rfc3339(),
         version: 1,
         rotated_at: None,
@@ -231,6 +238,8 @@ pub struct Refresh<'a> {
     pub refresh_token: &'a str,
     /// The `scope` parameter, parsed; None keeps the grant's scopes.
     pub scopes: Option<Vec<String>>,
+    /// The `resource` parameter, already checked to name this API.
+    pub resource: Option<&'a str>,
 }
 
 /// Rotates a refresh token: new access and refresh tokens, the old refresh token superseded.
@@ -279,7 +288,8 @@ pub async fn refresh(store: &dyn Store, key: &TokenKey, request: Refresh<'_>, no
         return Err(GrantError::InvalidGrant(UNKNOWN_REFRESH));
     }
 
-    let next = Grant { version: grant.version + 1, ..grant.clone() };
+    let resource = grant.resource.clone().or_else(|| request.resource.map(str::to_owned));
+    let next = Grant { version: grant.version + 1, resource, ..grant.clone() };
     let (mut ops, issued) = new_tokens(key, &next, scopes, now)?;
     let bump = Update::default().set(VERSION, next.version).set("rotatedAt", now).set(TTL, now + REFRESH_TTL_SECS);
     ops.insert(
@@ -308,6 +318,7 @@ fn new_tokens(key: &TokenKey, grant: &Grant, scopes: Vec<String>, now: i64) -> S
         scopes: scopes.clone(),
         expires_at: now + ACCESS_TTL_SECS,
         revoked_at: None,
+        resource: grant.resource.clone(),
     };
     let refresh = RefreshRecord {
         grant_id: grant.id,

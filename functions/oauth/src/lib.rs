@@ -11,6 +11,7 @@
 //! - `POST /api/oauth/register`, `GET|PUT|DELETE /api/oauth/register/{client_id}`: dynamic
 //!   client registration (RFC 7591) and its management (RFC 7592), `register.rs`
 //! - `GET /api/.well-known/oauth-authorization-server`, `/.well-known/oauth-authorization-server/api`,
+//!   `/.well-known/oauth-authorization-server` (older clients),
 //!   `/.well-known/oauth-protected-resource`, `/api/.well-known/oauth-protected-resource`:
 //!   discovery (RFC 8414, RFC 9728), `discovery.rs`
 //! - `GET|POST /api/oauth/authorize`: the sign-in and consent page and its form, `authorize.rs`
@@ -92,6 +93,7 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(register::read, register::update, register::delete))
         .routes(routes!(discovery::authorization_server))
         .routes(routes!(discovery::authorization_server_rfc8414))
+        .routes(routes!(discovery::authorization_server_origin))
         .routes(routes!(discovery::protected_resource))
         .routes(routes!(discovery::protected_resource_api))
         .merge(authorize::api())

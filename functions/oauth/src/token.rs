@@ -177,6 +177,9 @@ struct TokenForm {
     refresh_token: Option<String>,
     /// refresh_token: a subset of the grant's scopes (default: all of them)
     scope: Option<String>,
+    /// RFC 8707: if sent, exactly this API's resource identifier, else `invalid_target`
+    #[schema(example = "https://work.example.com")]
+    resource: Option<String>,
     #[serde(flatten)]
     client: ClientAuth,
 }
@@ -260,6 +263,15 @@ async fn token_response(state: &AppState, headers: &HeaderMap, body: &[u8]) -> R
         ));
     }
     let client = authenticate_client(state, headers, &params.client).await?;
+    let resource = params.resource.as_deref();
+    let this_api = state.site_url().resource(headers);
+    if resource.is_some_and(|r| r != this_api) {
+        return Err(OAuthError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_target",
+            format!("The resource must be this API, {this_api}"),
+        ));
+    }
     let key = state.token_key().await.map_err(OAuthError::server_error)?;
     // Security clock: token lifetimes never follow LT_CUSTOM_NOW.
     let now = clock::now_epoch();
@@ -279,6 +291,7 @@ async fn token_response(state: &AppState, headers: &HeaderMap, body: &[u8]) -> R
             code,
             redirect_uri: params.redirect_uri.as_deref(),
             code_verifier: verifier,
+            resource,
         };
         grant::exchange_code(state.store(), key, exchange, now).await
     } else {
@@ -294,7 +307,8 @@ async fn token_response(state: &AppState, headers: &HeaderMap, body: &[u8]) -> R
                 )
             })?),
         };
-        grant::refresh(state.store(), key, Refresh { client_id: &client.client_id, refresh_token, scopes }, now).await
+        let request = Refresh { client_id: &client.client_id, refresh_token, scopes, resource };
+        grant::refresh(state.store(), key, request, now).await
     };
     let issued = issued.map_err(grant_failure)?;
     tracing::info!(client = %client.client_id, grant_type, "OAuth tokens issued");

@@ -124,7 +124,7 @@ impl FromRequestParts<AppState> for Caller {
         let verified = if token.starts_with(token::PREFIX) {
             verify_personal_token(state, token, now).await?
         } else if token.starts_with(token::OAUTH_ACCESS_PREFIX) {
-            verify_oauth_access_token(state, token, now).await?
+            verify_oauth_access_token(state, token, &state.site_url().resource(&parts.headers), now).await?
         } else if session::looks_like(token) {
             verify_session(state, token, now).await?
         } else {
@@ -195,9 +195,18 @@ async fn verify_session(state: &AppState, token: &str, now: i64) -> Result<Verif
 
 /// An OAuth access token: format and keyed tag first (no I/O), then its record by hash and its
 /// grant (revoking the grant revokes the token). Its rate-limit bucket is the grant, so
-/// refreshing does not reset the quota.
-async fn verify_oauth_access_token(state: &AppState, token: &str, now: i64) -> Result<Verified, ApiError> {
+/// refreshing does not reset the quota. A token bound to another resource (RFC 8707: issued
+/// for another API, or under another site URL) is refused like an invalid one.
+async fn verify_oauth_access_token(
+    state: &AppState,
+    token: &str,
+    this_api: &str,
+    now: i64,
+) -> Result<Verified, ApiError> {
     match access::verify_access(state.store(), state.token_key().await?, token, now).await {
+        Ok(access) if access.resource.as_deref().is_some_and(|r| r != this_api) => {
+            Err(ApiError::invalid_token("The token was issued for another resource"))
+        }
         Ok(access) => Ok(Verified {
             workspace_id: access.workspace_id,
             user_id: access.user_id,

@@ -27,6 +27,9 @@ pub struct AccessRecord {
     /// Epoch seconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revoked_at: Option<i64>,
+    /// The API the token is bound to (RFC 8707), when the client named one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
 }
 
 /// What verification reads of a grant (the oauth function owns the whole record).
@@ -48,6 +51,8 @@ pub struct AccessGrant {
     pub client_id: String,
     /// The token's scopes, within the grant's.
     pub scopes: Vec<String>,
+    /// The API the token is bound to (RFC 8707); the caller refuses it elsewhere.
+    pub resource: Option<String>,
 }
 
 /// Why an access token is refused.
@@ -98,5 +103,6 @@ pub async fn verify_access(
         grant_id: grant.id,
         client_id: record.client_id,
         scopes,
+        resource: record.resource,
     })
 }
