@@ -5,6 +5,7 @@ use crate::ratelimit::{LoginLimits, RateLimits};
 use crate::session::{SessionKeySet, SessionKeySource};
 use crate::store::Store;
 use crate::store::dynamo::DynamoStore;
+use crate::store::objects::{ObjectStore, open_objects};
 use crate::store::sqlite::SqliteStore;
 use crate::token::TokenKey;
 use std::sync::Arc;
@@ -28,6 +29,8 @@ struct Inner {
     session_keys: SessionKeySource,
     limits: RateLimits,
     login_limits: LoginLimits,
+    /// Where uploaded files' bytes live; None in functions that handle no files.
+    objects: Option<Arc<dyn ObjectStore>>,
 }
 
 /// Builds an [`AppState`]; what is not given takes its default (see [`AppStateBuilder::build`]).
@@ -37,9 +40,16 @@ pub struct AppStateBuilder {
     session_keys: Option<SessionKeySource>,
     limits: Option<RateLimits>,
     login_limits: Option<LoginLimits>,
+    objects: Option<Arc<dyn ObjectStore>>,
 }
 
 impl AppStateBuilder {
+    /// Where uploaded files' bytes live (docs/files.md); without it, file operations answer 500.
+    pub fn objects(mut self, objects: Arc<dyn ObjectStore>) -> Self {
+        self.objects = Some(objects);
+        self
+    }
+
     pub fn session_keys(mut self, source: SessionKeySource) -> Self {
         self.session_keys = Some(source);
         self
@@ -67,6 +77,7 @@ impl AppStateBuilder {
                 .unwrap_or_else(|| SessionKeySource::fixed(SessionKeySet::generate("process"))),
             limits: self.limits.unwrap_or_else(RateLimits::from_env),
             login_limits: self.login_limits.unwrap_or_else(LoginLimits::from_env),
+            objects: self.objects,
         }))
     }
 }
@@ -90,7 +101,7 @@ impl AppState {
     }
 
     pub fn builder(store: Arc<dyn Store>, token_key: TokenKeySource) -> AppStateBuilder {
-        AppStateBuilder { store, token_key, session_keys: None, limits: None, login_limits: None }
+        AppStateBuilder { store, token_key, session_keys: None, limits: None, login_limits: None, objects: None }
     }
 
     pub fn rate_limits(&self) -> &RateLimits {
@@ -109,7 +120,9 @@ impl AppState {
     /// The state of a function binary: the store named by `LT_STORE` (see [`open_store`];
     /// deployed functions leave it unset and use the DynamoDB table `TABLE_NAME`), the
     /// token key from `LT_TOKEN_KEY_SECRET_ID` (Secrets Manager) or `LT_TOKEN_KEY`, and the
-    /// session keys from `LT_SESSION_KEYS_SECRET_ID` or `LT_SESSION_KEYS`.
+    /// session keys from `LT_SESSION_KEYS_SECRET_ID` or `LT_SESSION_KEYS`, and the object store
+    /// of uploaded files from `LT_OBJECTS` (see [`open_objects`]) or the bucket `FILES_BUCKET`
+    /// (none when neither is set: the function handles no files).
     pub async fn from_lambda_env() -> Result<Self, ConfigError> {
         let spec = match std::env::var("LT_STORE") {
             Ok(spec) => spec,
@@ -117,13 +130,21 @@ impl AppState {
                 format!("dynamodb:{}", std::env::var("TABLE_NAME").map_err(|_| ConfigError::Missing("TABLE_NAME"))?)
             }
         };
-        Ok(AppState::builder(open_store(&spec).await?, token_key_source_from_env()?)
-            .session_keys(session_key_source_from_env()?)
-            .build())
+        let mut builder = AppState::builder(open_store(&spec).await?, token_key_source_from_env()?)
+            .session_keys(session_key_source_from_env()?);
+        if let Some(objects) = objects_from_env()? {
+            builder = builder.objects(objects);
+        }
+        Ok(builder.build())
     }
 
     pub fn store(&self) -> &dyn Store {
         self.0.store.as_ref()
+    }
+
+    /// The object store of uploaded files, when this function has one.
+    pub fn objects(&self) -> Option<&dyn ObjectStore> {
+        self.0.objects.as_deref()
     }
 
     pub fn store_arc(&self) -> Arc<dyn Store> {
@@ -153,6 +174,18 @@ pub async fn open_store(spec: &str) -> Result<Arc<dyn Store>, ConfigError> {
         Some(("dynamodb", table)) if !table.is_empty() => Ok(Arc::new(DynamoStore::from_env(table).await)),
         _ => Err(ConfigError::Invalid(format!("a store is sqlite:<file> or dynamodb:<table>, not {spec:?}"))),
     }
+}
+
+/// The object store named by `LT_OBJECTS` (`dir:<directory>` or `s3:<bucket>`), else the S3
+/// bucket `FILES_BUCKET` (as template.yaml sets it), else none. Nothing is loaded yet: the S3
+/// client is built on first use.
+pub fn objects_from_env() -> Result<Option<Arc<dyn ObjectStore>>, ConfigError> {
+    let spec = match (std::env::var("LT_OBJECTS"), std::env::var("FILES_BUCKET")) {
+        (Ok(spec), _) => spec,
+        (Err(_), Ok(bucket)) => format!("s3:{bucket}"),
+        _ => return Ok(None),
+    };
+    open_objects(&spec).map(Some).map_err(ConfigError::Invalid)
 }
 
 pub fn token_key_source_from_env() -> Result<TokenKeySource, ConfigError> {

@@ -14,6 +14,7 @@ pub mod auth;
 pub mod clock;
 pub mod entity;
 pub mod error;
+pub mod files;
 pub mod function;
 pub mod http;
 pub mod identity;
