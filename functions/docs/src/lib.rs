@@ -17,7 +17,8 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Every function of the API, this one included.
-pub const FUNCTIONS: &[&Function] = &[&tags::FUNCTION, &administration::FUNCTION, &oauth::FUNCTION, &FUNCTION];
+pub const FUNCTIONS: &[&Function] =
+    &[&tags::FUNCTION, &administration::FUNCTION, &oauth::FUNCTION, &workspace::FUNCTION, &FUNCTION];
 
 pub const FUNCTION: Function = Function {
     name: "docs",

@@ -34,7 +34,9 @@ async fn run(cli: Cli) -> CliResult<()> {
         eprintln!("Admin login (POST /api/auth/login): {} / {}\n", local::demo::DEMO_EMAIL, local::demo::DEMO_PASSWORD);
     }
     let sessions = backend.session_keys().await?;
-    let app = local::app(AppState::builder(store, TokenKeySource::Static(key)).session_keys(sessions).build());
+    let app = local::app(
+        AppState::builder(store, TokenKeySource::Static(key)).session_keys(sessions).objects(backend.objects()).build(),
+    );
     let listener = tokio::net::TcpListener::bind(addr).await?;
     eprintln!("workapi listening on http://{}", listener.local_addr()?);
     axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
