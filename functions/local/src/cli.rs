@@ -33,8 +33,8 @@ pub struct StoreArgs {
     /// Directory of the default embedded store, its token key and uploaded files (`files/`).
     #[arg(long, global = true, env = "LT_DATA_DIR")]
     pub data_dir: Option<PathBuf>,
-    /// Where uploaded files' bytes go: `dir:<directory>` (default: `files/` in the data
-    /// directory) or `s3:<bucket>` (endpoint, region and credentials from the AWS SDK's usual
+    /// Where uploaded files' bytes go: `dir:<directory>` (default: the data directory, so
+    /// they land in its `files/`) or `s3:<bucket>` (endpoint, region and credentials from the AWS SDK's usual
     /// settings, e.g. AWS_ENDPOINT_URL_S3; LT_S3_PATH_STYLE=true for moto). docs/files.md.
     #[arg(long, global = true, env = "LT_OBJECTS")]
     pub objects: Option<String>,
@@ -189,7 +189,7 @@ impl StoreArgs {
         };
         let objects = match &self.objects {
             Some(spec) => open_objects(spec)?,
-            None => Arc::new(DirectoryObjects::new(data_dir.join("files"))),
+            None => Arc::new(DirectoryObjects::new(&data_dir)),
         };
         Ok(Backend { store: open_store(&spec).await?, spec, data_dir, objects })
     }
