@@ -43,12 +43,6 @@ pub enum ObjectError {
 
 pub type ObjectResult<T> = Result<T, ObjectError>;
 
-impl From<ObjectError> for crate::error::ApiError {
-    fn from(e: ObjectError) -> Self {
-        crate::error::ApiError::internal(e)
-    }
-}
-
 /// Which kind of backend holds the objects: decides how a file's URL is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ObjectBackend {
