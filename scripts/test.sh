@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: formatting, lints, the Rust suites on both store backends (embedded SQLite
-# and DynamoDB Local), the token key through Secrets Manager (moto), the Tiptap differential
+# and DynamoDB Local), the token key through Secrets Manager (moto), uploads on moto's S3, the Tiptap differential
 # corpus, the Lambda event checks, the OpenAPI document (openapi-spec-validator, Redocly CLI and
 # Spectral, schemathesis against the local server), the OAuth flow by a third-party client
 # (Authlib) and in a headless Chromium (screenshot in target/test-artifacts/consent.png), and the
@@ -55,7 +55,7 @@ log "starting DynamoDB Local on 127.0.0.1:$ddb_port"
 pids+=($!)
 
 moto_port=$(free_port)
-log "starting moto (Secrets Manager) on 127.0.0.1:$moto_port"
+log "starting moto (Secrets Manager, S3) on 127.0.0.1:$moto_port"
 (cd "$work" && exec python3 -m moto.server -H 127.0.0.1 -p "$moto_port" >moto.log 2>&1) &
 pids+=($!)
 
@@ -66,6 +66,9 @@ export LT_DYNAMODB_ENDPOINT="http://127.0.0.1:$ddb_port"
 export LT_MOTO_ENDPOINT="http://127.0.0.1:$moto_port"
 # The functions reach Secrets Manager through the SDK's own endpoint setting, as deployed.
 export AWS_ENDPOINT_URL_SECRETS_MANAGER="$LT_MOTO_ENDPOINT"
+# Uploaded files on moto's S3 (tests/api/upload.rs makes a bucket per test and hands the server a
+# path-style client); these two serve anything that builds its S3 client from the environment.
+export AWS_ENDPOINT_URL_S3="$LT_MOTO_ENDPOINT" LT_S3_PATH_STYLE=true
 export LT_TIPTAP_DIR="$root/tools/tiptap"
 export LT_REQUIRE_SERVICES=1
 # Fake credentials: nothing here may probe for real ones.

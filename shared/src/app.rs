@@ -7,6 +7,7 @@ use crate::ratelimit::{LoginLimits, RateLimits};
 use crate::session::{SessionKeySet, SessionKeySource};
 use crate::store::Store;
 use crate::store::dynamo::DynamoStore;
+use crate::store::objects::{ObjectStore, open_objects};
 use crate::store::sqlite::SqliteStore;
 use crate::token::TokenKey;
 use std::sync::Arc;
@@ -32,6 +33,8 @@ struct Inner {
     login_limits: LoginLimits,
     site_url: SiteUrl,
     cors_origins: AllowedOrigins,
+    /// Where uploaded files' bytes live; None in functions that handle no files.
+    objects: Option<Arc<dyn ObjectStore>>,
 }
 
 /// Builds an [`AppState`]; what is not given takes its default (see [`AppStateBuilder::build`]).
@@ -43,9 +46,16 @@ pub struct AppStateBuilder {
     login_limits: Option<LoginLimits>,
     site_url: Option<SiteUrl>,
     cors_origins: Option<AllowedOrigins>,
+    objects: Option<Arc<dyn ObjectStore>>,
 }
 
 impl AppStateBuilder {
+    /// Where uploaded files' bytes live (docs/files.md); without it, file operations answer 500.
+    pub fn objects(mut self, objects: Arc<dyn ObjectStore>) -> Self {
+        self.objects = Some(objects);
+        self
+    }
+
     /// The public site URL (default: `LT_SITE_URL`, else each request's `Host`).
     pub fn site_url(mut self, site_url: SiteUrl) -> Self {
         self.site_url = Some(site_url);
@@ -87,6 +97,7 @@ impl AppStateBuilder {
             login_limits: self.login_limits.unwrap_or_else(LoginLimits::from_env),
             site_url: self.site_url.unwrap_or_else(SiteUrl::from_env),
             cors_origins: self.cors_origins.unwrap_or_else(AllowedOrigins::from_env),
+            objects: self.objects,
         }))
     }
 }
@@ -118,6 +129,7 @@ impl AppState {
             login_limits: None,
             site_url: None,
             cors_origins: None,
+            objects: None,
         }
     }
 
@@ -147,7 +159,9 @@ impl AppState {
     /// The state of a function binary: the store named by `LT_STORE` (see [`open_store`];
     /// deployed functions leave it unset and use the DynamoDB table `TABLE_NAME`), the
     /// token key from `LT_TOKEN_KEY_SECRET_ID` (Secrets Manager) or `LT_TOKEN_KEY`, and the
-    /// session keys from `LT_SESSION_KEYS_SECRET_ID` or `LT_SESSION_KEYS`.
+    /// session keys from `LT_SESSION_KEYS_SECRET_ID` or `LT_SESSION_KEYS`, and the object store
+    /// of uploaded files from `LT_OBJECTS` (see [`open_objects`]) or the bucket `FILES_BUCKET`
+    /// (none when neither is set: the function handles no files).
     pub async fn from_lambda_env() -> Result<Self, ConfigError> {
         let spec = match std::env::var("LT_STORE") {
             Ok(spec) => spec,
@@ -155,13 +169,21 @@ impl AppState {
                 format!("dynamodb:{}", std::env::var("TABLE_NAME").map_err(|_| ConfigError::Missing("TABLE_NAME"))?)
             }
         };
-        Ok(AppState::builder(open_store(&spec).await?, token_key_source_from_env()?)
-            .session_keys(session_key_source_from_env()?)
-            .build())
+        let mut builder = AppState::builder(open_store(&spec).await?, token_key_source_from_env()?)
+            .session_keys(session_key_source_from_env()?);
+        if let Some(objects) = objects_from_env()? {
+            builder = builder.objects(objects);
+        }
+        Ok(builder.build())
     }
 
     pub fn store(&self) -> &dyn Store {
         self.0.store.as_ref()
+    }
+
+    /// The object store of uploaded files, when this function has one.
+    pub fn objects(&self) -> Option<&dyn ObjectStore> {
+        self.0.objects.as_deref()
     }
 
     pub fn store_arc(&self) -> Arc<dyn Store> {
@@ -191,6 +213,18 @@ pub async fn open_store(spec: &str) -> Result<Arc<dyn Store>, ConfigError> {
         Some(("dynamodb", table)) if !table.is_empty() => Ok(Arc::new(DynamoStore::from_env(table).await)),
         _ => Err(ConfigError::Invalid(format!("a store is sqlite:<file> or dynamodb:<table>, not {spec:?}"))),
     }
+}
+
+/// The object store named by `LT_OBJECTS` (`dir:<directory>` or `s3:<bucket>`), else the S3
+/// bucket `FILES_BUCKET` (as template.yaml sets it), else none. Nothing is loaded yet: the S3
+/// client is built on first use.
+pub fn objects_from_env() -> Result<Option<Arc<dyn ObjectStore>>, ConfigError> {
+    let spec = match (std::env::var("LT_OBJECTS"), std::env::var("FILES_BUCKET")) {
+        (Ok(spec), _) => spec,
+        (Err(_), Ok(bucket)) => format!("s3:{bucket}"),
+        _ => return Ok(None),
+    };
+    open_objects(&spec).map(Some).map_err(ConfigError::Invalid)
 }
 
 pub fn token_key_source_from_env() -> Result<TokenKeySource, ConfigError> {

@@ -130,4 +130,11 @@ impl From<StoreError> for ApiError {
     }
 }
 
+/// An object store that fails (S3, the disk) is a server fault.
+impl From<crate::store::objects::ObjectError> for ApiError {
+    fn from(e: crate::store::objects::ObjectError) -> Self {
+        ApiError::internal(e)
+    }
+}
+
 pub type ApiResult<T> = Result<T, ApiError>;

@@ -16,6 +16,7 @@ pub mod cors;
 pub mod domain;
 pub mod entity;
 pub mod error;
+pub mod files;
 pub mod function;
 pub mod http;
 pub mod idempotency;

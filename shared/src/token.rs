@@ -90,6 +90,16 @@ impl TokenKey {
         self.0.iter().map(|b| format!("{b:02x}")).collect()
     }
 
+    /// A key for another purpose (signed local file URLs…), derived from this one as
+    /// HMAC-SHA256(key, "workapi-derive:" + purpose): never equal to a token tag's key, and
+    /// rotated with it.
+    pub fn derive(&self, purpose: &str) -> [u8; 32] {
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes any key length");
+        mac.update(b"workapi-derive:");
+        mac.update(purpose.as_bytes());
+        mac.finalize().into_bytes().into()
+    }
+
     fn tag(&self, kind: Kind, random: &[u8]) -> [u8; TAG_LEN] {
         let mut mac = Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes any key length");
         mac.update(kind.prefix().as_bytes());

@@ -23,3 +23,4 @@ mod secrets;
 mod sessions;
 mod store_conformance;
 mod tags_api;
+mod upload;

@@ -16,6 +16,8 @@ use shared::oauth::issuer::SiteUrl;
 use shared::ratelimit::{LoginLimits, RateLimits};
 use shared::session::{SessionKeySet, SessionKeySource};
 use shared::store::dynamo::DynamoStore;
+use shared::store::objects::{DirectoryObjects, ObjectStore};
+use shared::store::s3::S3Objects;
 use shared::store::sqlite::SqliteStore;
 use shared::store::{Condition, Item, Key, Page, Query, Store, StoreResult, TxOp, Update};
 use shared::token::TokenKey;
@@ -109,6 +111,38 @@ pub async fn moto(suite: &str) -> Option<aws_sdk_secretsmanager::Client> {
     Some(aws_sdk_secretsmanager::Client::from_conf(config))
 }
 
+/// An S3 object store on moto's server (`LT_MOTO_ENDPOINT`) in a fresh bucket, with
+/// path-style addressing (moto serves no virtual-host buckets on 127.0.0.1), and its client;
+/// None after a loud skip naming `suite`, a failure under `LT_REQUIRE_SERVICES=1`.
+pub async fn moto_s3(suite: &str) -> Option<(Arc<S3Objects>, aws_sdk_s3::Client)> {
+    use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region};
+    let Ok(endpoint) = std::env::var("LT_MOTO_ENDPOINT") else {
+        if services_required() {
+            panic!("LT_REQUIRE_SERVICES=1 but LT_MOTO_ENDPOINT is not set: moto's S3 is required");
+        }
+        loud_skip(&format!("{suite} (LT_MOTO_ENDPOINT not set)"));
+        return None;
+    };
+    let config = aws_sdk_s3::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .endpoint_url(endpoint)
+        .region(Region::new("us-east-1"))
+        .credentials_provider(Credentials::new("test", "test", None, None, "workapi-tests"))
+        .force_path_style(true)
+        .build();
+    let client = aws_sdk_s3::Client::from_conf(config);
+    let bucket = format!("workapi-test-files-{}", Uuid::new_v4().simple());
+    client.create_bucket().bucket(&bucket).send().await.expect("create the test bucket in moto");
+    Some((Arc::new(S3Objects::new(client.clone(), bucket)), client))
+}
+
+/// A fresh directory object store under the system's temporary directory.
+pub fn temp_objects() -> Arc<DirectoryObjects> {
+    Arc::new(DirectoryObjects::new(
+        std::env::temp_dir().join(format!("workapi-test-files-{}", Uuid::new_v4().simple())),
+    ))
+}
+
 /// Creates a secret with a fresh name starting with `prefix` and returns the name.
 pub async fn create_secret(client: &aws_sdk_secretsmanager::Client, prefix: &str, value: &str) -> String {
     let name = format!("{prefix}-{}", Uuid::new_v4().simple());
@@ -135,6 +169,8 @@ pub struct TestApi {
     pub store: Arc<dyn Store>,
     pub key: TokenKey,
     pub workspace_id: Uuid,
+    /// Where the server keeps uploaded files' bytes.
+    pub objects: Arc<dyn ObjectStore>,
 }
 
 impl TestApi {
@@ -159,6 +195,7 @@ impl TestApi {
             login_limits: Self::GENEROUS_LOGIN,
             site_url: SiteUrl::from_host(),
             cors_origins: AllowedOrigins::none(),
+            objects: None,
         }
     }
 
@@ -242,9 +279,16 @@ pub struct TestApiBuilder<'a> {
     login_limits: LoginLimits,
     site_url: SiteUrl,
     cors_origins: AllowedOrigins,
+    objects: Option<Arc<dyn ObjectStore>>,
 }
 
 impl TestApiBuilder<'_> {
+    /// Where uploaded files go (default: a fresh directory, [`temp_objects`]).
+    pub fn objects(mut self, objects: Arc<dyn ObjectStore>) -> Self {
+        self.objects = Some(objects);
+        self
+    }
+
     /// The public site URL (default: each request's `Host`, as the server serves on a random
     /// port).
     pub fn site_url(mut self, site_url: SiteUrl) -> Self {
@@ -303,12 +347,14 @@ impl TestApiBuilder<'_> {
             reads: store_reads.clone(),
             writes: store_writes.clone(),
         });
+        let objects = self.objects.unwrap_or_else(|| temp_objects());
         let state = AppState::builder(counted, source)
             .rate_limits(self.rate_limits)
             .session_keys(sessions)
             .login_limits(self.login_limits)
             .site_url(self.site_url)
             .cors_origins(self.cors_origins)
+            .objects(objects.clone())
             .build();
         let app = local::app(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a test port");
@@ -327,6 +373,7 @@ impl TestApiBuilder<'_> {
             store: backend.store.clone(),
             key,
             workspace_id: workspace.id,
+            objects,
         }
     }
 }

@@ -22,6 +22,7 @@ pub const FUNCTIONS: &[&Function] = &[
     &administration::FUNCTION,
     &projects::FUNCTION,
     &contacts::FUNCTION,
+    &workspace::FUNCTION,
     &oauth::FUNCTION,
     &FUNCTION,
 ];

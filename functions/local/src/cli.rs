@@ -8,6 +8,7 @@ use shared::identity::{self, NewToken, NewUser, UserKind};
 use shared::session::{SessionKeySet, SessionKeySource};
 use shared::store::Store;
 use shared::store::dynamo::DynamoStore;
+use shared::store::objects::{DirectoryObjects, ObjectStore, open_objects};
 use shared::token::TokenKey;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -29,9 +30,14 @@ pub struct StoreArgs {
     /// region and credentials from the AWS SDK's usual settings, e.g. AWS_ENDPOINT_URL).
     #[arg(long, global = true, env = "LT_STORE")]
     pub store: Option<String>,
-    /// Directory of the default embedded store and its token key.
+    /// Directory of the default embedded store, its token key and uploaded files (`files/`).
     #[arg(long, global = true, env = "LT_DATA_DIR")]
     pub data_dir: Option<PathBuf>,
+    /// Where uploaded files' bytes go: `dir:<directory>` (default: the data directory, so
+    /// they land in its `files/`) or `s3:<bucket>` (endpoint, region and credentials from the AWS SDK's usual
+    /// settings, e.g. AWS_ENDPOINT_URL_S3; LT_S3_PATH_STYLE=true for moto). docs/files.md.
+    #[arg(long, global = true, env = "LT_OBJECTS")]
+    pub objects: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -180,6 +186,7 @@ pub struct Backend {
     store: Arc<dyn Store>,
     spec: String,
     data_dir: PathBuf,
+    objects: Arc<dyn ObjectStore>,
 }
 
 /// `<repository>/.workapi`: data survives restarts, whatever directory cargo runs from.
@@ -194,13 +201,22 @@ impl StoreArgs {
             Some(spec) => spec.clone(),
             None => format!("sqlite:{}", data_dir.join("local.db").display()),
         };
-        Ok(Backend { store: open_store(&spec).await?, spec, data_dir })
+        let objects = match &self.objects {
+            Some(spec) => open_objects(spec)?,
+            None => Arc::new(DirectoryObjects::new(&data_dir)),
+        };
+        Ok(Backend { store: open_store(&spec).await?, spec, data_dir, objects })
     }
 }
 
 impl Backend {
     pub fn store(&self) -> Arc<dyn Store> {
         self.store.clone()
+    }
+
+    /// The object store of uploaded files.
+    pub fn objects(&self) -> Arc<dyn ObjectStore> {
+        self.objects.clone()
     }
 
     fn dynamo_table(&self) -> Option<&str> {

@@ -37,7 +37,10 @@ async fn run(cli: Cli) -> CliResult<()> {
     let sessions = backend.session_keys().await?;
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let site_url = SiteUrl::local(listener.local_addr()?);
-    let state = AppState::builder(store, TokenKeySource::Static(key)).session_keys(sessions).site_url(site_url.clone());
+    let state = AppState::builder(store, TokenKeySource::Static(key))
+        .session_keys(sessions)
+        .objects(backend.objects())
+        .site_url(site_url.clone());
     let app = local::app(state.build());
     eprintln!("workapi listening on http://{} (site URL {})", listener.local_addr()?, site_url.of(&Default::default()));
     axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())

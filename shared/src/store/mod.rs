@@ -13,6 +13,9 @@
 
 pub mod dynamo;
 pub mod keys;
+pub mod objects;
+#[cfg(feature = "s3")]
+pub mod s3;
 pub mod sqlite;
 
 use async_trait::async_trait;

@@ -1,0 +1,210 @@
+//! The `workspace` function: image uploads (spec §4.13, `POST /workspace/upload`; docs/files.md)
+//! and, on the embedded default, the signed local URL that serves an upload's bytes.
+//!
+//! The records, object keys and URLs are `shared::files`, so other functions (the product
+//! catalog's `logoId`) use uploads without depending on this crate.
+
+mod form;
+pub mod image;
+
+use axum::Json;
+use axum::extract::{DefaultBodyLimit, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use form::Form;
+use serde::{Deserialize, Serialize};
+use shared::entity::Entity;
+use shared::files::{self, FileRecord, ImageType};
+use shared::function::Function;
+use shared::openapi::ApiTag;
+use shared::permissions::Requirement;
+use shared::request::Path;
+use shared::store::objects::ObjectBackend;
+use shared::{ApiError, ApiResult, AppState, Caller, clock};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+pub const FUNCTION: Function = Function {
+    name: "workspace",
+    prefixes: &["/workspace"],
+    tags: &[ApiTag {
+        name: "workspace",
+        description: "Workspace files: upload an image (PNG, JPEG, WebP or GIF) whose id serves as a logoId",
+    }],
+    api,
+    entities: &[FileRecord::KIND],
+};
+
+/// The form part that carries the image.
+pub const FILE_FIELD: &str = "file";
+
+/// Who may upload: employees of the workspace (not guests, not customer contacts), whatever
+/// their role otherwise allows (docs/files.md).
+pub const UPLOAD_REQUIREMENT: Requirement = Requirement::Employee;
+
+fn api() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(upload))
+        // The upload's own body limit (the file plus framing), instead of the API's 1 MiB.
+        .layer(DefaultBodyLimit::max(image::MAX_BODY_BYTES))
+        .routes(routes!(file_content))
+}
+
+/// The upload form (multipart/form-data)
+#[derive(ToSchema)]
+#[schema(examples(json!({"file": "(the image's bytes)"})))]
+#[allow(dead_code)] // documents the form; the handler reads the parts itself
+struct UploadForm {
+    /// The image, at most 4 MiB: PNG, JPEG, WebP or GIF, recognised by its content (the part's
+    /// declared type and file name are ignored). SVG is refused.
+    #[schema(value_type = String, format = Binary)]
+    file: Vec<u8>,
+}
+
+/// An uploaded image
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(examples(json!({
+    "id": "6d3b2f0e-1c4a-4e8b-9f2d-3a5b7c9d1e20",
+    "contentType": "image/png",
+    "width": 512,
+    "height": 256,
+    "size": 18342,
+    "createdAt": "2026-11-24T02:00:00Z",
+    "url": "https://workapi-files.s3.eu-central-1.amazonaws.com/files/…?X-Amz-Expires=3600&…",
+    "urlExpiresAt": "2026-11-24T03:00:00Z"
+})))]
+pub struct UploadedFile {
+    /// The file id: use it as `logoId`
+    pub id: Uuid,
+    /// The format recognised from the content
+    pub content_type: ImageType,
+    /// Pixels
+    pub width: u32,
+    /// Pixels
+    pub height: u32,
+    /// Bytes
+    pub size: u64,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    /// Fetches the bytes without credentials until `urlExpiresAt` (one hour): a presigned S3
+    /// URL, or the signed local URL on the embedded default
+    pub url: String,
+    #[schema(format = DateTime)]
+    pub url_expires_at: String,
+}
+
+/// Upload an image
+///
+/// Stores one image, sent as the part `file` of a `multipart/form-data` body, and returns its
+/// id (the `logoId` of catalog products) with a URL that fetches it for an hour. PNG, JPEG,
+/// WebP and GIF are recognised by their content, whatever the declared type or file name; SVG
+/// and anything else are refused with 400. At most 4 MiB (413 above). Needs an employee of
+/// the workspace.
+#[utoipa::path(post, path = "/workspace/upload", operation_id = "uploadFile", tag = "workspace",
+    request_body(content = UploadForm, content_type = "multipart/form-data",
+        description = "One part, `file`, holding the image"),
+    responses((status = 201, description = "The stored image", body = UploadedFile)))]
+async fn upload(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    form: Form,
+) -> ApiResult<(StatusCode, Json<UploadedFile>)> {
+    let permit = caller.authorize(UPLOAD_REQUIREMENT)?;
+    let bytes = form.single_file(&permit, FILE_FIELD, image::MAX_FILE_BYTES).await?;
+    let image = image::recognise(&bytes).map_err(|refusal| ApiError::field(FILE_FIELD, refusal.to_string()))?;
+    let record = FileRecord {
+        id: Uuid::new_v4(),
+        workspace_id: caller.workspace_id,
+        content_type: image.format,
+        width: image.width,
+        height: image.height,
+        size: bytes.len() as u64,
+        created_at: clock::now_rfc3339(),
+        created_by: caller.user.id,
+    };
+    files::save(&state, caller.keys(), &record, bytes).await?;
+    let url = files::file_url(&state, &headers, &record).await?;
+    let uploaded = UploadedFile {
+        id: record.id,
+        content_type: record.content_type,
+        width: record.width,
+        height: record.height,
+        size: record.size,
+        created_at: record.created_at,
+        url: url.url,
+        url_expires_at: url.expires_at,
+    };
+    Ok((StatusCode::CREATED, Json(uploaded)))
+}
+
+/// An image's bytes
+#[derive(ToSchema)]
+#[schema(value_type = String, format = Binary)]
+#[allow(dead_code)] // documents the response body
+struct ImageBytes(Vec<u8>);
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+struct FilePath {
+    /// File id
+    #[param(example = "6d3b2f0e-1c4a-4e8b-9f2d-3a5b7c9d1e20")]
+    id: Uuid,
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+struct Signed {
+    /// The file's workspace
+    #[param(example = "0b7e4c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d")]
+    workspace: Uuid,
+    /// Expiry, epoch seconds
+    #[param(example = 1795000000)]
+    expires: i64,
+    /// HMAC-SHA256 of the other parameters, hex
+    #[param(example = "3f1c0a9e8d7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a19")]
+    signature: String,
+}
+
+/// Fetch an uploaded image (local URL)
+///
+/// Serves the bytes of an upload at the signed, expiring URL that the upload (and the catalog's
+/// logo) returns on the embedded default store. Deployments keep files in S3 and hand out
+/// presigned S3 URLs instead; there this route answers 404.
+#[utoipa::path(get, path = "/workspace/files/{id}/content", operation_id = "getFileContent", tag = "workspace",
+    params(FilePath, Signed),
+    responses(
+        (status = 200, description = "The image's bytes", content(
+            (ImageBytes = "image/png", example = json!("(PNG bytes)")),
+            (ImageBytes = "image/jpeg", example = json!("(JPEG bytes)")),
+            (ImageBytes = "image/webp", example = json!("(WebP bytes)")),
+            (ImageBytes = "image/gif", example = json!("(GIF bytes)"))))),
+    // No bearer credential: the signature is the credential (403 when wrong or expired).
+    security(()))]
+async fn file_content(
+    State(state): State<AppState>,
+    Path(path): Path<FilePath>,
+    query: Result<Query<Signed>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<Response> {
+    let Query(signed) = query.map_err(|e| ApiError::bad_request(format!("Invalid query: {}", e.body_text())))?;
+    if state.objects().map(|o| o.backend()) != Some(ObjectBackend::Directory) {
+        return Err(ApiError::not_found("Files are served at presigned S3 URLs here"));
+    }
+    files::verify_signed_url(&state, signed.workspace, path.id, signed.expires, &signed.signature).await?;
+    let keys = shared::store::keys::WsKeys::new(signed.workspace);
+    let (record, bytes) =
+        files::read(&state, keys, path.id).await?.ok_or_else(|| ApiError::not_found("File not found"))?;
+    let max_age = (signed.expires - clock::now_epoch()).max(0);
+    let mut response = bytes.into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(record.content_type.content_type()));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static("default-src 'none'; sandbox"));
+    if let Ok(cache) = HeaderValue::from_str(&format!("private, max-age={max_age}")) {
+        headers.insert(header::CACHE_CONTROL, cache);
+    }
+    Ok(response)
+}

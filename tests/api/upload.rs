@@ -1,0 +1,246 @@
+//! `POST /workspace/upload` (docs/files.md) on both setups: the embedded store with files in a
+//! directory (the local server's default), and DynamoDB Local with files in moto's S3. The
+//! second needs `LT_DYNAMODB_ENDPOINT` and `LT_MOTO_ENDPOINT` (the test command sets both):
+//! skipped loudly otherwise, a failure under `LT_REQUIRE_SERVICES=1`.
+
+use api_tests::{TestApi, assert_error_body, backends, moto_s3};
+use serde_json::Value;
+use shared::files;
+use shared::identity::{self, UserKind};
+use shared::permissions::{GUEST, ROOT, STAFF};
+use shared::store::keys::WsKeys;
+use uuid::Uuid;
+use workspace::image::{MAX_BODY_BYTES, MAX_FILE_BYTES, samples};
+
+/// The embedded store with a directory, then DynamoDB Local with moto's S3.
+async fn each_setup(test: impl AsyncFn(&TestApi)) {
+    for backend in backends().await {
+        let api = if backend.name == "embedded" {
+            TestApi::start(&backend).await
+        } else {
+            let Some((objects, _)) = moto_s3("the upload suite on S3").await else { continue };
+            TestApi::builder(&backend).objects(objects).start().await
+        };
+        test(&api).await;
+    }
+}
+
+/// One part of a form: name, file name, declared type, bytes.
+type Part<'a> = (&'a str, Option<&'a str>, &'a str, &'a [u8]);
+
+fn form(parts: &[Part]) -> (String, Vec<u8>) {
+    let boundary = format!("workapi-{}", Uuid::new_v4().simple());
+    let mut body = Vec::new();
+    for (name, file_name, content_type, bytes) in parts {
+        body.extend_from_slice(format!("--{boundary}\r\n").as_bytes());
+        let file_name = file_name.map(|f| format!("; filename=\"{f}\"")).unwrap_or_default();
+        body.extend_from_slice(format!("Content-Disposition: form-data; name=\"{name}\"{file_name}\r\n").as_bytes());
+        body.extend_from_slice(format!("Content-Type: {content_type}\r\n\r\n").as_bytes());
+        body.extend_from_slice(bytes);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body)
+}
+
+async fn send(api: &TestApi, token: Option<&str>, content_type: &str, body: Vec<u8>) -> (u16, Value) {
+    let mut request = api.http.post(api.url("/workspace/upload")).header("content-type", content_type).body(body);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().await.expect("the server answers");
+    let status = response.status().as_u16();
+    let bytes = response.bytes().await.unwrap();
+    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+}
+
+async fn upload(api: &TestApi, token: &str, parts: &[Part<'_>]) -> (u16, Value) {
+    let (content_type, body) = form(parts);
+    send(api, Some(token), &content_type, body).await
+}
+
+fn image_part<'a>(bytes: &'a [u8], name: &'a str) -> Part<'a> {
+    ("file", Some(name), "application/octet-stream", bytes)
+}
+
+/// GETs a URL without credentials: status, content type, bytes.
+async fn fetch(api: &TestApi, url: &str) -> (u16, String, Vec<u8>) {
+    let response = api.http.get(url).send().await.expect("the URL answers");
+    let status = response.status().as_u16();
+    let content_type =
+        response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+    (status, content_type, response.bytes().await.unwrap().to_vec())
+}
+
+#[tokio::test]
+async fn each_format_is_stored_with_its_dimensions_and_its_url_serves_the_same_bytes() {
+    each_setup(async |api| {
+        let (user, token) = api.user(STAFF, UserKind::Employee).await;
+        let cases = [
+            (samples::PNG, "image/png", 3, 2),
+            (samples::JPEG, "image/jpeg", 4, 3),
+            (samples::WEBP, "image/webp", 5, 4),
+            (samples::GIF, "image/gif", 6, 5),
+        ];
+        for (hex, content_type, width, height) in cases {
+            let bytes = samples::bytes(hex);
+            // The declared type and name say nothing true: the content decides.
+            let (status, body) = upload(api, &token, &[image_part(&bytes, "upload.bin")]).await;
+            assert_eq!(status, 201, "[{}] {content_type}: {body}", api.backend);
+            assert_eq!(body["contentType"], content_type, "{body}");
+            assert_eq!((body["width"].as_u64(), body["height"].as_u64()), (Some(width), Some(height)), "{body}");
+            assert_eq!(body["size"].as_u64(), Some(bytes.len() as u64));
+            assert!(body["createdAt"].as_str().is_some_and(|t| t.contains('T')), "{body}");
+            assert!(body["urlExpiresAt"].as_str().is_some_and(|t| t.contains('T')), "{body}");
+            let id: Uuid = body["id"].as_str().unwrap().parse().unwrap();
+
+            // The record, through the interface the catalog uses.
+            let record = files::find_image(api.store.as_ref(), WsKeys::new(api.workspace_id), id).await.unwrap();
+            let record = record.expect("the upload's record");
+            assert_eq!((record.width, record.height, record.created_by), (width as u32, height as u32, user.id));
+            assert_eq!(record.content_type.content_type(), content_type);
+
+            // The URL serves the very bytes, without credentials.
+            let url = body["url"].as_str().unwrap();
+            let (status, served_type, served) = fetch(api, url).await;
+            assert_eq!(status, 200, "[{}] GET the file URL", api.backend);
+            assert_eq!(served, bytes, "[{}] the URL serves the uploaded bytes", api.backend);
+            assert_eq!(served_type, content_type);
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn another_workspace_never_finds_the_file() {
+    each_setup(async |api| {
+        let (_, token) = api.user(ROOT, UserKind::Employee).await;
+        let png = samples::bytes(samples::PNG);
+        let (status, body) = upload(api, &token, &[image_part(&png, "logo.png")]).await;
+        assert_eq!(status, 201, "{body}");
+        let id: Uuid = body["id"].as_str().unwrap().parse().unwrap();
+        let other = identity::create_workspace(api.store.as_ref(), "Other", "en").await.unwrap();
+        assert_eq!(files::find_image(api.store.as_ref(), WsKeys::new(other.id), id).await.unwrap(), None);
+        let unknown = files::find_image(api.store.as_ref(), WsKeys::new(api.workspace_id), Uuid::new_v4()).await;
+        assert_eq!(unknown.unwrap(), None);
+        // The same file id signed for another workspace is refused; so is a tampered signature.
+        let url = body["url"].as_str().unwrap();
+        if url.contains("/workspace/files/") {
+            let moved = url.replace(&api.workspace_id.to_string(), &other.id.to_string());
+            assert_eq!(fetch(api, &moved).await.0, 403);
+            let (head, signature) = url.rsplit_once("signature=").unwrap();
+            let flipped = if signature.starts_with('0') { "1" } else { "0" };
+            assert_eq!(fetch(api, &format!("{head}signature={flipped}{}", &signature[1..])).await.0, 403);
+            let later = url.replace("expires=", "expires=9");
+            assert_eq!(fetch(api, &later).await.0, 403, "the expiry is signed");
+        } else {
+            // On S3 the local route does not serve files.
+            let local = format!("/workspace/files/{id}/content?workspace={}&expires=1&signature=00", api.workspace_id);
+            assert_eq!(fetch(api, &api.url(&local)).await.0, 404);
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn anything_but_a_raster_image_is_a_400_naming_the_file() {
+    each_setup(async |api| {
+        let (_, token) = api.user(STAFF, UserKind::Employee).await;
+        let svg = br#"<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>"#;
+        let cases: [(&str, &str, &[u8]); 5] = [
+            ("logo.png", "image/png", b"just some text, renamed to logo.png"),
+            ("logo.svg", "image/svg+xml", svg),
+            ("logo.png", "image/png", svg),
+            ("empty.png", "image/png", b""),
+            ("broken.png", "image/png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"),
+        ];
+        for (name, declared, bytes) in cases {
+            let (status, body) = upload(api, &token, &[("file", Some(name), declared, bytes)]).await;
+            assert_error_body(api.backend, status, &body, 400);
+            assert!(body["errors"]["file"].is_array(), "[{}] {name}: {body}", api.backend);
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_form_must_hold_exactly_one_file_and_parse() {
+    let backend = backends().await.into_iter().next().unwrap();
+    let api = TestApi::start(&backend).await;
+    let (_, token) = api.user(STAFF, UserKind::Employee).await;
+    let png = samples::bytes(samples::PNG);
+
+    let (status, body) = upload(&api, &token, &[]).await;
+    assert_error_body(api.backend, status, &body, 400);
+    assert!(body["errors"]["file"].is_array(), "no file: {body}");
+
+    let (status, body) = upload(&api, &token, &[image_part(&png, "a.png"), image_part(&png, "b.png")]).await;
+    assert_error_body(api.backend, status, &body, 400);
+    assert!(body["errors"]["file"].is_array(), "two files: {body}");
+
+    let (status, body) = upload(&api, &token, &[("logo", Some("a.png"), "image/png", &png)]).await;
+    assert_error_body(api.backend, status, &body, 400);
+    assert!(body["errors"]["logo"].is_array(), "another part: {body}");
+
+    let malformed = [
+        ("multipart/form-data; boundary=xyz", b"this is not a multipart body".to_vec()),
+        (
+            "multipart/form-data; boundary=xyz",
+            b"--xyz\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\nabc".to_vec(),
+        ),
+        ("multipart/form-data", form(&[image_part(&png, "a.png")]).1),
+        ("multipart/form-data; boundary=xyz", Vec::new()),
+    ];
+    for (content_type, body) in malformed {
+        let (status, answer) = send(&api, Some(&token), content_type, body).await;
+        assert_error_body(api.backend, status, &answer, 400);
+    }
+
+    let (status, body) = send(&api, Some(&token), "application/json", b"{\"file\": \"x\"}".to_vec()).await;
+    assert_error_body(api.backend, status, &body, 415);
+}
+
+#[tokio::test]
+async fn files_over_the_limit_are_413() {
+    let backend = backends().await.into_iter().next().unwrap();
+    let api = TestApi::start(&backend).await;
+    let (_, token) = api.user(STAFF, UserKind::Employee).await;
+    // One byte over the file limit, inside the body limit: refused while reading the part.
+    let mut big = samples::bytes(samples::PNG);
+    big.resize(MAX_FILE_BYTES + 1, 0);
+    let (status, body) = upload(&api, &token, &[image_part(&big, "big.png")]).await;
+    assert_error_body(api.backend, status, &body, 413);
+    // A body over the body limit.
+    big.resize(MAX_BODY_BYTES + 1, 0);
+    let (status, body) = upload(&api, &token, &[image_part(&big, "big.png")]).await;
+    assert_error_body(api.backend, status, &body, 413);
+    // Exactly at the limit it is only a matter of content: a valid PNG padded to 4 MiB.
+    big.truncate(MAX_FILE_BYTES);
+    let (status, body) = upload(&api, &token, &[image_part(&big, "limit.png")]).await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["size"].as_u64(), Some(MAX_FILE_BYTES as u64));
+}
+
+#[tokio::test]
+async fn only_employees_upload_and_the_body_is_read_after_the_check() {
+    let backend = backends().await.into_iter().next().unwrap();
+    let api = TestApi::start(&backend).await;
+    let png = samples::bytes(samples::PNG);
+    let (content_type, body) = form(&[image_part(&png, "a.png")]);
+
+    let (status, answer) = send(&api, None, &content_type, body.clone()).await;
+    assert_error_body(api.backend, status, &answer, 401);
+
+    for (role, kind) in [(GUEST, UserKind::Employee), (STAFF, UserKind::OrganizationMember)] {
+        let (_, token) = api.user(role, kind).await;
+        let (status, answer) = send(&api, Some(&token), &content_type, body.clone()).await;
+        assert_error_body(api.backend, status, &answer, 403);
+        // Not even a malformed body is looked at.
+        let (status, answer) = send(&api, Some(&token), "multipart/form-data; boundary=x", b"junk".to_vec()).await;
+        assert_error_body(api.backend, status, &answer, 403);
+    }
+
+    let (_, token) = api.user_in(api.workspace_id, STAFF, UserKind::Employee, &["api:read"]).await;
+    let (status, answer) = send(&api, Some(&token), &content_type, body).await;
+    assert_error_body(api.backend, status, &answer, 403);
+}
