@@ -244,3 +244,45 @@ async fn only_employees_upload_and_the_body_is_read_after_the_check() {
     let (status, answer) = send(&api, Some(&token), &content_type, body).await;
     assert_error_body(api.backend, status, &answer, 403);
 }
+
+/// A catalog product's logo (spec §4.4): `logoId` names an image uploaded to this workspace;
+/// the product carries a URL that serves the image's bytes; anything else is a 400 naming the
+/// field.
+#[tokio::test]
+async fn a_catalog_product_takes_an_uploaded_logo_and_serves_its_url() {
+    each_setup(async |api| {
+        let (_, root) = api.user(ROOT, UserKind::Employee).await;
+        let category = Uuid::new_v4();
+        let seed = serde_json::json!({"version": 1, "catalogCategories": [{"id": category, "name": "Hosting"}]});
+        let file = local::seed::parse(&seed.to_string()).unwrap();
+        local::seed::load(api.store.as_ref(), api.workspace_id, &file).await.unwrap();
+        let png = samples::bytes(samples::PNG);
+        let (status, uploaded) = upload(api, &root, &[image_part(&png, "logo.png")]).await;
+        assert_eq!(status, 201, "[{}] {uploaded}", api.backend);
+        let body = |logo: Value| {
+            serde_json::json!({"name": "Hosting", "categoryId": category, "description": "Managed hosting",
+                "variants": [{"name": "S", "description": null}], "options": [], "logoId": logo})
+        };
+
+        let (status, product) =
+            api.post("/administration/product-catalog?responseShape=full", &root, body(uploaded["id"].clone())).await;
+        assert_eq!(status, 200, "[{}] {product}", api.backend);
+        assert_eq!(product["logoId"], uploaded["id"]);
+        let (status, content_type, bytes) = fetch(api, product["logoUrl"].as_str().unwrap()).await;
+        assert_eq!((status, content_type.as_str(), bytes == png), (200, "image/png", true), "[{}]", api.backend);
+        let (_, read) =
+            api.get(&format!("/administration/product-catalog/{}", product["id"].as_str().unwrap()), &root).await;
+        assert_eq!(read["logoId"], uploaded["id"]);
+        assert!(read["logoUrl"].is_string(), "[{}] {read}", api.backend);
+
+        for wrong in [serde_json::json!(Uuid::new_v4()), serde_json::json!("not-a-uuid")] {
+            let (status, answer) = api.post("/administration/product-catalog", &root, body(wrong)).await;
+            assert_error_body(api.backend, status, &answer, 400);
+            assert!(answer["errors"]["logoId"].is_array(), "[{}] {answer}", api.backend);
+        }
+        let (status, plain) =
+            api.post("/administration/product-catalog?responseShape=full", &root, body(Value::Null)).await;
+        assert_eq!((status, &plain["logoUrl"]), (200, &Value::Null), "[{}] {plain}", api.backend);
+    })
+    .await;
+}

@@ -160,6 +160,9 @@ pub struct ProductRecord {
     pub renewal_mode: Option<RenewalMode>,
     pub variants: Vec<VariantRecord>,
     pub options: Vec<ProductOption>,
+    /// An image of the workspace's uploads (`shared::files`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logo_id: Option<Uuid>,
     pub created_at: String,
 }
 
@@ -233,7 +236,7 @@ pub struct Variant {
     "options": [{"id": "3a5c7e9b-1d3f-4a5c-9e1b-3d5f7a9c1e3b", "name": "Region", "isMultiple": false, "isRequired": true,
         "values": [{"id": "4b6d8f0a-2c4e-4b6d-8f0a-2c4e6b8d0f2a", "name": "Frankfurt", "extraPriceFixed": null,
             "extraPricePerUnit": null, "extraPriceSubscription": null}]}],
-    "createdAt": "2026-11-24T02:00:00Z"})))]
+    "logoId": null, "logoUrl": null, "createdAt": "2026-11-24T02:00:00Z"})))]
 pub struct CatalogProduct {
     pub id: Uuid,
     pub category_id: Uuid,
@@ -253,6 +256,13 @@ pub struct CatalogProduct {
     pub renewal_mode: Option<RenewalMode>,
     pub variants: Vec<Variant>,
     pub options: Vec<ProductOption>,
+    /// The uploaded image used as logo; null without one
+    #[schema(required)]
+    pub logo_id: Option<Uuid>,
+    /// Where the logo can be fetched: a presigned URL valid for an hour (S3), or the local
+    /// server's signed URL; null without a logo
+    #[schema(required)]
+    pub logo_url: Option<String>,
     #[schema(format = DateTime)]
     pub created_at: String,
 }
@@ -287,6 +297,8 @@ impl From<&ProductRecord> for CatalogProduct {
                 })
                 .collect(),
             options: r.options.clone(),
+            logo_id: r.logo_id,
+            logo_url: None,
             created_at: r.created_at.clone(),
         }
     }

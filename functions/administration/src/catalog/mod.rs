@@ -4,8 +4,11 @@
 
 use axum::Json;
 use axum::extract::State;
-use shared::domain::catalog::{self, CatalogCategory};
+use axum::http::HeaderMap;
+use shared::domain::catalog::{self, CatalogCategory, CatalogProduct, ProductRecord};
+use shared::files;
 use shared::permissions::Requirement;
+use shared::store::keys::WsKeys;
 use shared::{ApiResult, AppState, Caller};
 
 /// List catalog categories
@@ -24,7 +27,7 @@ pub mod products;
 use products::NewProductBody;
 use serde::Deserialize;
 use shared::ApiError;
-use shared::domain::catalog::{CatalogProduct, CatalogProductProjection};
+use shared::domain::catalog::CatalogProductProjection;
 use shared::permissions::key;
 use shared::projection::Projection;
 use shared::request::{Body, Path, Query};
@@ -64,11 +67,34 @@ pub async fn create_product(
     State(state): State<AppState>,
     caller: Caller,
     projection: Projection,
+    headers: HeaderMap,
     body: Body<NewProductBody>,
 ) -> ApiResult<CatalogProductProjection> {
     let permit = caller.authorize(EDIT_CATALOG)?;
     let draft = products::draft(body.parse(&permit)?)?;
-    projection.project(&products::create(state.store(), caller.keys(), draft).await?)
+    let (record, logo) = products::create(state.store(), caller.keys(), draft).await?;
+    projection.project(&with_logo_url(&state, &headers, caller.keys(), &record, logo).await?)
+}
+
+/// The product as returned, with its logo's URL (a fresh presigned URL on every read: they
+/// expire). `logo` is the logo's file record when the caller already has it.
+async fn with_logo_url(
+    state: &AppState,
+    headers: &HeaderMap,
+    keys: WsKeys,
+    record: &ProductRecord,
+    logo: Option<files::FileRecord>,
+) -> ApiResult<CatalogProduct> {
+    let mut product = CatalogProduct::from(record);
+    let logo = match (logo, record.logo_id) {
+        (Some(logo), _) => Some(logo),
+        (None, Some(id)) => files::find_image(state.store(), keys, id).await?,
+        (None, None) => None,
+    };
+    if let Some(logo) = logo {
+        product.logo_url = Some(files::file_url(state, headers, &logo).await?.url);
+    }
+    Ok(product)
 }
 
 /// List catalog products
@@ -80,11 +106,16 @@ pub async fn create_product(
 pub async fn list_products(
     State(state): State<AppState>,
     caller: Caller,
+    headers: HeaderMap,
     Query(filter): Query<ProductFilter>,
 ) -> ApiResult<Json<Vec<CatalogProduct>>> {
     caller.authorize(Requirement::Member)?;
     let records = catalog::list_products(state.store(), caller.keys(), filter.category_id).await?;
-    Ok(Json(records.iter().map(CatalogProduct::from).collect()))
+    let mut products = Vec::with_capacity(records.len());
+    for record in &records {
+        products.push(with_logo_url(&state, &headers, caller.keys(), record, None).await?);
+    }
+    Ok(Json(products))
 }
 
 /// Get a catalog product
@@ -96,11 +127,12 @@ pub async fn list_products(
 pub async fn get_product(
     State(state): State<AppState>,
     caller: Caller,
+    headers: HeaderMap,
     Path(path): Path<ProductPath>,
 ) -> ApiResult<Json<CatalogProduct>> {
     caller.authorize(Requirement::Member)?;
     let record = catalog::get_product(state.store(), caller.keys(), path.product_id)
         .await?
         .ok_or_else(|| ApiError::not_found("Catalog product not found"))?;
-    Ok(Json(CatalogProduct::from(&record)))
+    Ok(Json(with_logo_url(&state, &headers, caller.keys(), &record, None).await?))
 }

@@ -3,14 +3,14 @@
 
 use rust_decimal::Decimal;
 use shared::domain::catalog::{
-    self, CatalogProduct, OptionValue, PriceFrequency, Prices, ProductOption, ProductRecord, RenewalMode, VariantRecord,
+    self, OptionValue, PriceFrequency, Prices, ProductOption, ProductRecord, RenewalMode, VariantRecord,
 };
-use shared::entity;
 use shared::input::{self, Input, Integer, List, Nullable, Patch, ProductText, Text};
 use shared::richtext::Doc;
 use shared::store::keys::WsKeys;
 use shared::store::{Condition, Store, StoreError};
 use shared::{ApiError, ApiResult, clock};
+use shared::{entity, files};
 use std::collections::BTreeMap;
 use uuid::Uuid;
 
@@ -98,6 +98,9 @@ pub struct NewProductBody {
     variants: List<VariantInput, MAX_VARIANTS>,
     /// May be empty
     options: List<OptionInput, MAX_OPTIONS>,
+    /// An image uploaded to this workspace (`POST /workspace/upload` returns its id); null or
+    /// absent: no logo
+    logo_id: Patch<Uuid>,
 }
 
 /// A validated product, ids assigned.
@@ -113,6 +116,7 @@ pub struct Draft {
     pub renewal_mode: Option<RenewalMode>,
     pub variants: Vec<VariantRecord>,
     pub options: Vec<ProductOption>,
+    pub logo_id: Option<Uuid>,
 }
 
 fn positive(amount: Option<Decimal>) -> bool {
@@ -215,6 +219,7 @@ pub fn draft(body: NewProductBody) -> ApiResult<Draft> {
         renewal_mode: renewal_mode.or(recurring.then_some(RenewalMode::Automatic)),
         variants,
         options,
+        logo_id: body.logo_id.into_option(),
     })
 }
 
@@ -231,19 +236,37 @@ fn record(id: Uuid, draft: Draft) -> ProductRecord {
         renewal_mode: draft.renewal_mode,
         variants: draft.variants,
         options: draft.options,
+        logo_id: draft.logo_id,
         created_at: clock::now_rfc3339(),
     }
 }
 
-/// Creates a product; its category must exist (400 naming `categoryId`). Two store calls:
-/// get the category, put the product (`NotExists`).
-pub async fn create(store: &dyn Store, keys: WsKeys, draft: Draft) -> ApiResult<CatalogProduct> {
+/// Creates a product; its category must exist (400 naming `categoryId`), and its logo, if
+/// any, must be an image uploaded to this workspace (400 naming `logoId`). Two store calls,
+/// three with a logo: get the category (and the file record), put the product (`NotExists`).
+/// Returns the record and the logo's file record.
+pub async fn create(
+    store: &dyn Store,
+    keys: WsKeys,
+    draft: Draft,
+) -> ApiResult<(ProductRecord, Option<files::FileRecord>)> {
+    let mut errors = shared::error::FieldErrors::new();
     if catalog::get_category(store, keys, draft.category_id).await?.is_none() {
-        return Err(ApiError::field("categoryId", "categoryId: no such catalog category"));
+        errors.insert("categoryId".into(), vec!["categoryId: no such catalog category".into()]);
+    }
+    let logo = match draft.logo_id {
+        Some(id) => files::find_image(store, keys, id).await?,
+        None => None,
+    };
+    if draft.logo_id.is_some() && logo.is_none() {
+        errors.insert("logoId".into(), vec!["logoId: no such image uploaded to this workspace".into()]);
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::validation(errors));
     }
     let record = record(Uuid::new_v4(), draft);
     entity::create(store, &record, keys, "Catalog product exists").await?;
-    Ok(CatalogProduct::from(&record))
+    Ok((record, logo))
 }
 
 /// The seed's create: the same rules, a given id, put only when absent (a product the API may
