@@ -523,6 +523,7 @@ mod tests {
                     values: vec![value("CDN"), value("Staging")],
                 },
             ],
+            logo_id: None,
             created_at: String::new(),
         }
     }
