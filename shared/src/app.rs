@@ -2,6 +2,7 @@
 //! up once.
 
 use crate::cors::AllowedOrigins;
+use crate::oauth::MetadataFetchForTests;
 use crate::oauth::issuer::SiteUrl;
 use crate::ratelimit::{LoginLimits, RateLimits};
 use crate::session::{SessionKeySet, SessionKeySource};
@@ -32,6 +33,7 @@ struct Inner {
     login_limits: LoginLimits,
     site_url: SiteUrl,
     cors_origins: AllowedOrigins,
+    metadata_fetch: MetadataFetchForTests,
 }
 
 /// Builds an [`AppState`]; what is not given takes its default (see [`AppStateBuilder::build`]).
@@ -43,6 +45,7 @@ pub struct AppStateBuilder {
     login_limits: Option<LoginLimits>,
     site_url: Option<SiteUrl>,
     cors_origins: Option<AllowedOrigins>,
+    metadata_fetch: MetadataFetchForTests,
 }
 
 impl AppStateBuilder {
@@ -73,6 +76,13 @@ impl AppStateBuilder {
         self
     }
 
+    /// Test-only: relaxes the fetch of client metadata documents (loopback addresses, extra
+    /// roots). Never called by a function binary; the default admits public addresses only.
+    pub fn metadata_fetch_for_tests(mut self, relaxed: MetadataFetchForTests) -> Self {
+        self.metadata_fetch = relaxed;
+        self
+    }
+
     /// Defaults: rate limits and CORS origins from the environment (the spec's values unless overridden), and,
     /// without a session key set, a random one made for this process alone (its sessions are
     /// valid only here: fine for tests, wrong for anything shared, which must configure one).
@@ -87,6 +97,7 @@ impl AppStateBuilder {
             login_limits: self.login_limits.unwrap_or_else(LoginLimits::from_env),
             site_url: self.site_url.unwrap_or_else(SiteUrl::from_env),
             cors_origins: self.cors_origins.unwrap_or_else(AllowedOrigins::from_env),
+            metadata_fetch: self.metadata_fetch,
         }))
     }
 }
@@ -118,6 +129,7 @@ impl AppState {
             login_limits: None,
             site_url: None,
             cors_origins: None,
+            metadata_fetch: MetadataFetchForTests::default(),
         }
     }
 
@@ -137,6 +149,11 @@ impl AppState {
     /// The origins the API routes allow (docs/conventions.md#cors).
     pub fn cors_origins(&self) -> &AllowedOrigins {
         &self.0.cors_origins
+    }
+
+    /// How client metadata documents may be fetched: the strict default except in tests.
+    pub fn metadata_fetch(&self) -> &MetadataFetchForTests {
+        &self.0.metadata_fetch
     }
 
     /// Where session keys come from; `keys(kid)` may fetch or refresh them.

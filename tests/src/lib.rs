@@ -159,6 +159,7 @@ impl TestApi {
             login_limits: Self::GENEROUS_LOGIN,
             site_url: SiteUrl::from_host(),
             cors_origins: AllowedOrigins::none(),
+            metadata_fetch: Default::default(),
         }
     }
 
@@ -242,6 +243,7 @@ pub struct TestApiBuilder<'a> {
     login_limits: LoginLimits,
     site_url: SiteUrl,
     cors_origins: AllowedOrigins,
+    metadata_fetch: shared::oauth::MetadataFetchForTests,
 }
 
 impl TestApiBuilder<'_> {
@@ -289,6 +291,12 @@ impl TestApiBuilder<'_> {
         self
     }
 
+    /// Relaxes the fetch of client metadata documents (loopback, a test root): test-only.
+    pub fn metadata_fetch(mut self, relaxed: shared::oauth::MetadataFetchForTests) -> Self {
+        self.metadata_fetch = relaxed;
+        self
+    }
+
     /// Serves the merged API over HTTP on a random port of 127.0.0.1 and creates its workspace.
     pub async fn start(self) -> TestApi {
         let backend = self.backend;
@@ -309,6 +317,7 @@ impl TestApiBuilder<'_> {
             .login_limits(self.login_limits)
             .site_url(self.site_url)
             .cors_origins(self.cors_origins)
+            .metadata_fetch_for_tests(self.metadata_fetch)
             .build();
         let app = local::app(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a test port");

@@ -62,7 +62,8 @@ impl Endpoints {
     "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
     "revocation_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
     "code_challenge_methods_supported": ["S256"],
-    "authorization_response_iss_parameter_supported": true
+    "authorization_response_iss_parameter_supported": true,
+    "client_id_metadata_document_supported": true
 }))]
 pub struct AuthorizationServerMetadata {
     /// `{site_url}/api`
@@ -86,6 +87,8 @@ pub struct AuthorizationServerMetadata {
     pub code_challenge_methods_supported: Vec<String>,
     /// Every authorization response carries `iss` (RFC 9207)
     pub authorization_response_iss_parameter_supported: bool,
+    /// A `client_id` may be the https URL of a Client ID Metadata Document
+    pub client_id_metadata_document_supported: bool,
 }
 
 /// Protected-resource metadata (RFC 9728 §2).
@@ -127,6 +130,7 @@ pub fn authorization_server_metadata(state: &AppState, headers: &HeaderMap) -> A
         revocation_endpoint_auth_methods_supported: methods,
         code_challenge_methods_supported: strings(CODE_CHALLENGE_METHODS),
         authorization_response_iss_parameter_supported: true,
+        client_id_metadata_document_supported: true,
     }
 }
 

@@ -4,9 +4,10 @@
 //! registered). Answers are JSON with `Cache-Control: no-store`; errors have the RFC 6749 §5.2
 //! body `{"error", "error_description"}`, not the API's error body (docs/oauth.md#tokens).
 
-use crate::client::{self, AuthMethod, Client};
+use crate::client::{AuthMethod, Client};
 use crate::form::{self, ParamsError};
 use crate::grant::{self, CodeExchange, GrantError, Issued, Refresh};
+use crate::metadata_document::{self, LookupError};
 use crate::{pkce, scope};
 use axum::Json;
 use axum::body::Bytes;
@@ -133,10 +134,11 @@ async fn authenticate_client(state: &AppState, headers: &HeaderMap, params: &Cli
             (id.to_owned(), body_secret.map(str::to_owned), method)
         }
     };
-    let client = match client::get(state.store(), &client_id).await {
+    let client = match metadata_document::lookup(state, &client_id).await {
         Ok(Some(client)) => client,
         Ok(None) => return Err(OAuthError::invalid_client("Client authentication failed")),
-        Err(e) => return Err(OAuthError::server_error(e)),
+        Err(LookupError::Document(why)) => return Err(OAuthError::invalid_client(why)),
+        Err(LookupError::Store(e)) => return Err(OAuthError::server_error(e)),
     };
     let registered = client.token_endpoint_auth_method;
     if registered != used {
