@@ -843,7 +843,7 @@ async fn resource_indicators_bind_tokens_to_this_api() {
         let base = request(&client.id, REDIRECT, &challenge);
 
         for other in
-            ["https://other.example/", "https://other.example", &format!("{this_api}/"), &format!("{this_api}/mcp")]
+            ["https://other.example/", "https://other.example", &format!("{this_api}//"), &format!("{this_api}/mcp")]
         {
             let pairs = with(base.clone(), "resource", Some(other));
             for answer in [authorize_page(api, &pairs).await, decide(api, &pairs, &email, PASSWORD, "approve").await] {
@@ -856,6 +856,11 @@ async fn resource_indicators_bind_tokens_to_this_api() {
         }
 
         // Named at authorization: the consent form carries it, the code and the tokens keep it.
+        // With the root slash (as the MCP SDK sends it) it is the same resource, carried without.
+        let slash = format!("{this_api}/");
+        let page = authorize_page(api, &with(base.clone(), "resource", Some(&slash))).await;
+        assert_eq!(page.status, 200, "{}", page.text);
+        assert!(page.text.contains(&format!("name=\"resource\" value=\"{this_api}\"")), "hidden field: {}", page.text);
         let pairs = with(base.clone(), "resource", Some(&this_api));
         let page = authorize_page(api, &pairs).await;
         assert_eq!(page.status, 200);

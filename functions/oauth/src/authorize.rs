@@ -188,7 +188,7 @@ pub async fn validate(
         }
     };
     if let Some(resource) = params.resource.as_deref()
-        && resource != endpoints.resource
+        && !crate::discovery::names_this_api(resource, &endpoints.resource)
     {
         return Err(Refusal::Respond(error_redirect(
             &redirect_uri,
@@ -199,7 +199,7 @@ pub async fn validate(
         )));
     }
     let code_challenge = params.code_challenge.clone().unwrap_or_default();
-    let resource = params.resource.clone();
+    let resource = params.resource.as_ref().map(|_| endpoints.resource.clone());
     Ok(AuthRequest { client, redirect_uri, redirect_uri_given, state, scopes, code_challenge, resource })
 }
 

@@ -109,6 +109,15 @@ pub struct ProtectedResourceMetadata {
     pub bearer_methods_supported: Vec<String>,
 }
 
+/// Whether an RFC 8707 `resource` names this API (`this_api`, the protected-resource metadata's
+/// `resource`, no trailing slash): exactly, or with the `/` that an empty path is equivalent to
+/// (RFC 3986 §6.2.3) — the MCP TypeScript SDK sends `new URL(resource).href`, which adds it.
+/// The caller then carries `this_api` itself, so one API has one spelling in codes and grants.
+pub fn names_this_api(resource: &str, this_api: &str) -> bool {
+    resource == this_api
+        || (resource.strip_suffix('/') == Some(this_api) && url::Url::parse(resource).is_ok_and(|u| u.path() == "/"))
+}
+
 fn strings(values: &[&str]) -> Vec<String> {
     values.iter().map(|s| (*s).to_owned()).collect()
 }
@@ -200,4 +209,26 @@ pub async fn protected_resource(State(state): State<AppState>, headers: HeaderMa
     responses((status = 200, description = "The same protected-resource metadata under the issuer's path", body = ProtectedResourceMetadata)))]
 pub async fn protected_resource_api(State(state): State<AppState>, headers: HeaderMap) -> impl IntoResponse {
     serve_resource_metadata(&state, &headers)
+}
+
+#[cfg(test)]
+mod resource_tests {
+    use super::names_this_api;
+
+    #[test]
+    fn the_resource_names_this_api_with_or_without_the_root_slash() {
+        let api = "https://work.example.com";
+        assert!(names_this_api("https://work.example.com", api));
+        assert!(names_this_api("https://work.example.com/", api));
+        for other in [
+            "https://work.example.com//",
+            "https://work.example.com/x",
+            "https://other.example/",
+            "http://work.example.com/",
+            "",
+        ] {
+            assert!(!names_this_api(other, api), "{other}");
+        }
+        assert!(!names_this_api("https://work.example.com/app/", "https://work.example.com/app"));
+    }
 }

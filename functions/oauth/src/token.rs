@@ -265,15 +265,16 @@ async fn token_response(state: &AppState, headers: &HeaderMap, body: &[u8]) -> R
         ));
     }
     let client = authenticate_client(state, headers, &params.client).await?;
-    let resource = params.resource.as_deref();
     let this_api = state.site_url().resource(headers);
-    if resource.is_some_and(|r| r != this_api) {
+    if params.resource.as_deref().is_some_and(|r| !crate::discovery::names_this_api(r, &this_api)) {
         return Err(OAuthError::new(
             StatusCode::BAD_REQUEST,
             "invalid_target",
             format!("The resource must be this API, {this_api}"),
         ));
     }
+    // One spelling of this API in codes and grants, whichever equivalent form was sent.
+    let resource = params.resource.as_ref().map(|_| this_api.as_str());
     let key = state.token_key().await.map_err(OAuthError::server_error)?;
     // Security clock: token lifetimes never follow LT_CUSTOM_NOW.
     let now = clock::now_epoch();
