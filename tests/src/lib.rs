@@ -196,6 +196,7 @@ impl TestApi {
             site_url: SiteUrl::from_host(),
             cors_origins: AllowedOrigins::none(),
             objects: None,
+            metadata_fetch: Default::default(),
         }
     }
 
@@ -280,6 +281,7 @@ pub struct TestApiBuilder<'a> {
     site_url: SiteUrl,
     cors_origins: AllowedOrigins,
     objects: Option<Arc<dyn ObjectStore>>,
+    metadata_fetch: shared::oauth::MetadataFetchForTests,
 }
 
 impl TestApiBuilder<'_> {
@@ -333,6 +335,12 @@ impl TestApiBuilder<'_> {
         self
     }
 
+    /// Relaxes the fetch of client metadata documents (loopback, a test root): test-only.
+    pub fn metadata_fetch(mut self, relaxed: shared::oauth::MetadataFetchForTests) -> Self {
+        self.metadata_fetch = relaxed;
+        self
+    }
+
     /// Serves the merged API over HTTP on a random port of 127.0.0.1 and creates its workspace.
     pub async fn start(self) -> TestApi {
         let backend = self.backend;
@@ -355,6 +363,7 @@ impl TestApiBuilder<'_> {
             .site_url(self.site_url)
             .cors_origins(self.cors_origins)
             .objects(objects.clone())
+            .metadata_fetch_for_tests(self.metadata_fetch)
             .build();
         let app = local::app(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a test port");

@@ -8,11 +8,12 @@
 //! reported to the client by a redirect with `error` and `state`. The POST carries the whole
 //! authorization request in hidden fields and validates it again from scratch.
 
-use crate::client::{self, Client};
+use crate::client::Client;
 use crate::consent::{self, Consent};
 use crate::discovery::Endpoints;
 use crate::form::{self, ParamsError};
 use crate::login::{self, Credentials, MAX_EMAIL_CHARS, MAX_PASSWORD_CHARS, Outcome};
+use crate::metadata_document::{self, LookupError};
 use crate::{code, install, pkce, scope};
 use axum::body::Bytes;
 use axum::extract::State;
@@ -21,7 +22,6 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use shared::identity;
-use shared::store::Store;
 use shared::store::keys::WsKeys;
 use shared::{AppState, clock};
 use uuid::Uuid;
@@ -135,7 +135,7 @@ pub fn error_redirect(uri: &str, state: Option<&str>, error: &str, description: 
 /// The endpoints give the issuer, which goes with every error redirect (RFC 9207), and the one
 /// `resource` a client may name (RFC 8707).
 pub async fn validate(
-    store: &dyn Store,
+    state: &AppState,
     params: &AuthorizeQuery,
     endpoints: &Endpoints,
 ) -> Result<AuthRequest, Refusal> {
@@ -144,12 +144,13 @@ pub async fn validate(
         .client_id
         .as_deref()
         .ok_or_else(|| bad_page("Unknown application", "The request does not name an application (client_id)."))?;
-    let client = match client::get(store, client_id).await {
+    let client = match metadata_document::lookup(state, client_id).await {
         Ok(Some(client)) => client,
         Ok(None) => {
             return Err(bad_page("Unknown application", "No application is registered with this client_id."));
         }
-        Err(e) => return Err(Refusal::Respond(failure_page(e))),
+        Err(LookupError::Document(why)) => return Err(bad_page("Application metadata refused", why)),
+        Err(LookupError::Store(e)) => return Err(Refusal::Respond(failure_page(e))),
     };
     let (redirect_uri, redirect_uri_given) = match params.redirect_uri.as_deref() {
         Some(uri) if client.redirect_uri_allowed(uri) => (uri.to_owned(), true),
@@ -187,7 +188,7 @@ pub async fn validate(
         }
     };
     if let Some(resource) = params.resource.as_deref()
-        && resource != endpoints.resource
+        && !crate::discovery::names_this_api(resource, &endpoints.resource)
     {
         return Err(Refusal::Respond(error_redirect(
             &redirect_uri,
@@ -198,7 +199,7 @@ pub async fn validate(
         )));
     }
     let code_challenge = params.code_challenge.clone().unwrap_or_default();
-    let resource = params.resource.clone();
+    let resource = params.resource.as_ref().map(|_| endpoints.resource.clone());
     Ok(AuthRequest { client, redirect_uri, redirect_uri_given, state, scopes, code_challenge, resource })
 }
 
@@ -333,7 +334,7 @@ async fn authorize_page(State(state): State<AppState>, headers: HeaderMap, uri: 
         Err(e) => return params_problem(e).into_response(),
     };
     let endpoints = Endpoints::of(&state, &headers);
-    let request = match validate(state.store(), &params, &endpoints).await {
+    let request = match validate(&state, &params, &endpoints).await {
         Ok(request) => request,
         Err(refusal) => return refusal.into_response(),
     };
@@ -356,6 +357,7 @@ fn render(
         action,
         client_name: &request.client.client_name,
         client_uri: request.client.client_uri.as_deref(),
+        client_host: request.client.document_host(),
         redirect_uri: &request.redirect_uri,
         scopes: &request.scopes,
         hidden: &hidden,
@@ -393,7 +395,7 @@ async fn authorize_decision(State(state): State<AppState>, parts: Parts, body: B
     };
     let store = state.store();
     let endpoints = Endpoints::of(&state, &parts.headers);
-    let request = match validate(store, &params.request, &endpoints).await {
+    let request = match validate(&state, &params.request, &endpoints).await {
         Ok(request) => request,
         Err(refusal) => return refusal.into_response(),
     };

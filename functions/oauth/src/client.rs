@@ -129,6 +129,19 @@ impl Entity for Client {
     }
 }
 
+/// The part of item keys that names a client: a registered client's id itself, a metadata
+/// document client's `cimd_` and the SHA-256 (hex) of its URL (which may be long and hold any
+/// character). None for anything else, so request input can never shape a key.
+pub fn key_part(client_id: &str) -> Option<String> {
+    if is_client_id(client_id) {
+        Some(client_id.to_owned())
+    } else if crate::metadata_document::document_url(client_id).is_ok() {
+        Some(format!("cimd_{}", sha256_hex(client_id)))
+    } else {
+        None
+    }
+}
+
 /// The key of a client. None unless `client_id` is a well-formed `dcr_<uuid>` (canonical form),
 /// so request input can neither inject a key separator nor spell one client two ways.
 pub fn client_key(client_id: &str) -> Option<Key> {
@@ -174,6 +187,34 @@ impl Client {
     /// True for clients that authenticate with a secret at the token endpoint.
     pub fn is_confidential(&self) -> bool {
         self.token_endpoint_auth_method != AuthMethod::None
+    }
+
+    /// A client described by its Client ID Metadata Document (already validated): public, not
+    /// stored, no registration to manage.
+    pub fn from_metadata_document(url: &str, metadata: Metadata) -> Client {
+        Client {
+            client_id: url.to_owned(),
+            client_name: metadata.client_name,
+            redirect_uris: metadata.redirect_uris,
+            token_endpoint_auth_method: AuthMethod::None,
+            client_uri: metadata.client_uri,
+            logo_uri: metadata.logo_uri,
+            client_id_issued_at: 0,
+            secret_hash: None,
+            registration_token_hash: String::new(),
+            registration_key: String::new(),
+            shared: false,
+            version: 0,
+        }
+    }
+
+    /// The host of a metadata document client's URL (the consent page shows it); None for a
+    /// registered client.
+    pub fn document_host(&self) -> Option<String> {
+        if !crate::metadata_document::is_document_client_id(&self.client_id) {
+            return None;
+        }
+        url::Url::parse(&self.client_id).ok()?.host_str().map(str::to_owned)
     }
 
     /// True when `presented` is this client's secret (constant-time comparison of SHA-256

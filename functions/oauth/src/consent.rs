@@ -91,6 +91,9 @@ pub struct Consent<'a> {
     pub action: &'a str,
     pub client_name: &'a str,
     pub client_uri: Option<&'a str>,
+    /// For a metadata document client: the host its document (its `client_id`) is published
+    /// on, shown beside the name, which the client chose itself.
+    pub client_host: Option<String>,
     pub redirect_uri: &'a str,
     pub scopes: &'a [String],
     /// The authorization request, carried in hidden fields and validated again on POST.
@@ -111,7 +114,18 @@ pub fn consent_page(
 ) -> Response {
     let name = escape(consent.client_name);
     let mut body = String::new();
-    let _ = writeln!(body, "<h1>Authorize <span class=\"client\">{name}</span></h1>");
+    let host = consent.client_host.as_deref().map(escape);
+    match &host {
+        Some(host) => {
+            let _ = writeln!(
+                body,
+                "<h1>Authorize <span class=\"client\">{name}</span> from <strong class=\"host\">{host}</strong></h1>"
+            );
+        }
+        None => {
+            let _ = writeln!(body, "<h1>Authorize <span class=\"client\">{name}</span></h1>");
+        }
+    }
     let _ = writeln!(
         body,
         "<p><strong class=\"client\">{name}</strong> asks for access to your workapi account. \
@@ -130,6 +144,13 @@ pub fn consent_page(
         "<p class=\"note\">After your decision you return to <code>{}</code>.",
         escape(consent.redirect_uri)
     );
+    if let Some(host) = &host {
+        let _ = write!(
+            body,
+            " This application is identified by a document published on <strong class=\"host\">{host}</strong>: \
+             its name is what that site says."
+        );
+    }
     if let Some(uri) = consent.client_uri {
         let _ = write!(body, " The application's homepage: <code>{}</code>.", escape(uri));
     }

@@ -62,7 +62,8 @@ impl Endpoints {
     "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
     "revocation_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
     "code_challenge_methods_supported": ["S256"],
-    "authorization_response_iss_parameter_supported": true
+    "authorization_response_iss_parameter_supported": true,
+    "client_id_metadata_document_supported": true
 }))]
 pub struct AuthorizationServerMetadata {
     /// `{site_url}/api`
@@ -86,6 +87,8 @@ pub struct AuthorizationServerMetadata {
     pub code_challenge_methods_supported: Vec<String>,
     /// Every authorization response carries `iss` (RFC 9207)
     pub authorization_response_iss_parameter_supported: bool,
+    /// A `client_id` may be the https URL of a Client ID Metadata Document
+    pub client_id_metadata_document_supported: bool,
 }
 
 /// Protected-resource metadata (RFC 9728 §2).
@@ -104,6 +107,15 @@ pub struct ProtectedResourceMetadata {
     pub scopes_supported: Vec<String>,
     #[schema(example = json!(["header"]))]
     pub bearer_methods_supported: Vec<String>,
+}
+
+/// Whether an RFC 8707 `resource` names this API (`this_api`, the protected-resource metadata's
+/// `resource`, no trailing slash): exactly, or with the `/` that an empty path is equivalent to
+/// (RFC 3986 §6.2.3) — the MCP TypeScript SDK sends `new URL(resource).href`, which adds it.
+/// The caller then carries `this_api` itself, so one API has one spelling in codes and grants.
+pub fn names_this_api(resource: &str, this_api: &str) -> bool {
+    resource == this_api
+        || (resource.strip_suffix('/') == Some(this_api) && url::Url::parse(resource).is_ok_and(|u| u.path() == "/"))
 }
 
 fn strings(values: &[&str]) -> Vec<String> {
@@ -127,6 +139,7 @@ pub fn authorization_server_metadata(state: &AppState, headers: &HeaderMap) -> A
         revocation_endpoint_auth_methods_supported: methods,
         code_challenge_methods_supported: strings(CODE_CHALLENGE_METHODS),
         authorization_response_iss_parameter_supported: true,
+        client_id_metadata_document_supported: true,
     }
 }
 
@@ -196,4 +209,26 @@ pub async fn protected_resource(State(state): State<AppState>, headers: HeaderMa
     responses((status = 200, description = "The same protected-resource metadata under the issuer's path", body = ProtectedResourceMetadata)))]
 pub async fn protected_resource_api(State(state): State<AppState>, headers: HeaderMap) -> impl IntoResponse {
     serve_resource_metadata(&state, &headers)
+}
+
+#[cfg(test)]
+mod resource_tests {
+    use super::names_this_api;
+
+    #[test]
+    fn the_resource_names_this_api_with_or_without_the_root_slash() {
+        let api = "https://work.example.com";
+        assert!(names_this_api("https://work.example.com", api));
+        assert!(names_this_api("https://work.example.com/", api));
+        for other in [
+            "https://work.example.com//",
+            "https://work.example.com/x",
+            "https://other.example/",
+            "http://work.example.com/",
+            "",
+        ] {
+            assert!(!names_this_api(other, api), "{other}");
+        }
+        assert!(!names_this_api("https://work.example.com/app/", "https://work.example.com/app"));
+    }
 }

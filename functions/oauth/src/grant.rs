@@ -84,7 +84,8 @@ impl Entity for Grant {
 
 /// GSI1 partition listing the grants of one client.
 fn client_grants_gsi1pk(client_id: &str) -> String {
-    format!("OAUTH#CLIENTGRANTS#{client_id}")
+    let part = crate::client::key_part(client_id).unwrap_or_else(|| crate::client::sha256_hex(client_id));
+    format!("OAUTH#CLIENTGRANTS#{part}")
 }
 
 /// The stored record of a refresh token (never the token).

@@ -1,8 +1,9 @@
 //! Client installations: a client is installed in a workspace automatically on its first
 //! approval there, while the workspace's API feature is on (spec §4.12). One item per client
-//! and workspace, `WS#<ws>` / `OAUTHINSTALL#<clientId>`.
+//! and workspace, `WS#<ws>` / `OAUTHINSTALL#<client key part>` (the client id, or for a metadata
+//! document client `cimd_<sha256 of its URL>`, see `client::key_part`).
 
-use crate::client::is_client_id;
+use crate::client::key_part;
 use serde::{Deserialize, Serialize};
 use shared::clock;
 use shared::entity::{self, Entity};
@@ -25,19 +26,20 @@ impl Entity for Installation {
     type Scope = WsKeys;
 
     fn key(&self, keys: WsKeys) -> Key {
-        keys.root(format!("{}{}", Self::PREFIX, self.client_id))
+        let part = key_part(&self.client_id).unwrap_or_else(|| self.client_id.clone());
+        keys.root(format!("{}{part}", Self::PREFIX))
     }
 }
 
 /// The key of a client's installation in a workspace. None unless `client_id` is a well-formed
-/// `dcr_<uuid>`.
+/// `dcr_<uuid>` or an acceptable metadata document URL.
 pub fn installation_key(keys: WsKeys, client_id: &str) -> Option<Key> {
-    is_client_id(client_id).then(|| keys.root(format!("{}{client_id}", Installation::PREFIX)))
+    key_part(client_id).map(|part| keys.root(format!("{}{part}", Installation::PREFIX)))
 }
 
 /// Installs a client in a workspace unless it is installed already (then nothing changes).
 pub async fn ensure(store: &dyn Store, keys: WsKeys, client_id: &str, user_id: Uuid) -> StoreResult<()> {
-    if !is_client_id(client_id) {
+    if key_part(client_id).is_none() {
         return Err(StoreError::Invalid("malformed client id".into()));
     }
     let installation =
@@ -70,5 +72,12 @@ mod tests {
         assert_eq!(installation.key(keys), key);
         assert!(installation_key(keys, "dcr_x#WORKSPACE").is_none());
         assert!(installation_key(keys, "").is_none());
+        // A metadata document client: its URL is hashed into the key.
+        let url = "https://app.example/client#WORKSPACE".replace('#', "/");
+        let key = installation_key(keys, &url).unwrap();
+        assert!(key.sk.starts_with("OAUTHINSTALL#cimd_") && !key.sk.contains("app.example"), "{}", key.sk);
+        let installation = Installation { client_id: url, installed_by: Uuid::nil(), installed_at: String::new() };
+        assert_eq!(installation.key(keys), key);
+        assert!(installation_key(keys, "http://app.example/client").is_none());
     }
 }

@@ -28,6 +28,7 @@ pub mod form;
 pub mod grant;
 pub mod install;
 pub mod login;
+pub mod metadata_document;
 pub mod password;
 pub mod pkce;
 pub mod redirect_uri;

@@ -4,9 +4,10 @@
 //! registered). Answers are JSON with `Cache-Control: no-store`; errors have the RFC 6749 §5.2
 //! body `{"error", "error_description"}`, not the API's error body (docs/oauth.md#tokens).
 
-use crate::client::{self, AuthMethod, Client};
+use crate::client::{AuthMethod, Client};
 use crate::form::{self, ParamsError};
 use crate::grant::{self, CodeExchange, GrantError, Issued, Refresh};
+use crate::metadata_document::{self, LookupError};
 use crate::{pkce, scope};
 use axum::Json;
 use axum::body::Bytes;
@@ -133,10 +134,11 @@ async fn authenticate_client(state: &AppState, headers: &HeaderMap, params: &Cli
             (id.to_owned(), body_secret.map(str::to_owned), method)
         }
     };
-    let client = match client::get(state.store(), &client_id).await {
+    let client = match metadata_document::lookup(state, &client_id).await {
         Ok(Some(client)) => client,
         Ok(None) => return Err(OAuthError::invalid_client("Client authentication failed")),
-        Err(e) => return Err(OAuthError::server_error(e)),
+        Err(LookupError::Document(why)) => return Err(OAuthError::invalid_client(why)),
+        Err(LookupError::Store(e)) => return Err(OAuthError::server_error(e)),
     };
     let registered = client.token_endpoint_auth_method;
     if registered != used {
@@ -263,15 +265,16 @@ async fn token_response(state: &AppState, headers: &HeaderMap, body: &[u8]) -> R
         ));
     }
     let client = authenticate_client(state, headers, &params.client).await?;
-    let resource = params.resource.as_deref();
     let this_api = state.site_url().resource(headers);
-    if resource.is_some_and(|r| r != this_api) {
+    if params.resource.as_deref().is_some_and(|r| !crate::discovery::names_this_api(r, &this_api)) {
         return Err(OAuthError::new(
             StatusCode::BAD_REQUEST,
             "invalid_target",
             format!("The resource must be this API, {this_api}"),
         ));
     }
+    // One spelling of this API in codes and grants, whichever equivalent form was sent.
+    let resource = params.resource.as_ref().map(|_| this_api.as_str());
     let key = state.token_key().await.map_err(OAuthError::server_error)?;
     // Security clock: token lifetimes never follow LT_CUSTOM_NOW.
     let now = clock::now_epoch();

@@ -5,3 +5,16 @@
 
 pub mod access;
 pub mod issuer;
+
+/// Test-only relaxation of the fetch of client metadata documents (docs/oauth.md, "Client ID
+/// Metadata Documents"). The default admits nothing beyond the rules: public addresses only,
+/// certificates from the system's roots. Only code can set another value, through
+/// `AppStateBuilder::metadata_fetch_for_tests`, which the test harness alone calls:
+/// no environment variable, setting or request can enable it.
+#[derive(Clone, Default)]
+pub struct MetadataFetchForTests {
+    /// Admit loopback addresses (the tests' local https server).
+    pub allow_loopback: bool,
+    /// Extra trusted root certificates (DER), e.g. the tests' self-signed one.
+    pub extra_roots_der: Vec<Vec<u8>>,
+}
