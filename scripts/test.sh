@@ -96,7 +96,9 @@ REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true tools/openapi-lint/nod
   --config redocly.yaml --format stylish "$work/openapi.json" "$work/openapi.yaml"
 tools/openapi-lint/node_modules/.bin/spectral lint -r .spectral.yaml --fail-severity error "$work/openapi.json" "$work/openapi.yaml"
 workspace=$(./target/debug/workapi --data-dir "$work/api" workspace list | head -n1 | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
-user=$(./target/debug/workapi --data-dir "$work/api" user list --workspace "$workspace" | head -n1 | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+# The demo admin (the seed adds contacts, some inactive: the first user listed is not it).
+user=$(./target/debug/workapi --data-dir "$work/api" user list --workspace "$workspace" \
+  | python3 -c 'import json, sys; print(next(u["id"] for u in map(json.loads, sys.stdin) if u["email"] == "admin@demo.example"))')
 token=$(./target/debug/workapi --data-dir "$work/api" token create --workspace "$workspace" --user "$user" 2>/dev/null)
 # The OAuth flows run before schemathesis, whose login fuzzing would exhaust the login limit
 # (10 a minute per IP) that the consent page shares. The demo admin

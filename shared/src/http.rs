@@ -20,9 +20,10 @@ use tower_http::catch_panic::CatchPanicLayer;
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
 /// Paths served without a bearer credential: the OAuth endpoints and discovery documents,
-/// the login, the consent pages and the document. Everything else is protected.
+/// the login, the consent pages, the document, and the local server's signed file URLs (the
+/// signature is their credential, docs/files.md). Everything else is protected.
 pub const PUBLIC_PREFIXES: &[&str] =
-    &["/docs/", "/api/auth/login", "/api/oauth/", "/api/.well-known/", "/.well-known/"];
+    &["/docs/", "/api/auth/login", "/api/oauth/", "/api/.well-known/", "/.well-known/", "/workspace/files/"];
 
 pub fn is_public(path: &str) -> bool {
     PUBLIC_PREFIXES.iter().any(|p| path.starts_with(p))

@@ -286,3 +286,14 @@ async fn a_catalog_product_takes_an_uploaded_logo_and_serves_its_url() {
     })
     .await;
 }
+
+/// The signed file URL is public (its signature is the credential): an anonymous wrong method
+/// gets 405 like any public path, not the protected paths' 401.
+#[tokio::test]
+async fn the_signed_file_route_is_public_for_the_check_order() {
+    let backend = backends().await.remove(0);
+    let api = TestApi::start(&backend).await;
+    let path = format!("/workspace/files/{}/content", Uuid::new_v4());
+    let (status, _, _) = api.call(reqwest::Method::DELETE, &path, None, None).await;
+    assert_eq!(status, 405);
+}
