@@ -212,9 +212,11 @@ fn complete_operation(operation: &mut Operation, method: HttpMethod, public: boo
             response.headers.extend(rate_headers());
         }
     }
-    let mut errors = vec!["400", "404", "405", "413", "415", "500"];
+    // Public operations can refuse too (a signed file URL that is wrong or expired, a
+    // workspace whose API feature is off): 403 everywhere, 401 only where a credential is read.
+    let mut errors = vec!["400", "403", "404", "405", "413", "415", "500"];
     if !public {
-        errors.extend(["401", "403"]);
+        errors.push("401");
     }
     // Writes use optimistic concurrency: a write that keeps losing races (or a delete of
     // something still in use) answers 409.

@@ -702,12 +702,10 @@ fn the_openapi_document_covers_registration_and_discovery() {
         "#/components/schemas/OAuthErrorBody"
     );
     assert_eq!(paths["/api/oauth/register/{client_id}"]["get"]["security"], json!([{"registrationAccessToken": []}]));
-    // A shared client refuses RFC 7592 metadata changes with 403, in the RFC error body; its
-    // deletion is always possible.
+    // A shared client refuses RFC 7592 metadata changes with 403, in the RFC error body.
     let client = &paths["/api/oauth/register/{client_id}"];
     assert_eq!(
         client["put"]["responses"]["403"]["content"]["application/json"]["schema"]["$ref"],
         "#/components/schemas/OAuthErrorBody"
     );
-    assert!(client["delete"]["responses"].get("403").is_none());
 }
