@@ -189,25 +189,27 @@ pub fn is_conflict(error: &StoreError) -> bool {
 pub const SEQUENCE: EntityKind = EntityKind { name: "Sequence", prefix: "SEQ#" };
 
 /// The next position at the end of an ordered collection, from an atomic counter, so that
-/// concurrent appends get distinct consecutive positions. `last` gives the position of the
-/// current last element; it is read once, when the counter does not exist yet (collections
-/// written before their counter), and written with a not-exists condition so that concurrent
-/// first appends agree on it.
+/// concurrent appends get distinct consecutive positions. One write once the counter exists.
+/// `last` gives the position of the current last element; it is read only when the counter
+/// does not exist yet (collections written before their counter, or the first append), and
+/// written with a not-exists condition so that concurrent first appends agree on it.
 pub async fn append_at_end<F>(store: &dyn Store, counter: &Key, last: F) -> ApiResult<i64>
 where
     F: Future<Output = ApiResult<i64>>,
 {
     let attr = "value";
-    if store.get(counter).await?.is_none() {
-        let mut item = Item::new();
-        item.insert(PK.into(), counter.pk.clone().into());
-        item.insert(SK.into(), counter.sk.clone().into());
-        item.insert(ENTITY.into(), SEQUENCE.name.into());
-        item.insert(attr.into(), last.await?.into());
-        match store.put(item, Condition::NotExists).await {
-            Ok(()) | Err(StoreError::ConditionFailed) => {}
-            Err(e) => return Err(e.into()),
-        }
+    match store.increment(counter, attr, 1, Item::new(), Condition::Exists).await {
+        Err(StoreError::ConditionFailed) => {}
+        other => return Ok(other?),
+    }
+    let mut item = Item::new();
+    item.insert(PK.into(), counter.pk.clone().into());
+    item.insert(SK.into(), counter.sk.clone().into());
+    item.insert(ENTITY.into(), SEQUENCE.name.into());
+    item.insert(attr.into(), last.await?.into());
+    match store.put(item, Condition::NotExists).await {
+        Ok(()) | Err(StoreError::ConditionFailed) => {}
+        Err(e) => return Err(e.into()),
     }
     Ok(store.increment(counter, attr, 1, Item::new(), Condition::Exists).await?)
 }

@@ -372,6 +372,7 @@ fn projects_and_contacts_events_run_through_the_lambda_adapter() {
                     ("list-manual-position-categories", 200),
                     ("list-manual-positions", 200),
                     ("list-project-products", 200),
+                    ("list-project-tasks", 200),
                     ("list-projects", 200),
                 ][..],
             ),
@@ -386,6 +387,49 @@ fn projects_and_contacts_events_run_through_the_lambda_adapter() {
                 assert_eq!(response["statusCode"], *status, "{name}: {response}");
             }
         }
+    });
+}
+
+/// The tasks events act on the demo seed's first task: a quotation is created by shortNumber,
+/// read, accepted and withdrawn.
+#[test]
+fn tasks_events_run_through_the_lambda_adapter() {
+    stage_ignored_as_deployed();
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let (state, demo) = demo_state().await;
+        let router = tasks::FUNCTION.router(state);
+        let events = load_events("tasks");
+        let run = async |name: &str, quotation: &str| {
+            let event = events[name].replace("${TOKEN}", &demo.token).replace("${QUOTATION_ID}", quotation);
+            let response = invoke(router.clone(), &event).await;
+            (response["statusCode"].as_u64().unwrap(), body(&response))
+        };
+        let (status, task) = run("get-task", "").await;
+        assert_eq!((status, task["shortNumber"].as_i64()), (200, Some(1)), "{task}");
+        let (status, created) = run("create-express-quotation", "").await;
+        assert_eq!(status, 201, "{created}");
+        let id = created["id"].as_str().unwrap().to_owned();
+        let (status, read) = run("get-express-quotation", &id).await;
+        assert_eq!((status, read["total"].clone()), (200, json!(2305.63)), "{read}");
+        let (status, listed) = run("list-express-quotations", "").await;
+        assert_eq!((status, listed.as_array().map(Vec::len)), (200, Some(1)));
+        let (status, accepted) = run("accept-express-quotation", &id).await;
+        assert_eq!((status, accepted["status"].as_str()), (200, Some("Accepted")), "{accepted}");
+        let (status, rejected) = run("reject-express-quotation", &id).await;
+        assert_eq!((status, rejected["status"].as_str()), (200, Some("Rejected")), "{rejected}");
+        let names: Vec<&str> = events.keys().map(String::as_str).collect();
+        assert_eq!(
+            names,
+            [
+                "accept-express-quotation",
+                "create-express-quotation",
+                "get-express-quotation",
+                "get-task",
+                "list-express-quotations",
+                "reject-express-quotation"
+            ],
+            "one event per route"
+        );
     });
 }
 

@@ -22,6 +22,7 @@ pub const FUNCTIONS: &[&Function] = &[
     &administration::FUNCTION,
     &projects::FUNCTION,
     &contacts::FUNCTION,
+    &tasks::FUNCTION,
     &workspace::FUNCTION,
     &oauth::FUNCTION,
     &FUNCTION,

@@ -1,19 +1,22 @@
 //! Seed files: the world the API's operations act on but cannot create (customer
-//! organizations, contacts, projects, catalog categories and products), loaded by
+//! organizations, contacts, projects, tasks, catalog categories and products), loaded by
 //! `workapi seed load --workspace <id> FILE` and by the demo workspace. Format: docs/seed.md.
 //!
 //! Loading is idempotent: every entry is written as the file states it, an entity that is
 //! already so is left alone (loading twice writes nothing), and nothing is ever deleted. The
 //! whole file is validated before anything is written; each entity is written whole (one item,
-//! or one transaction for a user with its e-mail guard and for a project with its categories).
+//! or one transaction for a user with its e-mail guard, for a project with its categories and
+//! for a task with its number guard).
 
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use shared::domain::catalog::{self, CatalogCategory};
 use shared::domain::organization::{self, Organization};
+use shared::domain::task::{self, TaskProductOption, TaskProductRecord, TaskRecord, Unit};
 use shared::domain::{money, project};
 use shared::entity::{self, Entity};
 use shared::identity::{self, User, UserKind};
+use shared::richtext::{self, Profile};
 use shared::store::keys::WsKeys;
 use shared::store::{Condition, Store, TxOp};
 use std::collections::{BTreeMap, HashSet};
@@ -38,6 +41,8 @@ pub struct SeedFile {
     pub catalog_categories: Vec<NamedEntry>,
     #[serde(default)]
     pub projects: Vec<ProjectEntry>,
+    #[serde(default)]
+    pub tasks: Vec<TaskEntry>,
     /// Each entry is the body of `POST /administration/product-catalog` plus an `id`.
     #[serde(default)]
     pub catalog_products: Vec<serde_json::Value>,
@@ -105,6 +110,53 @@ pub struct ProjectEntry {
     pub manual_position_categories: Vec<NamedEntry>,
 }
 
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TaskEntry {
+    pub id: Uuid,
+    /// Unique in the workspace, from 1.
+    pub short_number: i64,
+    /// A project of the file or of the workspace.
+    pub project_id: Uuid,
+    pub title: String,
+    /// HTML or Markdown.
+    #[serde(default)]
+    pub description: String,
+    #[serde(default, with = "money::option")]
+    pub estimated_hours: Option<Decimal>,
+    /// The task's own hour rate; absent or null means the project's.
+    #[serde(default, with = "money::option")]
+    pub hour_rate: Option<Decimal>,
+    #[serde(default)]
+    pub products: Vec<TaskProductEntry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TaskProductEntry {
+    pub id: Uuid,
+    pub title: String,
+    /// HTML or Markdown (the product profile: tables allowed).
+    #[serde(default)]
+    pub description: String,
+    #[serde(with = "money")]
+    pub quantity: Decimal,
+    pub unit: Unit,
+    #[serde(with = "money")]
+    pub unit_price: Decimal,
+    #[serde(default)]
+    pub options: Vec<TaskOptionEntry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TaskOptionEntry {
+    pub id: Uuid,
+    pub title: String,
+    #[serde(with = "money")]
+    pub unit_price: Decimal,
+}
+
 /// Why a seed file was refused: every problem, each naming its entry
 /// (`projects[1].customerOrganizationId: no such organization`).
 #[derive(Debug)]
@@ -165,7 +217,7 @@ pub async fn load(store: &dyn Store, workspace_id: Uuid, file: &SeedFile) -> See
         .await?
         .ok_or_else(|| format!("workspace {workspace_id} does not exist"))?;
     let keys = WsKeys::new(workspace.id);
-    let products = validate(store, keys, file).await?;
+    let Valid { products, tasks } = validate(store, keys, file).await?;
     let mut report = Report::default();
     for entry in &file.organizations {
         let record = Organization { id: entry.id, name: entry.name.trim().to_owned() };
@@ -192,6 +244,9 @@ pub async fn load(store: &dyn Store, workspace_id: Uuid, file: &SeedFile) -> See
     }
     for entry in &file.projects {
         report.count("projects", write_project(store, keys, entry).await?);
+    }
+    for record in &tasks {
+        report.count("tasks", task::write(store, keys, record).await?);
     }
     for (id, draft) in products {
         let created = administration::catalog::products::create_with_id(store, keys, id, draft).await?;
@@ -252,13 +307,15 @@ async fn write_project(store: &dyn Store, keys: WsKeys, entry: &ProjectEntry) ->
     Ok(true)
 }
 
+/// What a valid file writes besides its plain entries.
+struct Valid {
+    products: Vec<(Uuid, administration::catalog::products::Draft)>,
+    tasks: Vec<TaskRecord>,
+}
+
 /// Every problem of the file, each naming its entry; the catalog products parsed through the
 /// API's own body type and rules.
-async fn validate(
-    store: &dyn Store,
-    keys: WsKeys,
-    file: &SeedFile,
-) -> SeedResult<Vec<(Uuid, administration::catalog::products::Draft)>> {
+async fn validate(store: &dyn Store, keys: WsKeys, file: &SeedFile) -> SeedResult<Valid> {
     let mut problems = Vec::new();
     let mut check_name = |at: String, name: &str| {
         if name.trim().is_empty() || name.trim().chars().count() > 200 {
@@ -377,7 +434,119 @@ async fn validate(
             },
         }
     }
-    if problems.is_empty() { Ok(products) } else { Err(Box::new(SeedError(problems))) }
+    let projects: HashSet<Uuid> = file.projects.iter().map(|e| e.id).collect();
+    let mut tasks = Vec::new();
+    let mut numbers = HashSet::new();
+    duplicates(&mut problems, "tasks", file.tasks.iter().map(|e| e.id));
+    for (i, e) in file.tasks.iter().enumerate() {
+        let at = format!("tasks[{i}]");
+        if !projects.contains(&e.project_id) && project::get(store, keys, e.project_id).await?.is_none() {
+            problems.push(format!("{at}.projectId: no such project"));
+        }
+        if !(1..=task_rules::MAX_SHORT_NUMBER).contains(&e.short_number) {
+            problems.push(format!("{at}.shortNumber: must be from 1 to {}", task_rules::MAX_SHORT_NUMBER));
+        } else if !numbers.insert(e.short_number) {
+            problems.push(format!("{at}.shortNumber: {} appears twice in the file", e.short_number));
+        } else if let Some(guard) =
+            entity::get::<task::TaskNumberRecord>(store, &task::number_key(keys, e.short_number)).await?
+            && guard.task_id != e.id
+        {
+            problems.push(format!("{at}.shortNumber: {} belongs to another task of the workspace", e.short_number));
+        }
+        match task_rules::record(e) {
+            Ok(record) => tasks.push(record),
+            Err(found) => problems.extend(found.into_iter().map(|p| format!("{at}.{p}"))),
+        }
+    }
+    if problems.is_empty() { Ok(Valid { products, tasks }) } else { Err(Box::new(SeedError(problems))) }
+}
+
+/// The rules of a seeded task, as plain functions: every problem, by field path.
+pub mod task_rules {
+    use super::*;
+    use shared::domain::task::{MAX_ESTIMATED_HOURS, MAX_OPTIONS, MAX_PRICE, MAX_PRODUCTS, MAX_QUANTITY};
+
+    /// Numbers up to 18 digits, the longest a path identifier reads.
+    pub const MAX_SHORT_NUMBER: i64 = 999_999_999_999_999_999;
+
+    fn title(problems: &mut Vec<String>, at: &str, text: &str) -> String {
+        let text = text.trim();
+        if text.is_empty() || text.chars().count() > 200 {
+            problems.push(format!("{at}title: must hold 1 to 200 characters"));
+        }
+        text.to_owned()
+    }
+
+    fn rich(problems: &mut Vec<String>, at: &str, text: &str, profile: Profile) -> richtext::Doc {
+        richtext::to_idoc(text, profile).unwrap_or_else(|e| {
+            problems.push(format!("{at}description: {e}"));
+            richtext::Doc::empty()
+        })
+    }
+
+    fn amount(problems: &mut Vec<String>, at: &str, field: &str, value: Decimal, max: i64) {
+        if let Err(why) = project_rules::check_amount(value, Decimal::from(max)) {
+            problems.push(format!("{at}{field}: {why}"));
+        }
+    }
+
+    /// The task a seed entry describes, or every problem of it.
+    pub fn record(e: &TaskEntry) -> Result<TaskRecord, Vec<String>> {
+        let mut problems = Vec::new();
+        let task_title = title(&mut problems, "", &e.title);
+        let description = rich(&mut problems, "", &e.description, Profile::Editor);
+        if let Some(hours) = e.estimated_hours {
+            amount(&mut problems, "", "estimatedHours", hours, MAX_ESTIMATED_HOURS);
+        }
+        if let Some(rate) = e.hour_rate {
+            amount(&mut problems, "", "hourRate", rate, 1_000_000);
+        }
+        if e.products.len() > MAX_PRODUCTS {
+            problems.push(format!("products: at most {MAX_PRODUCTS}"));
+        }
+        duplicates(&mut problems, "products", e.products.iter().map(|p| p.id));
+        let mut products = Vec::new();
+        for (j, p) in e.products.iter().enumerate() {
+            let at = format!("products[{j}].");
+            let product_title = title(&mut problems, &at, &p.title);
+            let description = rich(&mut problems, &at, &p.description, Profile::Product);
+            amount(&mut problems, &at, "quantity", p.quantity, MAX_QUANTITY);
+            amount(&mut problems, &at, "unitPrice", p.unit_price, MAX_PRICE);
+            if p.options.len() > MAX_OPTIONS {
+                problems.push(format!("{at}options: at most {MAX_OPTIONS}"));
+            }
+            duplicates(&mut problems, &format!("{at}options"), p.options.iter().map(|o| o.id));
+            let mut options = Vec::new();
+            for (k, o) in p.options.iter().enumerate() {
+                let at = format!("{at}options[{k}].");
+                let option_title = title(&mut problems, &at, &o.title);
+                amount(&mut problems, &at, "unitPrice", o.unit_price, MAX_PRICE);
+                options.push(TaskProductOption { id: o.id, title: option_title, unit_price: o.unit_price.normalize() });
+            }
+            products.push(TaskProductRecord {
+                id: p.id,
+                title: product_title,
+                description,
+                quantity: p.quantity.normalize(),
+                unit: p.unit,
+                unit_price: p.unit_price.normalize(),
+                options,
+            });
+        }
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        Ok(TaskRecord {
+            id: e.id,
+            short_number: e.short_number,
+            project_id: e.project_id,
+            title: task_title,
+            description,
+            estimated_hours: e.estimated_hours.map(|h| h.normalize()),
+            hour_rate: e.hour_rate.map(|r| r.normalize()),
+            products,
+        })
+    }
 }
 
 fn duplicates(problems: &mut Vec<String>, section: &str, ids: impl Iterator<Item = Uuid>) {

@@ -1,5 +1,5 @@
-//! The `projects` function: the projects a caller may access, their manual-position
-//! categories, manual positions, and catalog products imported into a project (spec §2.4,
+//! The `projects` function: the projects a caller may access, their tasks, their
+//! manual-position categories, manual positions, and catalog products imported into a project (spec §2.4,
 //! §4.4, §4.5; docs/projects.md).
 //!
 //! Every operation on one project applies the access rule of `shared::domain::project`: a
@@ -13,6 +13,7 @@ use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
 use shared::domain::project::{self, ManualPositionCategory, Project, ProjectRecord};
+use shared::domain::task::{self, Task};
 use shared::entity::{Entity, SEQUENCE};
 use shared::function::Function;
 use shared::idempotency::idempotent;
@@ -30,7 +31,7 @@ pub const FUNCTION: Function = Function {
     prefixes: &["/projects"],
     tags: &[ApiTag {
         name: "projects",
-        description: "Projects the caller may access, their manual-position categories and manual positions, \
+        description: "Projects the caller may access, their tasks, their manual-position categories and manual positions, \
                       and catalog products imported into a project",
     }],
     api,
@@ -49,6 +50,7 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(list_projects))
         .routes(routes!(get_project))
         .routes(routes!(list_manual_position_categories))
+        .routes(routes!(list_tasks))
         .routes(idempotent(routes!(manual_positions::list_manual_positions, manual_positions::create_manual_position)))
         .routes(idempotent(routes!(products::list_products, products::import_product)))
 }
@@ -103,4 +105,22 @@ async fn list_manual_position_categories(
     caller.authorize(Requirement::Member)?;
     let record = project::accessible(state.store(), &caller, path.project_id).await?;
     Ok(Json(project::list_categories(state.store(), (caller.keys(), record.project.id)).await?))
+}
+
+/// List a project's tasks
+///
+/// The project's tasks, by shortNumber, with their estimates, hour rates and products. Tasks
+/// are read through an index: one seeded a moment ago may take a moment to appear.
+#[utoipa::path(get, path = "/projects/{projectId}/tasks", operation_id = "listProjectTasks", tag = "projects",
+    params(ProjectPath),
+    responses((status = 200, description = "The project's tasks, by shortNumber", body = [Task])))]
+async fn list_tasks(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(path): Path<ProjectPath>,
+) -> ApiResult<Json<Vec<Task>>> {
+    caller.authorize(Requirement::Member)?;
+    let record = project::accessible(state.store(), &caller, path.project_id).await?;
+    let tasks = task::list_for_project(state.store(), caller.keys(), record.project.id).await?;
+    Ok(Json(tasks.iter().map(|t| t.to_response(&record.project)).collect()))
 }

@@ -7,8 +7,14 @@
 //!   rule every project operation applies.
 //! - [`catalog`]: catalog categories and catalog products (read by the project import).
 //! - [`money`]: exact decimals serialised as JSON numbers.
+//! - [`task`]: tasks (seeded), found by id or number, and their access rule (the project's).
+//! - [`quotation`]: express quotations, their items generated from a task, their decisions.
+//! - [`pricing`]: quotation arithmetic and its one rounding rule.
 
 pub mod catalog;
 pub mod money;
 pub mod organization;
+pub mod pricing;
 pub mod project;
+pub mod quotation;
+pub mod task;

@@ -1,0 +1,72 @@
+//! The `tasks` function: tasks (seeded, read here) and their express quotations (spec §2.3,
+//! §3, §4.3; docs/tasks.md).
+//!
+//! A task is named by its UUID or its numeric `shortNumber`. Every operation applies the access
+//! rule of the task's project (`shared::domain::task::accessible`): a task that does not exist
+//! in the caller's workspace is a 404, one whose project the caller may not access a 403.
+
+pub mod quotations;
+
+use axum::Json;
+use axum::extract::State;
+use serde::Deserialize;
+use shared::domain::quotation::{AcceptedQuotationRecord, ExpressQuotationRecord};
+use shared::domain::task::{self, Task, TaskIdentifier, TaskNumberRecord, TaskRecord};
+use shared::entity::{Entity, SEQUENCE};
+use shared::function::Function;
+use shared::idempotency::idempotent;
+use shared::openapi::ApiTag;
+use shared::permissions::Requirement;
+use shared::request::Path;
+use shared::{ApiResult, AppState, Caller};
+use utoipa::IntoParams;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+pub const FUNCTION: Function = Function {
+    name: "tasks",
+    prefixes: &["/tasks"],
+    tags: &[ApiTag {
+        name: "tasks",
+        description: "Tasks, named by UUID or shortNumber, and their express quotations: created from the task's \
+                      estimate and products with exact amounts, then accepted or rejected",
+    }],
+    api,
+    entities: &[
+        TaskRecord::KIND,
+        TaskNumberRecord::KIND,
+        ExpressQuotationRecord::KIND,
+        AcceptedQuotationRecord::KIND,
+        SEQUENCE,
+    ],
+};
+
+/// `idempotent(…)`: the quotation create (Idempotency-Key, docs/conventions.md).
+fn api() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(get_task))
+        .routes(idempotent(routes!(quotations::list_quotations, quotations::create_quotation)))
+        .routes(routes!(quotations::get_quotation))
+        .routes(routes!(quotations::accept_quotation))
+        .routes(routes!(quotations::reject_quotation))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct TaskPath {
+    /// The task's UUID or its numeric shortNumber
+    #[param(value_type = String, example = "1042")]
+    identifier: TaskIdentifier,
+}
+
+/// Get a task
+///
+/// One task of a project the caller may access, with its estimate, hour rate and products.
+/// `identifier` is the task's UUID or its numeric shortNumber.
+#[utoipa::path(get, path = "/tasks/{identifier}", operation_id = "getTask", tag = "tasks", params(TaskPath),
+    responses((status = 200, description = "The task", body = Task)))]
+async fn get_task(State(state): State<AppState>, caller: Caller, Path(path): Path<TaskPath>) -> ApiResult<Json<Task>> {
+    caller.authorize(Requirement::Member)?;
+    let (task, project) = task::accessible(state.store(), &caller, path.identifier).await?;
+    Ok(Json(task.to_response(&project.project)))
+}
