@@ -23,4 +23,5 @@ mod secrets;
 mod sessions;
 mod store_conformance;
 mod tags_api;
+mod tasks_api;
 mod upload;

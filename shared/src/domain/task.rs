@@ -259,10 +259,20 @@ impl FromStr for TaskIdentifier {
     }
 }
 
+/// Parsed inside the visitor, so a path extractor's error names the parameter.
 impl<'de> Deserialize<'de> for TaskIdentifier {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = TaskIdentifier;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a task UUID or a positive numeric shortNumber")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<TaskIdentifier, E> {
+                text.parse().map_err(E::custom)
+            }
+        }
+        deserializer.deserialize_str(Visitor)
     }
 }
 
@@ -347,7 +357,7 @@ mod tests {
 
     #[test]
     fn number_sort_keys_order_like_numbers() {
-        let mut numbers = vec![10, 9, 100, 1, 1_000_000_000_000];
+        let mut numbers = [10, 9, 100, 1, 1_000_000_000_000];
         let mut keys: Vec<String> = numbers.iter().map(|n| number_sort_key(*n)).collect();
         keys.sort();
         numbers.sort();
