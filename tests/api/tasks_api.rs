@@ -261,6 +261,10 @@ async fn every_error_case_answers_with_the_spec_error_body() {
         assert_error_body(b, status, &body, 403);
         let (status, body) = api.get(&quotations(1), &outsider).await;
         assert_error_body(b, status, &body, 403);
+        let contact = token_of(api, w.contact).await;
+        let (status, body) = api.post(&quotations(1), &contact, valid.clone()).await;
+        assert_error_body(b, status, &body, 403);
+        assert!(body["message"].as_str().unwrap().contains("employees"), "[{b}] contacts receive quotations: {body}");
         let (status, body) = api.post(&quotations(3), &token, valid.clone()).await;
         assert_error_body(b, status, &body, 403);
         assert!(body["message"].as_str().unwrap().contains("disabled"), "[{b}] {body}");
@@ -557,6 +561,49 @@ async fn the_seed_s_tasks_load_idempotently_and_every_problem_is_named() {
             .map(|t| t["shortNumber"].clone())
             .collect();
         assert_eq!(tasks, HashSet::from([json!(1), json!(2), json!(40)]), "[{}] nothing of the refused files", api.backend);
+    })
+    .await;
+}
+
+/// The store calls of the task operations beyond authentication and rate limiting, as
+/// docs/tasks.md lists them ("Store round trips").
+#[tokio::test]
+async fn each_operation_makes_the_documented_store_round_trips() {
+    use reqwest::Method;
+    use std::sync::atomic::Ordering::SeqCst;
+    each_backend(async |_, api| {
+        let (member, token) = api.user(TEAM_LEADER, UserKind::Employee).await;
+        let w = seeded(api, member.id).await;
+        let count = async |method: Method, path: &str, body: Option<Value>| {
+            let (reads, writes) = (api.store_reads.load(SeqCst), api.store_writes.load(SeqCst));
+            let (status, _, response) = api.call(method, path, Some(&token), body).await;
+            assert!(status < 300, "[{}] {path}: {response}", api.backend);
+            (api.store_reads.load(SeqCst) - reads, api.store_writes.load(SeqCst) - writes, response)
+        };
+        // Warm up (the token's lastUsedAt), then measure authentication and rate limiting: a
+        // project get is that plus one read.
+        count(Method::GET, "/projects", None).await;
+        let (reads, auth_writes, _) = count(Method::GET, &format!("/projects/{}", w.enabled), None).await;
+        let auth_reads = reads - 1;
+        let body = json!({"contactUserId": w.contact, "includeEstimate": true});
+        // The first create of a task finds no counter: it lists the task's quotations and makes it.
+        let (reads, writes, first) = count(Method::POST, &quotations(w.checkout), Some(body.clone())).await;
+        assert_eq!((reads - auth_reads, writes - auth_writes), (4, 4), "[{}]", api.backend);
+        let id = first["id"].as_str().unwrap();
+        let cases = [
+            (Method::POST, quotations(w.checkout), Some(body.clone()), (3, 2)),
+            (Method::POST, quotations(1), Some(body), (4, 2)),
+            (Method::GET, format!("/tasks/{}", w.checkout), None, (2, 0)),
+            (Method::GET, "/tasks/1".to_owned(), None, (3, 0)),
+            (Method::GET, quotations(1), None, (4, 0)),
+            (Method::GET, format!("{}/{id}", quotations(w.checkout)), None, (3, 0)),
+            (Method::POST, format!("{}/{id}/accept", quotations(w.checkout)), None, (3, 1)),
+            (Method::POST, format!("{}/{id}/reject", quotations(w.checkout)), None, (3, 1)),
+        ];
+        for (method, path, body, expected) in cases {
+            let (reads, writes, _) = count(method.clone(), &path, body).await;
+            assert_eq!((reads - auth_reads, writes - auth_writes), expected, "[{}] {method} {path}", api.backend);
+        }
     })
     .await;
 }

@@ -76,7 +76,8 @@ async fn create(
     identifier: TaskIdentifier,
     body: Body<NewExpressQuotationBody>,
 ) -> ApiResult<ExpressQuotation> {
-    let permit = caller.authorize(Requirement::Member)?;
+    // Quotations are the provider's offers: its employees make them, contacts receive them.
+    let permit = caller.authorize(Requirement::Employee)?;
     let (task, project) = task::accessible(store, caller, identifier).await?;
     let project = project.project;
     if !project.express_quotations_enabled {
@@ -123,8 +124,9 @@ async fn create(
 /// numbered sequentially per task from 1. Its items are generated from the task: with
 /// `includeEstimate`, first the estimated work time (unit Hour) at the task's hour rate (else
 /// the project's), then each task product with its options. Amounts are exact decimals, each
-/// line and the tax rounded once to the currency's minor unit (docs/tasks.md). Needs access to
-/// the task's project, and express quotations enabled in it.
+/// line and the tax rounded once to the currency's minor unit (docs/tasks.md). Needs an
+/// employee of the workspace with access to the task's project, and express quotations
+/// enabled in it.
 #[utoipa::path(post, path = "/tasks/{identifier}/express-quotations", operation_id = "createExpressQuotation",
     tag = "tasks", params(TaskPath), request_body = NewExpressQuotationBody,
     responses((status = 201, description = "The new quotation, Pending", body = ExpressQuotationProjection)))]
