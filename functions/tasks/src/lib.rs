@@ -54,8 +54,8 @@ fn api() -> OpenApiRouter<AppState> {
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct TaskPath {
-    /// The task's UUID or its numeric shortNumber
-    #[param(value_type = String, example = "1042")]
+    /// The task's UUID (hyphenated) or its numeric shortNumber
+    #[param(inline, example = "1042")]
     identifier: TaskIdentifier,
 }
 

@@ -30,8 +30,8 @@ pub type ExpressQuotationProjection = Projected<ExpressQuotation>;
 #[into_params(parameter_in = Path)]
 #[serde(rename_all = "camelCase")]
 pub struct QuotationPath {
-    /// The task's UUID or its numeric shortNumber
-    #[param(value_type = String, example = "1042")]
+    /// The task's UUID (hyphenated) or its numeric shortNumber
+    #[param(inline, example = "1042")]
     identifier: TaskIdentifier,
     /// The quotation's id
     #[param(example = "8e7d6c5b-4a39-4281-9f0e-1d2c3b4a5968")]

@@ -243,21 +243,41 @@ pub enum TaskIdentifier {
     Number(i64),
 }
 
+/// The path parameter's pattern: a number from 1 with at most 18 significant digits (leading
+/// zeros allowed), or a hyphenated UUID. Exactly what [`TaskIdentifier::from_str`] accepts, so
+/// the document and the parser agree.
+pub const IDENTIFIER_PATTERN: &str =
+    "^(0*[1-9][0-9]{0,17}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$";
+
 impl FromStr for TaskIdentifier {
     type Err = &'static str;
 
-    /// A UUID, or digits only naming a number from 1 (no sign, no spaces, at most 18 digits).
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         const INVALID: &str = "must be a task UUID or a positive numeric shortNumber";
-        if !text.is_empty() && text.len() <= 18 && text.bytes().all(|b| b.is_ascii_digit()) {
-            return match text.parse::<i64>() {
-                Ok(n) if n >= 1 => Ok(TaskIdentifier::Number(n)),
+        if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+            let significant = text.trim_start_matches('0');
+            return match significant.len() {
+                1..=18 => significant.parse().map(TaskIdentifier::Number).map_err(|_| INVALID),
                 _ => Err(INVALID),
             };
+        }
+        // The hyphenated form only (36 characters), as the pattern says.
+        if text.len() != 36 {
+            return Err(INVALID);
         }
         Uuid::parse_str(text).map(TaskIdentifier::Id).map_err(|_| INVALID)
     }
 }
+
+/// Documented as a string with [`IDENTIFIER_PATTERN`] (inline in the path parameters).
+impl utoipa::PartialSchema for TaskIdentifier {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        ObjectBuilder::new().schema_type(Type::String).pattern(Some(IDENTIFIER_PATTERN)).into()
+    }
+}
+
+impl utoipa::ToSchema for TaskIdentifier {}
 
 /// Parsed inside the visitor, so a path extractor's error names the parameter.
 impl<'de> Deserialize<'de> for TaskIdentifier {
@@ -350,8 +370,41 @@ mod tests {
         assert_eq!("42".parse(), Ok(TaskIdentifier::Number(42)));
         assert_eq!("007".parse(), Ok(TaskIdentifier::Number(7)));
         assert_eq!("999999999999999999".parse(), Ok(TaskIdentifier::Number(999_999_999_999_999_999)));
-        for bad in ["", "0", "-1", "+1", " 1", "1.0", "1e3", "abc", "9999999999999999999", "12 ", "١٢"] {
+        assert_eq!("0000999999999999999999".parse(), Ok(TaskIdentifier::Number(999_999_999_999_999_999)));
+        let simple = id.simple().to_string();
+        let braced = format!("{{{id}}}");
+        for bad in ["", "0", "000", "-1", "+1", " 1", "1.0", "1e3", "abc", "9999999999999999999", "12 ", "١٢"] {
             assert!(bad.parse::<TaskIdentifier>().is_err(), "{bad:?}");
+        }
+        for bad in [simple.as_str(), braced.as_str()] {
+            assert!(bad.parse::<TaskIdentifier>().is_err(), "only the hyphenated form: {bad:?}");
+        }
+    }
+
+    /// The documented pattern and the parser accept the same strings.
+    #[test]
+    fn the_documented_pattern_is_the_parser() {
+        let pattern = regex_lite::Regex::new(IDENTIFIER_PATTERN).unwrap();
+        let id = Uuid::new_v4();
+        let samples = [
+            "1",
+            "42",
+            "0042",
+            "999999999999999999",
+            "0000999999999999999999",
+            "1000000000000000000",
+            "0",
+            "00",
+            "",
+            "-1",
+            "1.5",
+            "abc",
+            " 1",
+            "١",
+        ];
+        let uuids = [id.to_string(), id.to_string().to_uppercase(), id.simple().to_string(), format!("{{{id}}}")];
+        for text in samples.iter().map(|s| s.to_string()).chain(uuids) {
+            assert_eq!(pattern.is_match(&text), text.parse::<TaskIdentifier>().is_ok(), "{text:?}");
         }
     }
 
