@@ -3,7 +3,8 @@
 # and DynamoDB Local), the token key through Secrets Manager (moto), uploads on moto's S3, the Tiptap differential
 # corpus, the Lambda event checks, the OpenAPI document (openapi-spec-validator, Redocly CLI and
 # Spectral, schemathesis against the local server), the OAuth flow by a third-party client
-# (Authlib), by the MCP TypeScript SDK's own OAuth helpers and in a headless Chromium (screenshot
+# (Authlib), by the MCP TypeScript SDK's own OAuth helpers (dynamic registration, and a Client ID
+# Metadata Document against the test harness's server) and in a headless Chromium (screenshot
 # in target/test-artifacts/consent.png), and the SAM template lint.
 # Installs and starts what it needs by itself; a missing service is a failure here.
 set -euo pipefail
@@ -105,10 +106,26 @@ token=$(./target/debug/workapi --data-dir "$work/api" token create --workspace "
 # (local::demo::DEMO_EMAIL / DEMO_PASSWORD) signs in on the consent page.
 log "OAuth: a complete flow by a third-party client library (Authlib)"
 python3 tests/oauth_client/authlib_flow.py "http://127.0.0.1:$api_port" admin@demo.example workapi-demo-password
-# One consent sign-in (the login limit above). The Client ID Metadata Document variant runs in
-# the Rust suite: the local server fetches documents from public addresses only.
+# One consent sign-in (the login limit above).
 log "OAuth: the MCP TypeScript SDK's own helpers (discovery from a 401, registration, consent, refresh, invalid_target)"
 node tests/mcp_client/oauth_flow.mjs "http://127.0.0.1:$api_port" admin@demo.example workapi-demo-password
+# The local server fetches metadata documents from public addresses only, with no way to relax
+# that; this run uses the test harness's server (tests/examples/mcp_cimd_server.rs), which trusts
+# its own self-signed https document host on 127.0.0.1. It prints one ready line.
+log "OAuth: the MCP TypeScript SDK's auth() with a Client ID Metadata Document (test harness server)"
+cargo build --quiet -p api-tests --example mcp_cimd_server
+./target/debug/examples/mcp_cimd_server >"$work/cimd-ready.json" 2>"$work/cimd.log" &
+pids+=($!)
+for _ in $(seq 1 120); do
+  if [ -s "$work/cimd-ready.json" ] || ! kill -0 "${pids[-1]}" 2>/dev/null; then break; fi
+  sleep 0.5
+done
+if [ ! -s "$work/cimd-ready.json" ]; then
+  echo "the metadata document test server did not start:" >&2
+  cat "$work/cimd.log" >&2
+  exit 1
+fi
+node tests/mcp_client/cimd_flow.mjs "$work/cimd-ready.json"
 log "OAuth: headless Chromium signs in and approves on the consent page"
 node tests/browser/consent.mjs "http://127.0.0.1:$api_port" admin@demo.example workapi-demo-password \
   "$root/target/test-artifacts/consent.png"

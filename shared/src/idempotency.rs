@@ -8,9 +8,10 @@
 //!
 //! 1. authenticates the caller (the handler reuses that [`Caller`]: one authentication);
 //! 2. checks the key: 1–255 printable ASCII characters, one header (else 400);
-//! 3. writes an in-flight record with `NotExists`, keyed by workspace, caller and key, holding
-//!    the request's fingerprint (method, path with query, canonical JSON body) and expiring after
-//!    [`IN_FLIGHT_SECS`];
+//! 3. reads the body within the route's own limit (`DefaultBodyLimit`: the API's 1 MiB, the
+//!    upload's 4 MiB), and writes an in-flight record with `NotExists`, keyed by workspace,
+//!    caller and key, holding the request's fingerprint (a SHA-256 of method, path with query
+//!    and canonical body, never the body itself) and expiring after [`IN_FLIGHT_SECS`];
 //! 4. if the record exists: another fingerprint → 422; still in flight → 409; completed → the
 //!    recorded response again (status, body, `Content-Type`, `Location`), marked
 //!    `Idempotent-Replayed: true`, without running the handler;
@@ -23,6 +24,7 @@ use crate::clock;
 use crate::error::ApiError;
 use crate::store::keys::WsKeys;
 use crate::store::{Condition, ENTITY, Item, Key, PK, SK, StoreError, TTL, Update};
+use axum::RequestExt;
 use axum::body::Body;
 use axum::extract::{FromRequestParts, Request};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
@@ -30,6 +32,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use utoipa::openapi::path::{ParameterBuilder, ParameterIn};
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::{Ref, RefOr, Required};
@@ -155,10 +158,38 @@ pub fn canonical_body(bytes: &[u8]) -> Vec<u8> {
     }
 }
 
-/// What makes two requests "the same request": method, path with query, canonical body.
-pub fn fingerprint(method: &Method, path_and_query: &str, body: &[u8]) -> String {
+/// A multipart body without its boundary: clients draw a new boundary for every request
+/// (browsers, curl, HTTP libraries), so a retry of the same form differs only there. The
+/// boundary never occurs inside a part (RFC 2046 §5.1.1), so taking it out loses nothing else.
+/// Any other body is returned as is.
+pub fn without_multipart_boundary<'a>(content_type: Option<&str>, body: &'a [u8]) -> Cow<'a, [u8]> {
+    let Some((essence, params)) = content_type.and_then(|t| t.split_once(';')) else { return Cow::Borrowed(body) };
+    if !essence.trim().to_ascii_lowercase().starts_with("multipart/") {
+        return Cow::Borrowed(body);
+    }
+    let boundary = params.split(';').find_map(|param| {
+        let (name, value) = param.split_once('=')?;
+        name.trim().eq_ignore_ascii_case("boundary").then(|| value.trim().trim_matches('"'))
+    });
+    let Some(boundary) = boundary.filter(|b| !b.is_empty()) else { return Cow::Borrowed(body) };
+    let delimiter = format!("--{boundary}").into_bytes();
+    let mut out = Vec::with_capacity(body.len());
+    let mut rest = body;
+    while let Some(at) = rest.windows(delimiter.len()).position(|w| w == delimiter.as_slice()) {
+        out.extend_from_slice(&rest[..at]);
+        out.extend_from_slice(b"--");
+        rest = &rest[at + delimiter.len()..];
+    }
+    out.extend_from_slice(rest);
+    Cow::Owned(out)
+}
+
+/// What makes two requests "the same request": method, path with query, canonical body (JSON
+/// by meaning, multipart without its boundary, anything else byte for byte).
+pub fn fingerprint(method: &Method, path_and_query: &str, content_type: Option<&str>, body: &[u8]) -> String {
+    let body = canonical_body(&without_multipart_boundary(content_type, body));
     let mut hash = Sha256::new();
-    for part in [method.as_str().as_bytes(), path_and_query.as_bytes(), &canonical_body(body)] {
+    for part in [method.as_str().as_bytes(), path_and_query.as_bytes(), &body] {
         hash.update((part.len() as u64).to_be_bytes());
         hash.update(part);
     }
@@ -323,11 +354,15 @@ async fn run(request: Request, next: Next) -> Result<Response, Response> {
     let Some(key) = key_of(&parts.headers).map_err(reject)? else {
         return Err(reject(ApiError::internal("idempotency key vanished")));
     };
-    let bytes = axum::body::to_bytes(body, crate::http::MAX_BODY_BYTES)
+    // The route's own `DefaultBodyLimit` (what its handler's extractor would apply), so a
+    // declared route accepts with a key exactly the bodies it accepts without one.
+    let (mut parts, body) = Request::from_parts(parts, body).with_limited_body().into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX)
         .await
         .map_err(|_| reject(ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large")))?;
     let path = parts.uri.path_and_query().map_or_else(|| parts.uri.path().to_owned(), |p| p.as_str().to_owned());
-    let fingerprint = fingerprint(&parts.method, &path, &bytes);
+    let content_type = parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
+    let fingerprint = fingerprint(&parts.method, &path, content_type, &bytes);
     let record = record_key(caller.keys(), &principal(&caller), &key);
     match claim(&state, &record, &fingerprint, clock::now_epoch()).await.map_err(reject)? {
         Found::Claimed => {}
@@ -381,21 +416,32 @@ mod tests {
 
     #[test]
     fn bodies_compare_by_meaning_not_layout() {
-        let a = fingerprint(&Method::POST, "/tags/task/create", br#"{"name":"A","color":{"b":1,"a":[1,2]}}"#);
+        let a = fingerprint(&Method::POST, "/tags/task/create", None, br#"{"name":"A","color":{"b":1,"a":[1,2]}}"#);
         let b = fingerprint(
             &Method::POST,
             "/tags/task/create",
+            None,
             b" { \"color\": {\"a\": [1, 2], \"b\": 1},\n \"name\": \"A\" } ",
         );
         assert_eq!(a, b);
-        assert_ne!(a, fingerprint(&Method::POST, "/tags/task/create", br#"{"name":"B","color":{"b":1,"a":[1,2]}}"#));
-        assert_ne!(a, fingerprint(&Method::POST, "/tags/task/create", br#"{"name":"A","color":{"b":1,"a":[2,1]}}"#));
-        assert_ne!(a, fingerprint(&Method::POST, "/tags/project/create", br#"{"name":"A","color":{"b":1,"a":[1,2]}}"#));
+        assert_ne!(
+            a,
+            fingerprint(&Method::POST, "/tags/task/create", None, br#"{"name":"B","color":{"b":1,"a":[1,2]}}"#)
+        );
+        assert_ne!(
+            a,
+            fingerprint(&Method::POST, "/tags/task/create", None, br#"{"name":"A","color":{"b":1,"a":[2,1]}}"#)
+        );
+        assert_ne!(
+            a,
+            fingerprint(&Method::POST, "/tags/project/create", None, br#"{"name":"A","color":{"b":1,"a":[1,2]}}"#)
+        );
         assert_ne!(
             a,
             fingerprint(
                 &Method::POST,
                 "/tags/task/create?responseShape=full",
+                None,
                 br#"{"name":"A","color":{"b":1,"a":[1,2]}}"#
             )
         );
@@ -404,6 +450,28 @@ mod tests {
         assert_ne!(canonical_body(b"not json"), canonical_body(b"not  json"));
         // Strings keep their escapes' meaning.
         assert_eq!(canonical_body(br#"{"a":"\u00e9"}"#), canonical_body("{\"a\":\"\u{e9}\"}".as_bytes()));
+    }
+
+    #[test]
+    fn multipart_bodies_compare_without_their_boundary() {
+        let form = |boundary: &str, content: &str| {
+            let body = format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\n{content}\r\n--{boundary}--\r\n"
+            );
+            (format!("multipart/form-data; boundary=\"{boundary}\""), body.into_bytes())
+        };
+        let of = |(content_type, body): (String, Vec<u8>)| {
+            fingerprint(&Method::POST, "/workspace/upload", Some(&content_type), &body)
+        };
+        assert_eq!(of(form("a1", "PNG")), of(form("zz-other", "PNG")));
+        assert_ne!(of(form("a1", "PNG")), of(form("a1", "GIF")));
+        // Without a multipart type the bytes compare as they are.
+        let (_, one) = form("a1", "PNG");
+        let (_, two) = form("b2", "PNG");
+        assert_ne!(
+            fingerprint(&Method::POST, "/x", Some("application/octet-stream"), &one),
+            fingerprint(&Method::POST, "/x", Some("application/octet-stream"), &two)
+        );
     }
 
     #[test]

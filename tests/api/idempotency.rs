@@ -256,7 +256,7 @@ fn declared_operations() -> Vec<(String, String)> {
 async fn every_declared_operation_has_the_layer_and_only_posts_are_declared() {
     let operations = declared_operations();
     let ids: BTreeSet<_> = operations.iter().map(|(id, _)| id.as_str()).collect();
-    for expected in ["createTag", "createRole", "createWorkActivity"] {
+    for expected in ["createTag", "createRole", "createWorkActivity", "uploadFile"] {
         assert!(ids.contains(expected), "{expected} is declared idempotent: {ids:?}");
     }
     let backend = api_tests::backends().await.into_iter().next().unwrap();
@@ -304,4 +304,24 @@ async fn tag_and_role_creates_replay_too() {
         assert_eq!(h2["idempotent-replayed"], "true");
     })
     .await;
+}
+
+/// The layer reads the body within the route's own limit: the API's 1 MiB here (the upload's
+/// 4 MiB: tests/api/upload.rs), with or without a key.
+#[tokio::test]
+async fn a_keyed_body_over_the_route_limit_is_413() {
+    let backend = api_tests::backends().await.into_iter().next().unwrap();
+    let api = TestApi::start(&backend).await;
+    let (_, root) = api.user(ROOT, UserKind::Employee).await;
+    let name = "x".repeat(shared::http::MAX_BODY_BYTES);
+    let (status, _, body) = send(
+        &api,
+        Method::POST,
+        "/tags/task/create",
+        Some(&root),
+        &[("Idempotency-Key", b"over-the-limit")],
+        Some(json!({ "name": name })),
+    )
+    .await;
+    assert_error_body(api.backend, status, &body, 413);
 }

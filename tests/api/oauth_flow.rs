@@ -4,6 +4,7 @@
 //! replay, codes of other clients, redirect-URI variants, client authentication, concurrent
 //! and superseded refreshes, scope widening, deny, and the workspace's API feature.
 
+use api_tests::document_server::{self, Body, Route, json_route, relaxed};
 use api_tests::{TestApi, each_backend};
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
@@ -921,88 +922,6 @@ async fn resource_indicators_bind_tokens_to_this_api() {
 // Client ID Metadata Documents (docs/oauth.md#client-id-metadata-documents), fetched from a local
 // https server under the test-only relaxation (loopback and the fixture's self-signed root).
 
-/// The local https server's certificate (self-signed, for 127.0.0.1 and localhost; the key
-/// below signs nothing else: it exists for these tests only).
-const TEST_CERT_DER: &[u8] = include_bytes!("fixtures/metadata-server-cert.der");
-const TEST_KEY_DER: &[u8] = include_bytes!("fixtures/metadata-server-key.der");
-
-/// What the document server answers for a path: status, headers and body.
-type Route = (u16, Vec<(&'static str, String)>, Vec<u8>);
-
-struct DocumentServer {
-    base: String,
-    hits: std::sync::Arc<std::sync::Mutex<HashMap<String, usize>>>,
-}
-
-impl DocumentServer {
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-
-    fn hits(&self, path: &str) -> usize {
-        self.hits.lock().unwrap().get(path).copied().unwrap_or(0)
-    }
-}
-
-/// Serves `route(base, path)` over TLS on 127.0.0.1, counting requests per path.
-async fn document_server(route: impl Fn(&str, &str) -> Route + Send + Sync + 'static) -> DocumentServer {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-    let key = rustls::pki_types::PrivateKeyDer::Pkcs8(TEST_KEY_DER.to_vec().into());
-    let config = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(vec![TEST_CERT_DER.to_vec().into()], key)
-        .unwrap();
-    let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("https://127.0.0.1:{}", listener.local_addr().unwrap().port());
-    let hits = std::sync::Arc::new(std::sync::Mutex::new(HashMap::new()));
-    let route = std::sync::Arc::new(route);
-    let (server_base, server_hits) = (base.clone(), hits.clone());
-    tokio::spawn(async move {
-        loop {
-            let Ok((tcp, _)) = listener.accept().await else { return };
-            let (acceptor, route, base, hits) =
-                (acceptor.clone(), route.clone(), server_base.clone(), server_hits.clone());
-            tokio::spawn(async move {
-                let Ok(mut tls) = acceptor.accept(tcp).await else { return };
-                let mut request = Vec::new();
-                let mut buffer = [0u8; 1024];
-                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match tls.read(&mut buffer).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => request.extend_from_slice(&buffer[..n]),
-                    }
-                }
-                let text = String::from_utf8_lossy(&request);
-                let path = text.split(' ').nth(1).unwrap_or("/").to_owned();
-                *hits.lock().unwrap().entry(path.clone()).or_insert(0) += 1;
-                let (status, headers, body) = route(&base, &path);
-                let mut head =
-                    format!("HTTP/1.1 {status} X\r\ncontent-length: {}\r\nconnection: close\r\n", body.len());
-                for (name, value) in headers {
-                    head.push_str(&format!("{name}: {value}\r\n"));
-                }
-                head.push_str("\r\n");
-                let _ = tls.write_all(head.as_bytes()).await;
-                let _ = tls.write_all(&body).await;
-                let _ = tls.shutdown().await;
-            });
-        }
-    });
-    DocumentServer { base, hits }
-}
-
-fn json_route(body: Value, cache: &str) -> Route {
-    let mut headers = vec![("content-type", "application/json".to_owned())];
-    if !cache.is_empty() {
-        headers.push(("cache-control", cache.to_owned()));
-    }
-    (200, headers, body.to_string().into_bytes())
-}
-
 /// The documents the tests fetch, by path.
 fn documents(base: &str, path: &str) -> Route {
     let url = format!("{base}{path}");
@@ -1023,24 +942,27 @@ fn documents(base: &str, path: &str) -> Route {
             doc.as_object_mut().unwrap().remove("redirect_uris");
             json_route(doc, "")
         }
-        "html" => (200, vec![("content-type", "text/html".to_owned())], b"<html></html>".to_vec()),
-        "not-json" => (200, vec![("content-type", "application/json".to_owned())], b"{not json".to_vec()),
+        "html" => (200, vec![("content-type", "text/html".to_owned())], Body::Sized(b"<html></html>".to_vec())),
+        "not-json" => (200, vec![("content-type", "application/json".to_owned())], Body::Sized(b"{not json".to_vec())),
         "huge" => {
             doc["client_uri"] = json!(format!("https://app.example/{}", "x".repeat(6000)));
             json_route(doc, "")
         }
-        "moved" => (302, vec![("location", format!("{base}/good/x"))], Vec::new()),
-        _ => (404, Vec::new(), Vec::new()),
+        // Over the cap without a Content-Length: refused once the cap is passed, never buffered
+        // wholesale (this stream has no end).
+        "endless" => (200, vec![("content-type", "application/json".to_owned())], Body::EndlessChunks),
+        // A Content-Length over the cap: refused before the body is read (it never arrives).
+        "overstated" => {
+            (200, vec![("content-type", "application/json".to_owned())], Body::Declared(1 << 20, b"{}".to_vec()))
+        }
+        "moved" => (302, vec![("location", format!("{base}/good/x"))], Body::Sized(Vec::new())),
+        _ => (404, Vec::new(), Body::Sized(Vec::new())),
     }
-}
-
-fn relaxed() -> shared::oauth::MetadataFetchForTests {
-    shared::oauth::MetadataFetchForTests { allow_loopback: true, extra_roots_der: vec![TEST_CERT_DER.to_vec()] }
 }
 
 #[tokio::test]
 async fn metadata_document_clients_authorize_exchange_and_refresh() {
-    let server = document_server(documents).await;
+    let server = document_server::start(documents).await;
     for backend in api_tests::backends().await {
         let api = TestApi::builder(&backend).metadata_fetch(relaxed()).start().await;
         let (_, email) = user(&api).await;
@@ -1093,7 +1015,7 @@ async fn metadata_document_clients_authorize_exchange_and_refresh() {
 
 #[tokio::test]
 async fn invalid_or_unsafe_metadata_documents_get_an_error_page() {
-    let server = document_server(documents).await;
+    let server = document_server::start(documents).await;
     let backend = api_tests::backends().await.into_iter().next().unwrap();
     let api = TestApi::builder(&backend).metadata_fetch(relaxed()).start().await;
     let (_, challenge) = pkce();
@@ -1103,6 +1025,8 @@ async fn invalid_or_unsafe_metadata_documents_get_an_error_page() {
         (server.url("/html/1"), "application/json"),
         (server.url("/not-json/1"), "not JSON"),
         (server.url("/huge/1"), "larger than"),
+        (server.url("/endless/1"), "larger than 5120 bytes"),
+        (server.url("/overstated/1"), "larger than 5120 bytes"),
         (server.url("/moved/1"), "redirect"),
         (server.url("/missing/1"), "404"),
         (server.url("/").replace("https:", "http:") + "x.json", "must use https"),
@@ -1130,6 +1054,18 @@ async fn invalid_or_unsafe_metadata_documents_get_an_error_page() {
     assert_eq!(page.status, 400, "{}", page.text);
     assert!(page.text.contains("non-public address (127.0.0.1)"), "{}", page.text);
     assert_eq!(server.hits("/good/strict"), before);
-    let page = authorize_page(&strict, &request("https://localhost/client.json", REDIRECT, &challenge)).await;
-    assert!(page.text.contains("non-public address"), "{}", page.text);
+    for loopback in
+        ["https://localhost/client.json", "https://[::ffff:7f00:1]/c.json", "https://[64:ff9b::7f00:1]/c.json"]
+    {
+        let page = authorize_page(&strict, &request(loopback, REDIRECT, &challenge)).await;
+        assert!(page.text.contains("non-public address"), "{loopback}: {}", page.text);
+    }
+    // Nor is a document the relaxed server cached (max-age) served to the strict one: the cache
+    // is per process.
+    let cached = server.url("/good/cached-when-relaxed");
+    assert_eq!(authorize_page(&api, &request(&cached, REDIRECT, &challenge)).await.status, 200);
+    let page = authorize_page(&strict, &request(&cached, REDIRECT, &challenge)).await;
+    assert_eq!(page.status, 400, "{}", page.text);
+    assert!(page.text.contains("non-public address (127.0.0.1)"), "{}", page.text);
+    assert_eq!(server.hits("/good/cached-when-relaxed"), 1);
 }

@@ -8,6 +8,7 @@ use serde_json::Value;
 use shared::files;
 use shared::identity::{self, UserKind};
 use shared::permissions::{GUEST, ROOT, STAFF};
+use shared::store::Query;
 use shared::store::keys::WsKeys;
 use uuid::Uuid;
 use workspace::image::{MAX_BODY_BYTES, MAX_FILE_BYTES, samples};
@@ -296,4 +297,64 @@ async fn the_signed_file_route_is_public_for_the_check_order() {
     let path = format!("/workspace/files/{}/content", Uuid::new_v4());
     let (status, _, _) = api.call(reqwest::Method::DELETE, &path, None, None).await;
     assert_eq!(status, 405);
+}
+
+/// The upload is declared idempotent (docs/conventions.md#idempotency) within its own 4 MiB body
+/// limit: the same key with the same 2+ MiB form (a new multipart boundary, as a client's retry
+/// draws) replays the first 201 and stores one file; another form with the key is 422.
+#[tokio::test]
+async fn an_idempotent_upload_of_megabytes_replays_and_stores_once() {
+    each_setup(async |api| {
+        let (_, token) = api.user(STAFF, UserKind::Employee).await;
+        let mut big = samples::bytes(samples::PNG);
+        big.resize(MAX_FILE_BYTES / 2 + 1, 0); // a valid PNG padded past 2 MiB
+        let key = Uuid::new_v4().to_string();
+        let send_keyed = async |bytes: &[u8]| {
+            let (content_type, body) = form(&[image_part(bytes, "big.png")]);
+            let response = api
+                .http
+                .post(api.url("/workspace/upload"))
+                .bearer_auth(&token)
+                .header("content-type", content_type)
+                .header("idempotency-key", &key)
+                .body(body)
+                .send()
+                .await
+                .expect("the server answers");
+            let status = response.status().as_u16();
+            let replayed = response.headers().get("idempotent-replayed").map(|v| v.to_str().unwrap().to_owned());
+            let body: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap_or(Value::Null);
+            (status, replayed, body)
+        };
+        let (status, replayed, first) = send_keyed(&big).await;
+        assert_eq!((status, replayed.as_deref()), (201, None), "[{}] {first}", api.backend);
+        assert_eq!(first["size"].as_u64(), Some(big.len() as u64));
+        let (status, replayed, again) = send_keyed(&big).await;
+        assert_eq!((status, replayed.as_deref()), (201, Some("true")), "[{}] {again}", api.backend);
+        assert_eq!(again, first, "[{}] the first response, byte for byte", api.backend);
+
+        let mut other = big.clone();
+        *other.last_mut().unwrap() = 1;
+        let (status, _, body) = send_keyed(&other).await;
+        assert_error_body(api.backend, status, &body, 422);
+
+        // A caller without the permission still gets 403 with a key, whatever the body.
+        let (_, guest) = api.user(GUEST, UserKind::Employee).await;
+        let response = api
+            .http
+            .post(api.url("/workspace/upload"))
+            .bearer_auth(&guest)
+            .header("content-type", "multipart/form-data; boundary=x")
+            .header("idempotency-key", &key)
+            .body(b"junk".to_vec())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 403, "[{}]", api.backend);
+
+        let keys = WsKeys::new(api.workspace_id);
+        let page = api.store.query(Query::table(keys.root_pk()).begins_with("FILE#")).await.unwrap();
+        assert_eq!(page.items.len(), 1, "[{}] one file stored", api.backend);
+    })
+    .await;
 }

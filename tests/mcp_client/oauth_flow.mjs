@@ -11,18 +11,11 @@
 //
 //   node tests/mcp_client/oauth_flow.mjs http://127.0.0.1:3000 admin@demo.example <password>
 //
-// The Client ID Metadata Document variant needs an https document the server may fetch; the
-// local server fetches from public addresses only (no test relaxation outside the Rust test
-// harness), so that variant runs in the Rust suite (tests/api/oauth_flow.rs). Exits non-zero on
-// the first failure. scripts/test.sh runs it against the local server it starts.
+// Exits non-zero on the first failure. scripts/test.sh runs it against the local server it
+// starts; the Client ID Metadata Document variant is cimd_flow.mjs.
 
-import { createRequire } from "node:module";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { apiCall as apiCallAt, check, consent as consentAs, isInvalidTarget, sdkAuth } from "./common.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.join(here, "../../tools/mcp-client/package.json"));
-const sdkAuth = await import(require.resolve("@modelcontextprotocol/sdk/client/auth.js"));
 const {
   extractWWWAuthenticateParams,
   discoverOAuthProtectedResourceMetadata,
@@ -40,41 +33,8 @@ if (!base || !email || !password) {
 }
 const REDIRECT = "http://127.0.0.1:8977/callback";
 
-function check(condition, message) {
-  if (!condition) {
-    console.error(`FAILED: ${message}`);
-    process.exit(1);
-  }
-}
-
-const unescape = (s) =>
-  s.replaceAll("&quot;", '"').replaceAll("&#39;", "'").replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&");
-
-/** Opens the consent page, posts it approved as the demo admin, returns the redirect's query. */
-async function consent(authorizationUrl) {
-  const page = await fetch(authorizationUrl, { redirect: "manual" });
-  if (page.status === 302) {
-    return new URL(page.headers.get("location")).searchParams;
-  }
-  check(page.status === 200, `consent page: ${page.status}`);
-  const html = await page.text();
-  const action = unescape(html.match(/<form method="post" action="([^"]*)"/)[1]);
-  const form = new URLSearchParams();
-  for (const [, name, value] of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
-    form.append(name, unescape(value));
-  }
-  form.append("email", email);
-  form.append("password", password);
-  form.append("decision", "approve");
-  const approved = await fetch(action, { method: "POST", body: form, redirect: "manual" });
-  check(approved.status === 302, `approval: ${approved.status} ${await approved.text()}`);
-  return new URL(approved.headers.get("location")).searchParams;
-}
-
-async function apiCall(token) {
-  const response = await fetch(`${base}/tags/task`, { headers: { authorization: `Bearer ${token}` } });
-  return response.status;
-}
+const consent = (authorizationUrl) => consentAs(authorizationUrl, email, password);
+const apiCall = (token) => apiCallAt(base, token);
 
 // Discovery from a 401 of the API.
 const unauthorized = await fetch(`${base}/tags/task`);
@@ -158,9 +118,6 @@ try {
 } catch (e) {
   refusedAtToken = e;
 }
-check(
-  refusedAtToken && (refusedAtToken.errorCode === "invalid_target" || String(refusedAtToken).includes("invalid_target") || String(refusedAtToken.message).includes("resource must be this API")),
-  `invalid_target at the token endpoint: ${refusedAtToken}`,
-);
+check(isInvalidTarget(refusedAtToken), `invalid_target at the token endpoint: ${refusedAtToken}`);
 
 console.log("MCP SDK OAuth flow passed: discovery from a 401, registration, consent, exchange, refresh, API calls, invalid_target");

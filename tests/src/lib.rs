@@ -6,6 +6,8 @@
 //! skipped with a loud message, unless `LT_REQUIRE_SERVICES=1`, which turns the absence into
 //! a failure so CI can never pass by skipping.
 
+pub mod document_server;
+
 use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use serde_json::Value;
 use shared::AppState;

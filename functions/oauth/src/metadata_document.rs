@@ -128,13 +128,17 @@ pub async fn lookup(state: &AppState, client_id: &str) -> Result<Option<Client>,
         return client::get(state.store(), client_id).await.map_err(LookupError::Store);
     }
     let url = document_url(client_id).map_err(LookupError::Document)?;
-    if let Some(client) = cached(client_id) {
+    let relaxed = state.metadata_fetch();
+    // The cache is per process, and tests run strict and relaxed states in one: a document
+    // fetched under the relaxation (from loopback) must never be served to a strict state.
+    let key = (relaxed.is_relaxed(), client_id.to_owned());
+    if let Some(client) = cached(&key) {
         return Ok(Some(client));
     }
-    let fetched = fetch(&url, state.metadata_fetch()).await.map_err(LookupError::Document)?;
+    let fetched = fetch(&url, relaxed).await.map_err(LookupError::Document)?;
     let client = validate(client_id, &fetched.body).map_err(LookupError::Document)?;
     if !fetched.max_age.is_zero() {
-        remember(client_id, &client, fetched.max_age);
+        remember(key, &client, fetched.max_age);
     }
     Ok(Some(client))
 }
@@ -172,14 +176,17 @@ pub fn validate(url: &str, body: &[u8]) -> Result<Client, String> {
     Ok(Client::from_metadata_document(url, metadata))
 }
 
-static CACHE: LazyLock<Mutex<HashMap<String, (Client, Instant)>>> = LazyLock::new(Default::default);
+/// Cached documents by (fetched under the test relaxation, client id).
+type CacheKey = (bool, String);
 
-fn cached(client_id: &str) -> Option<Client> {
+static CACHE: LazyLock<Mutex<HashMap<CacheKey, (Client, Instant)>>> = LazyLock::new(Default::default);
+
+fn cached(key: &CacheKey) -> Option<Client> {
     let cache = CACHE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    cache.get(client_id).filter(|(_, until)| *until > Instant::now()).map(|(client, _)| client.clone())
+    cache.get(key).filter(|(_, until)| *until > Instant::now()).map(|(client, _)| client.clone())
 }
 
-fn remember(client_id: &str, client: &Client, max_age: Duration) {
+fn remember(key: CacheKey, client: &Client, max_age: Duration) {
     let mut cache = CACHE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let now = Instant::now();
     if cache.len() >= MAX_CACHED {
@@ -188,7 +195,7 @@ fn remember(client_id: &str, client: &Client, max_age: Duration) {
             cache.clear();
         }
     }
-    cache.insert(client_id.to_owned(), (client.clone(), now + max_age));
+    cache.insert(key, (client.clone(), now + max_age));
 }
 
 /// How long a response may be cached: its `Cache-Control` `max-age`, at most [`MAX_CACHE`];
@@ -412,8 +419,26 @@ mod tests {
             "https://vscode.dev/a/../client.json",
             "https://vscode.dev:443/client.json",
             "https:vscode.dev/client.json",
+            // IPv4 in octal, hex or integer form and IPv4-mapped IPv6 written dotted are other
+            // spellings of 127.0.0.1 / ::ffff:7f00:1: refused as not normalised (and the
+            // normalised forms are refused by address after parsing, below).
+            "https://0177.0.0.1/client.json",
+            "https://0x7f.1/client.json",
+            "https://2130706433/client.json",
+            "https://[::ffff:127.0.0.1]/client.json",
         ] {
             assert!(document_url(bad).is_err(), "{bad}");
+        }
+        for literal in
+            ["https://127.0.0.1/c.json", "https://[::ffff:7f00:1]/c.json", "https://[64:ff9b::7f00:1]/c.json"]
+        {
+            let url = document_url(literal).unwrap();
+            let ip = match url.host() {
+                Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip),
+                Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip),
+                _ => panic!("{literal}"),
+            };
+            assert!(!is_public_address(ip), "{literal}");
         }
         assert!(is_document_client_id("https://x"));
         assert!(is_document_client_id("HTTP://x"));

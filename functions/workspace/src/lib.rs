@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use shared::entity::Entity;
 use shared::files::{self, FileRecord, ImageType};
 use shared::function::Function;
+use shared::idempotency::idempotent;
 use shared::openapi::ApiTag;
 use shared::permissions::Requirement;
 use shared::request::Path;
@@ -44,9 +45,11 @@ pub const FILE_FIELD: &str = "file";
 /// their role otherwise allows (docs/files.md).
 pub const UPLOAD_REQUIREMENT: Requirement = Requirement::Employee;
 
+/// `idempotent(…)`: the upload creates (Idempotency-Key, docs/conventions.md); the layer reads
+/// the body within the route's own limit below.
 fn api() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(upload))
+        .routes(idempotent(routes!(upload)))
         // The upload's own body limit (the file plus framing), instead of the API's 1 MiB.
         .layer(DefaultBodyLimit::max(image::MAX_BODY_BYTES))
         .routes(routes!(file_content))

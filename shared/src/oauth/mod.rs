@@ -18,3 +18,10 @@ pub struct MetadataFetchForTests {
     /// Extra trusted root certificates (DER), e.g. the tests' self-signed one.
     pub extra_roots_der: Vec<Vec<u8>>,
 }
+
+impl MetadataFetchForTests {
+    /// True when anything beyond the rules is admitted.
+    pub fn is_relaxed(&self) -> bool {
+        self.allow_loopback || !self.extra_roots_der.is_empty()
+    }
+}
