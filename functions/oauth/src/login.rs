@@ -52,7 +52,7 @@ impl Field for Email {
         ObjectBuilder::new()
             .schema_type(Type::String)
             .max_length(Some(MAX_EMAIL_CHARS))
-            .pattern(Some(r"^\S+@\S+$"))
+            .pattern(Some(EMAIL_PATTERN))
             .into()
     }
 }
@@ -116,8 +116,20 @@ pub enum Outcome {
 /// OpenAPI pattern `^\S+@\S+$`). Whether such a user exists is the login's business.
 pub fn is_email_shaped(email: &str) -> bool {
     // Some `@` with something before and after it (the pattern allows more `@`s, e.g. `@a@b`).
-    !email.chars().any(char::is_whitespace)
+    !email.chars().any(is_excluded_from_email)
         && email.char_indices().any(|(i, c)| c == '@' && i > 0 && i + 1 < email.len())
+}
+
+/// The documented shape of [`is_email_shaped`]. Its class is the same set as
+/// [`is_excluded_from_email`] in the regex dialects clients validate with (ECMAScript's `\s`
+/// lacks U+0085, Python's lacks U+FEFF; both are listed), so a value the document calls valid
+/// is never refused (schemathesis found `\u{85}` passing the old `^\S+@\S+$`).
+pub const EMAIL_PATTERN: &str = r"^[^\s\u0000-\u001f\u007f-\u009f\ufeff]+@[^\s\u0000-\u001f\u007f-\u009f\ufeff]+$";
+
+/// Whitespace (Unicode's, as Rust and ECMAScript count it), control characters and the byte
+/// order mark: never part of an address.
+fn is_excluded_from_email(c: char) -> bool {
+    c.is_whitespace() || c.is_control() || c == '\u{feff}'
 }
 
 pub async fn authenticate(store: &dyn Store, credentials: &Credentials) -> StoreResult<Outcome> {
@@ -193,8 +205,40 @@ mod tests {
         for good in ["a@b", "Ann.Lee+x@acme.example", "é@ü.example", "@a@b", "a@b@"] {
             assert!(is_email_shaped(good), "{good}");
         }
-        for bad in ["", "@", "a@", "@b", "ab", "a b@c", "a@b c", "a@b\n"] {
+        let refused =
+            ["", "@", "a@", "@b", "ab", "a b@c", "a@b c", "a@b\n", "\u{ce}\u{85}\u{18}\u{fe}@\u{c6}", "a\u{18}@b"];
+        for bad in refused.into_iter().chain(["a\u{feff}@b", "a@\u{a0}b", "a@b\u{3000}", "a\u{7f}@b"]) {
             assert!(!is_email_shaped(bad), "{bad:?}");
+        }
+    }
+
+    /// The documented pattern excludes exactly what the rule excludes, in the dialects clients
+    /// validate with: every character the rule refuses is in the class, spelled out or by `\s`.
+    #[test]
+    fn the_documented_email_pattern_names_the_excluded_characters() {
+        let ecmascript_space = |c: char| {
+            matches!(
+                c,
+                '\t' | '\n'
+                    | '\u{b}'
+                    | '\u{c}'
+                    | '\r'
+                    | ' '
+                    | '\u{a0}'
+                    | '\u{1680}'
+                    | '\u{2028}'
+                    | '\u{2029}'
+                    | '\u{202f}'
+                    | '\u{205f}'
+                    | '\u{3000}'
+                    | '\u{feff}'
+                    | '\u{2000}'..='\u{200a}'
+            )
+        };
+        let spelled_out = |c: char| c <= '\u{1f}' || ('\u{7f}'..='\u{9f}').contains(&c) || c == '\u{feff}';
+        assert!(EMAIL_PATTERN.contains(r"[^\s\u0000-\u001f\u007f-\u009f\ufeff]"));
+        for c in (0..=0x3000u32).chain([0xfeff]).filter_map(char::from_u32) {
+            assert_eq!(is_excluded_from_email(c), ecmascript_space(c) || spelled_out(c), "{c:?}");
         }
     }
 }
