@@ -196,8 +196,9 @@ pub struct CustomPrice {
     pub prices: Prices,
 }
 
-/// An import, validated against its product.
-#[derive(Debug, Clone, PartialEq)]
+/// An import, validated against its product; stored flat in its [`ProjectProductRecord`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Import {
     pub quantity: i64,
     pub options: Vec<ChosenOption>,
@@ -317,15 +318,9 @@ pub struct ProjectProductRecord {
     pub project_id: Uuid,
     /// The catalog product as it was at the import
     pub product: ProductRecord,
-    pub quantity: i64,
-    pub options: Vec<ChosenOption>,
-    pub custom_prices: Vec<CustomPrice>,
-    pub active_variant_id: Option<Uuid>,
-    pub active_from_type: ActiveFromType,
-    pub active_from_fixed_date: Option<String>,
-    pub contract_period_months: i64,
-    pub price_frequency: Option<i64>,
-    pub renewal_mode: RenewalMode,
+    /// The import's choices, flat beside the product
+    #[serde(flatten)]
+    pub import: Import,
     pub created_at: String,
     pub created_by: Uuid,
 }
@@ -382,15 +377,15 @@ impl From<&ProjectProductRecord> for ProjectProduct {
             id: r.id,
             product_id: r.product.id,
             product: CatalogProduct::from(&r.product),
-            quantity: r.quantity,
-            options: r.options.clone(),
-            custom_prices: r.custom_prices.clone(),
-            active_variant_id: r.active_variant_id,
-            active_from_type: r.active_from_type,
-            active_from_fixed_date: r.active_from_fixed_date.clone(),
-            contract_period_months: r.contract_period_months,
-            price_frequency: r.price_frequency,
-            renewal_mode: r.renewal_mode,
+            quantity: r.import.quantity,
+            options: r.import.options.clone(),
+            custom_prices: r.import.custom_prices.clone(),
+            active_variant_id: r.import.active_variant_id,
+            active_from_type: r.import.active_from_type,
+            active_from_fixed_date: r.import.active_from_fixed_date.clone(),
+            contract_period_months: r.import.contract_period_months,
+            price_frequency: r.import.price_frequency,
+            renewal_mode: r.import.renewal_mode,
             created_at: r.created_at.clone(),
         }
     }
@@ -406,15 +401,7 @@ pub async fn import(store: &dyn Store, scope: project::ProjectScope, body: Impor
         id: Uuid::new_v4(),
         project_id: scope.1,
         product,
-        quantity: import.quantity,
-        options: import.options,
-        custom_prices: import.custom_prices,
-        active_variant_id: import.active_variant_id,
-        active_from_type: import.active_from_type,
-        active_from_fixed_date: import.active_from_fixed_date,
-        contract_period_months: import.contract_period_months,
-        price_frequency: import.price_frequency,
-        renewal_mode: import.renewal_mode,
+        import,
         created_at: clock::now_rfc3339(),
         created_by: by,
     };
@@ -543,6 +530,24 @@ mod tests {
 
     fn failing(p: &ProductRecord, changes: Value) -> Vec<String> {
         run(p, changes).unwrap_err().errors.unwrap().into_keys().collect()
+    }
+
+    #[test]
+    fn the_stored_import_keeps_its_choices_flat_beside_the_product() {
+        let p = product();
+        let record = ProjectProductRecord {
+            id: Uuid::new_v4(),
+            project_id: Uuid::new_v4(),
+            product: p.clone(),
+            import: run(&p, json!({"quantity": 4})).unwrap(),
+            created_at: "2026-11-24T02:00:00.000Z".into(),
+            created_by: Uuid::new_v4(),
+        };
+        let item = entity::to_item(&record, WsKeys::new(Uuid::nil())).unwrap();
+        assert_eq!((item["quantity"].clone(), item["contractPeriodMonths"].clone()), (json!(4), json!(12)));
+        assert!(item.get("import").is_none(), "the item's attributes are as before the flattening");
+        let back: ProjectProductRecord = entity::from_item(item).unwrap();
+        assert_eq!(back.import, record.import);
     }
 
     #[test]
