@@ -2,11 +2,13 @@
 # Cold-start benchmark of the release Lambda bootstraps (DESIGN §7): spawn → first response through
 # a local Lambda Runtime API, median of 10 cold starts, 50 warm invocations each, peak RSS.
 # The functions run as deployed: DynamoDB store (DynamoDB Local here), token key from the
-# environment, one real authenticated request (tags: list tags; administration: list roles), or a
+# environment, one real authenticated request (tags: list tags; administration: list roles;
+# projects: get a project; tasks: get a task, both of the demo seed), or a
 # public document (oauth: authorization-server metadata; docs: the OpenAPI document).
 #
 #   bench/coldstart.sh            # build (cargo lambda build --release) and measure
 #   LT_NO_BUILD=1 bench/coldstart.sh
+#   LT_FUNCTIONS="tags tasks" bench/coldstart.sh   # only these (release builds take minutes each)
 #
 # Needs cargo-lambda (pip install cargo-lambda==1.9.2), Java 17, and the cold-start tool of the
 # workplace (LT_COLDSTART_TOOL, default ../shared/tools/lambda-coldstart.py). Not part of CI.
@@ -16,7 +18,10 @@ root=$PWD
 tool="${LT_COLDSTART_TOOL:-$root/../shared/tools/lambda-coldstart.py}"
 [ -f "$tool" ] || { echo "cold-start tool not found at $tool (set LT_COLDSTART_TOOL)" >&2; exit 1; }
 
-[ -n "${LT_NO_BUILD:-}" ] || cargo lambda build --release -p tags -p docs -p administration -p oauth
+read -r -a functions <<<"${LT_FUNCTIONS:-tags administration projects tasks oauth docs}"
+packages=()
+for fn in "${functions[@]}"; do packages+=(-p "$fn"); done
+[ -n "${LT_NO_BUILD:-}" ] || cargo lambda build --release "${packages[@]}"
 cargo build --quiet -p local --bin workapi
 npm ci --prefix tools/dynamodb-local --no-audit --no-fund --loglevel=error
 
@@ -41,14 +46,18 @@ user=$(cli user create --workspace "$ws" --email bench@bench.example --name Benc
 token=$(cli token create --workspace "$ws" --user "$user" 2>/dev/null)
 sed "s/\${TOKEN}/$token/" events/tags/list.json >"$work/tags.json"
 sed "s/\${TOKEN}/$token/" events/administration/list-roles.json >"$work/administration.json"
+# Projects and tasks read the demo seed's world (docs/seed.md).
+cli seed load --workspace "$ws" seed/demo.json >/dev/null
+sed "s/\${TOKEN}/$token/" events/projects/get-project.json >"$work/projects.json"
+sed "s/\${TOKEN}/$token/" events/tasks/get-task.json >"$work/tasks.json"
 
 env_args=(--env TABLE_NAME=bench --env "LT_TOKEN_KEY=$LT_TOKEN_KEY" --env "LT_SESSION_KEYS=$LT_SESSION_KEYS"
   --env "AWS_ENDPOINT_URL=$AWS_ENDPOINT_URL" --env LT_SITE_URL=https://api.bench.example
   --env AWS_ACCESS_KEY_ID=test --env AWS_SECRET_ACCESS_KEY=test --env AWS_REGION=us-east-1
   --env AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH=true --env RUST_LOG=warn)
-for fn in tags administration oauth docs; do
+for fn in "${functions[@]}"; do
   case "$fn" in
-    tags | administration) event="$work/$fn.json" ;;
+    tags | administration | projects | tasks) event="$work/$fn.json" ;;
     oauth) event=events/oauth/authorization-server-metadata.json ;;
     docs) event=events/docs/json.json ;;
   esac

@@ -62,7 +62,7 @@ pub enum Command {
 #[derive(Subcommand)]
 pub enum SeedCommand {
     /// Load a seed file (docs/seed.md) into a workspace: organizations, contacts, catalog
-    /// categories, projects and catalog products. Idempotent; validated as a whole first.
+    /// categories, projects, tasks and catalog products. Idempotent; validated as a whole first.
     Load {
         #[arg(long)]
         workspace: Uuid,
