@@ -471,7 +471,7 @@ async fn a_catalog_product_is_imported_as_an_independent_copy() {
         // The catalog product changes afterwards; the project's copy does not.
         let keys = shared::store::keys::WsKeys::new(api.workspace_id);
         let mut stored = shared::domain::catalog::get_product(api.store.as_ref(), keys, world.product).await.unwrap().unwrap();
-        stored.name = "Renamed in the catalog".into();
+        stored.definition.name = "Renamed in the catalog".into();
         api.store.put(shared::entity::to_item(&stored, keys).unwrap(), shared::store::Condition::None).await.unwrap();
 
         let (status, list) = api.get(&path, &token).await;

@@ -309,7 +309,7 @@ async fn write_project(store: &dyn Store, keys: WsKeys, entry: &ProjectEntry) ->
 
 /// What a valid file writes besides its plain entries.
 struct Valid {
-    products: Vec<(Uuid, administration::catalog::products::Draft)>,
+    products: Vec<(Uuid, shared::domain::catalog::ProductDefinition)>,
     tasks: Vec<TaskRecord>,
 }
 

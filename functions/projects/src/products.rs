@@ -465,7 +465,7 @@ pub async fn list_products(
 mod tests {
     use super::*;
     use serde_json::{Value, json};
-    use shared::domain::catalog::{OptionValue, ProductOption, VariantRecord};
+    use shared::domain::catalog::{OptionValue, ProductDefinition, ProductOption, VariantRecord};
 
     fn value(name: &str) -> OptionValue {
         OptionValue {
@@ -478,8 +478,7 @@ mod tests {
     }
 
     fn product() -> ProductRecord {
-        ProductRecord {
-            id: Uuid::new_v4(),
+        let definition = ProductDefinition {
             category_id: Uuid::new_v4(),
             name: "Hosting".into(),
             description: shared::richtext::Doc::empty(),
@@ -511,8 +510,8 @@ mod tests {
                 },
             ],
             logo_id: None,
-            created_at: String::new(),
-        }
+        };
+        ProductRecord { id: Uuid::new_v4(), definition, created_at: String::new() }
     }
 
     fn body(p: &ProductRecord, changes: Value) -> Value {

@@ -143,12 +143,11 @@ pub struct VariantRecord {
     pub prices: Prices,
 }
 
-/// A catalog product as stored (spec §2.8): descriptions as IDoc, variants and options inside
-/// the item (bounded by the create body's limits).
+/// What defines a catalog product: everything but its id and creation time. The create body
+/// parses into it (`administration::catalog::products::draft`), and the record holds it flat.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ProductRecord {
-    pub id: Uuid,
+pub struct ProductDefinition {
     pub category_id: Uuid,
     pub name: String,
     pub description: Doc,
@@ -163,7 +162,26 @@ pub struct ProductRecord {
     /// An image of the workspace's uploads (`shared::files`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub logo_id: Option<Uuid>,
+}
+
+/// A catalog product as stored (spec §2.8): descriptions as IDoc, variants and options inside
+/// the item (bounded by the create body's limits). Its definition's fields are read through it
+/// (`record.name`), and stored as attributes of the item, not nested.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProductRecord {
+    pub id: Uuid,
+    #[serde(flatten)]
+    pub definition: ProductDefinition,
     pub created_at: String,
+}
+
+impl std::ops::Deref for ProductRecord {
+    type Target = ProductDefinition;
+
+    fn deref(&self) -> &ProductDefinition {
+        &self.definition
+    }
 }
 
 impl Entity for ProductRecord {
@@ -301,5 +319,40 @@ impl From<&ProductRecord> for CatalogProduct {
             logo_url: None,
             created_at: r.created_at.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The record's item keeps the definition's fields (and the prices') as its own
+    /// attributes: the layout items were written in before the definition was a struct.
+    #[test]
+    fn a_product_s_item_is_flat_and_reads_back() {
+        let record = ProductRecord {
+            id: Uuid::new_v4(),
+            definition: ProductDefinition {
+                category_id: Uuid::new_v4(),
+                name: "Hosting".into(),
+                description: Doc::empty(),
+                prices: Prices { price_fixed: Some(Decimal::new(9990, 2)), ..Prices::default() },
+                price_unit_name: None,
+                price_frequency: None,
+                contract_period_months: None,
+                renewal_mode: None,
+                variants: vec![],
+                options: vec![],
+                logo_id: None,
+            },
+            created_at: "2026-11-24T06:00:00.000Z".into(),
+        };
+        let item = entity::to_item(&record, WsKeys::new(Uuid::nil())).unwrap();
+        assert_eq!((item["name"].clone(), item["priceFixed"].clone()), (json!("Hosting"), json!(99.9)));
+        assert!(item.get("definition").is_none() && item.get("prices").is_none() && item.get("logoId").is_none());
+        assert_eq!(item["GSI1SK"], json!(format!("PRODUCT#hosting#{}", record.id)));
+        let back: ProductRecord = entity::from_item(item).unwrap();
+        assert_eq!((back, record.name.as_str()), (record.clone(), "Hosting"));
     }
 }

@@ -3,10 +3,10 @@
 
 use rust_decimal::Decimal;
 use shared::domain::catalog::{
-    self, OptionValue, PriceFrequency, Prices, ProductOption, ProductRecord, RenewalMode, VariantRecord,
+    self, OptionValue, PriceFrequency, Prices, ProductDefinition, ProductOption, ProductRecord, RenewalMode,
+    VariantRecord,
 };
 use shared::input::{self, Input, Integer, List, Nullable, Patch, ProductText, Text};
-use shared::richtext::Doc;
 use shared::store::keys::WsKeys;
 use shared::store::{Condition, Store, StoreError};
 use shared::{ApiError, ApiResult, clock};
@@ -103,28 +103,12 @@ pub struct NewProductBody {
     logo_id: Patch<Uuid>,
 }
 
-/// A validated product, ids assigned.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Draft {
-    pub category_id: Uuid,
-    pub name: String,
-    pub description: Doc,
-    pub prices: Prices,
-    pub price_unit_name: Option<String>,
-    pub price_frequency: Option<i64>,
-    pub contract_period_months: Option<i64>,
-    pub renewal_mode: Option<RenewalMode>,
-    pub variants: Vec<VariantRecord>,
-    pub options: Vec<ProductOption>,
-    pub logo_id: Option<Uuid>,
-}
-
 fn positive(amount: Option<Decimal>) -> bool {
     amount.is_some_and(|a| a > Decimal::ZERO)
 }
 
 /// Parses a create body and applies the conditional rules; every failing field is named.
-pub fn parse_draft(value: &serde_json::Value) -> ApiResult<Draft> {
+pub fn parse_draft(value: &serde_json::Value) -> ApiResult<ProductDefinition> {
     draft(input::parse::<NewProductBody>(value)?)
 }
 
@@ -135,7 +119,7 @@ pub fn parse_draft(value: &serde_json::Value) -> ApiResult<Draft> {
 /// - a subscription or per-unit price above 0 (anywhere in the product) makes the product
 ///   recurring: `priceFrequency` is then required, `contractPeriodMonths` defaults to 12 and
 ///   `renewalMode` to Automatic.
-pub fn draft(body: NewProductBody) -> ApiResult<Draft> {
+pub fn draft(body: NewProductBody) -> ApiResult<ProductDefinition> {
     let prices = Prices {
         price_fixed: price(body.price_fixed),
         price_subscription: price(body.price_subscription),
@@ -208,7 +192,7 @@ pub fn draft(body: NewProductBody) -> ApiResult<Draft> {
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
     }
-    Ok(Draft {
+    Ok(ProductDefinition {
         category_id: body.category_id,
         name: body.name.into_string(),
         description: body.description.into_doc(),
@@ -223,22 +207,8 @@ pub fn draft(body: NewProductBody) -> ApiResult<Draft> {
     })
 }
 
-fn record(id: Uuid, draft: Draft) -> ProductRecord {
-    ProductRecord {
-        id,
-        category_id: draft.category_id,
-        name: draft.name,
-        description: draft.description,
-        prices: draft.prices,
-        price_unit_name: draft.price_unit_name,
-        price_frequency: draft.price_frequency,
-        contract_period_months: draft.contract_period_months,
-        renewal_mode: draft.renewal_mode,
-        variants: draft.variants,
-        options: draft.options,
-        logo_id: draft.logo_id,
-        created_at: clock::now_rfc3339(),
-    }
+fn record(id: Uuid, definition: ProductDefinition) -> ProductRecord {
+    ProductRecord { id, definition, created_at: clock::now_rfc3339() }
 }
 
 /// Creates a product; its category must exist (400 naming `categoryId`), and its logo, if
@@ -248,7 +218,7 @@ fn record(id: Uuid, draft: Draft) -> ProductRecord {
 pub async fn create(
     store: &dyn Store,
     keys: WsKeys,
-    draft: Draft,
+    draft: ProductDefinition,
 ) -> ApiResult<(ProductRecord, Option<files::FileRecord>)> {
     let mut errors = shared::error::FieldErrors::new();
     if catalog::get_category(store, keys, draft.category_id).await?.is_none() {
@@ -271,7 +241,7 @@ pub async fn create(
 
 /// The seed's create: the same rules, a given id, put only when absent (a product the API may
 /// have changed since is left alone). Whether it was written.
-pub async fn create_with_id(store: &dyn Store, keys: WsKeys, id: Uuid, draft: Draft) -> ApiResult<bool> {
+pub async fn create_with_id(store: &dyn Store, keys: WsKeys, id: Uuid, draft: ProductDefinition) -> ApiResult<bool> {
     match store.put(entity::to_item(&record(id, draft), keys)?, Condition::NotExists).await {
         Ok(()) => Ok(true),
         Err(StoreError::ConditionFailed) => Ok(false),
