@@ -10,8 +10,8 @@ use shared::permissions::GUEST;
 /// Writes a guest (organization member) may make, refused or not by the resource itself: a
 /// contact decides on the quotations addressed to them (docs/tasks.md). They take no body.
 const GUEST_DECIDES: &[&str] = &[
-    "POST /tasks/{identifier}/express-quotations/{quotationId}/accept",
-    "POST /tasks/{identifier}/express-quotations/{quotationId}/reject",
+    "POST /tasks/{identifier}/express-quotations/{expressQuotationId}/accept",
+    "POST /tasks/{identifier}/express-quotations/{expressQuotationId}/reject",
 ];
 
 /// A value no path parameter of the API accepts (not a UUID, a tag type, a role id or a

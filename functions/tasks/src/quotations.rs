@@ -33,9 +33,10 @@ pub struct QuotationPath {
     /// The task's UUID (hyphenated) or its numeric shortNumber
     #[param(inline, example = "1042")]
     identifier: TaskIdentifier,
-    /// The quotation's id
+    /// The quotation's id (named for its resource, so link inference pairs it with the
+    /// quotation's `id`, not an item's)
     #[param(example = "8e7d6c5b-4a39-4281-9f0e-1d2c3b4a5968")]
-    quotation_id: Uuid,
+    express_quotation_id: Uuid,
 }
 
 /// A new express quotation (spec §4.3).
@@ -161,7 +162,7 @@ pub async fn list_quotations(
 /// Get an express quotation
 ///
 /// One quotation of the task.
-#[utoipa::path(get, path = "/tasks/{identifier}/express-quotations/{quotationId}",
+#[utoipa::path(get, path = "/tasks/{identifier}/express-quotations/{expressQuotationId}",
     operation_id = "getExpressQuotation", tag = "tasks", params(QuotationPath),
     responses((status = 200, description = "The quotation", body = ExpressQuotation)))]
 pub async fn get_quotation(
@@ -171,7 +172,7 @@ pub async fn get_quotation(
 ) -> ApiResult<Json<ExpressQuotation>> {
     caller.authorize(Requirement::Member)?;
     let (task, _) = task::accessible(state.store(), &caller, path.identifier).await?;
-    let record = quotation::get(state.store(), (caller.keys(), task.id), path.quotation_id).await?;
+    let record = quotation::get(state.store(), (caller.keys(), task.id), path.express_quotation_id).await?;
     Ok(Json(record.ok_or_else(not_found)?.to_response()))
 }
 
@@ -186,7 +187,7 @@ fn not_found() -> ApiError {
 /// first). Accepting an Accepted quotation changes nothing; a Rejected one is final (409).
 /// Needs access to the task's project; a contact (organization member) may decide only on
 /// quotations addressed to them.
-#[utoipa::path(post, path = "/tasks/{identifier}/express-quotations/{quotationId}/accept",
+#[utoipa::path(post, path = "/tasks/{identifier}/express-quotations/{expressQuotationId}/accept",
     operation_id = "acceptExpressQuotation", tag = "tasks", params(QuotationPath),
     responses((status = 200, description = "The quotation, Accepted", body = ExpressQuotationProjection)))]
 pub async fn accept_quotation(
@@ -204,7 +205,7 @@ pub async fn accept_quotation(
 /// quotation of the task may then be accepted). Rejecting a Rejected quotation changes nothing.
 /// Needs access to the task's project; a contact (organization member) may decide only on
 /// quotations addressed to them.
-#[utoipa::path(post, path = "/tasks/{identifier}/express-quotations/{quotationId}/reject",
+#[utoipa::path(post, path = "/tasks/{identifier}/express-quotations/{expressQuotationId}/reject",
     operation_id = "rejectExpressQuotation", tag = "tasks", params(QuotationPath),
     responses((status = 200, description = "The quotation, Rejected", body = ExpressQuotationProjection)))]
 pub async fn reject_quotation(
@@ -227,7 +228,7 @@ async fn decide(
     caller.authorize(Requirement::Member)?;
     let (task, _) = task::accessible(store, caller, path.identifier).await?;
     let scope: TaskScope = (caller.keys(), task.id);
-    let quotation_id = path.quotation_id;
+    let quotation_id = path.express_quotation_id;
     let busy = "The quotation is being decided concurrently; read it again and retry";
     let decided = entity::retry_on_conflict(busy, |_| async move {
         let mut record = quotation::get(store, scope, quotation_id).await?.ok_or_else(not_found)?;
