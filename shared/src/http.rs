@@ -19,6 +19,10 @@ use tower_http::catch_panic::CatchPanicLayer;
 /// API accepts comes near 1 MiB.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
+/// Request targets (path and query) above this size get 414 with the error body. API Gateway
+/// refuses request lines above 10 KiB itself; the local server's HTTP library, above 64 KiB.
+pub const MAX_URI_BYTES: usize = 8 * 1024;
+
 /// Paths served without a bearer credential: the OAuth endpoints and discovery documents,
 /// the login, the consent pages, the document, and the local server's signed file URLs (the
 /// signature is their credential, docs/files.md). Everything else is protected.
@@ -49,6 +53,7 @@ pub fn service(routes: Router<AppState>, state: AppState) -> Router {
     Router::new()
         .fallback_service(routed)
         .layer(axum::middleware::from_fn(reject_repeated_identity_headers))
+        .layer(axum::middleware::from_fn(reject_long_uri))
         .layer(axum::middleware::from_fn_with_state(state.clone(), limit_by_ip))
         .layer(axum::middleware::map_response(normalize_error))
         .layer(axum::middleware::from_fn_with_state(state.clone(), announce_resource_metadata))
@@ -101,9 +106,21 @@ pub fn repeated_identity_header(headers: &HeaderMap) -> Option<&'static str> {
 /// 400 for a request that repeats an identity header, before authentication or routing.
 async fn reject_repeated_identity_headers(request: Request, next: Next) -> Response {
     match repeated_identity_header(request.headers()) {
-        Some(name) => ApiError::bad_request(format!("Send the {name} header once, not several times")).into_response(),
+        Some(name) => ApiError::field(name, format!("Send the {name} header once, not several times")).into_response(),
         None => next.run(request).await,
     }
+}
+
+/// 414 with the error body for a request target above [`MAX_URI_BYTES`].
+async fn reject_long_uri(request: Request, next: Next) -> Response {
+    let length = request.uri().path_and_query().map_or(0, |p| p.as_str().len());
+    if length > MAX_URI_BYTES {
+        let mut error = ApiError::field("uri", format!("the request target may be at most {MAX_URI_BYTES} bytes"));
+        error.status = StatusCode::URI_TOO_LONG;
+        error.message = "Request URI too long".into();
+        return error.into_response();
+    }
+    next.run(request).await
 }
 
 /// `X-Content-Type-Options: nosniff` on every response, and `Cache-Control: no-store` on every
@@ -222,7 +239,12 @@ async fn normalize_error(response: Response) -> Response {
         _ => status.canonical_reason().unwrap_or("Request failed"),
     };
     let (parts, _) = response.into_parts();
-    let mut rebuilt = ApiError::new(status, message).into_response();
+    let mut rebuilt = if status == StatusCode::BAD_REQUEST {
+        ApiError::field("request", message)
+    } else {
+        ApiError::new(status, message)
+    }
+    .into_response();
     // Keep Allow, Retry-After, the rate-limit headers…; only the body's own headers change.
     for (name, value) in &parts.headers {
         if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {

@@ -214,7 +214,7 @@ fn complete_operation(operation: &mut Operation, method: HttpMethod, public: boo
     }
     // Public operations can refuse too (a signed file URL that is wrong or expired, a
     // workspace whose API feature is off): 403 everywhere, 401 only where a credential is read.
-    let mut errors = vec!["400", "403", "404", "405", "413", "415", "500"];
+    let mut errors = vec!["400", "403", "404", "405", "413", "414", "415", "500"];
     if !public {
         errors.push("401");
     }

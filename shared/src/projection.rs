@@ -40,7 +40,7 @@ impl<T> IntoResponse for Projected<T> {
 /// any), carrying `T`'s compact default for the document to turn into parameters.
 impl<T: utoipa::ToSchema + Compact> utoipa::PartialSchema for Projected<T> {
     fn schema() -> RefOr<Schema> {
-        let mut schema = T::schema();
+        let mut schema = flattened::<T>();
         if let RefOr::T(Schema::Object(object)) = &mut schema {
             object.required.clear();
             object.description = Some(format!("{}, possibly projected to a subset of its fields", T::name()));
@@ -49,6 +49,32 @@ impl<T: utoipa::ToSchema + Compact> utoipa::PartialSchema for Projected<T> {
         }
         schema
     }
+}
+
+/// `T`'s schema as one object: an `allOf` (a type with flattened fields) becomes the union of
+/// its parts' properties, so that clearing `required` reaches the flattened fields too.
+fn flattened<T: utoipa::ToSchema>() -> RefOr<Schema> {
+    let schema = T::schema();
+    let RefOr::T(Schema::AllOf(all_of)) = &schema else { return schema };
+    let mut named = Vec::new();
+    T::schemas(&mut named);
+    let mut merged = utoipa::openapi::schema::Object::with_type(utoipa::openapi::schema::Type::Object);
+    merged.examples = all_of.examples.clone();
+    for item in &all_of.items {
+        let part = match item {
+            RefOr::T(part) => Some(part),
+            RefOr::Ref(reference) => {
+                let name = reference.ref_location.rsplit('/').next().unwrap_or_default();
+                named.iter().find(|(n, _)| n == name).and_then(|(_, s)| match s {
+                    RefOr::T(part) => Some(part),
+                    RefOr::Ref(_) => None,
+                })
+            }
+        };
+        let Some(Schema::Object(part)) = part else { return schema };
+        merged.properties.extend(part.properties.clone());
+    }
+    RefOr::T(Schema::Object(merged))
 }
 
 impl<T: utoipa::ToSchema + Compact> utoipa::ToSchema for Projected<T> {

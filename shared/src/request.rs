@@ -57,7 +57,7 @@ fn path_error(rejection: PathRejection) -> ApiError {
         }
         ErrorKind::DeserializeError { key, message, .. } => ApiError::field(&key, format!("{key} {message}")),
         ErrorKind::InvalidUtf8InPathParam { key } => ApiError::field(&key, format!("{key} is not valid UTF-8")),
-        other => ApiError::bad_request(format!("Invalid path: {other}")),
+        other => ApiError::field("path", format!("Invalid path: {other}")),
     }
 }
 
@@ -88,7 +88,7 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Query<T
                     }
                 }
                 Err(if errors.is_empty() {
-                    ApiError::bad_request("Invalid query parameters")
+                    ApiError::field("query", "Invalid query parameters")
                 } else {
                     ApiError::validation(errors)
                 })
@@ -115,7 +115,7 @@ impl<T, S: Send + Sync> FromRequest<S> for Body<T> {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large")
             } else {
-                ApiError::bad_request("Could not read the request body")
+                ApiError::field("body", "the request body could not be read")
             }
         })?;
         Ok(Body { content_type, bytes, input: PhantomData })
@@ -123,23 +123,10 @@ impl<T, S: Send + Sync> FromRequest<S> for Body<T> {
 }
 
 impl<T> Body<T> {
-    /// The body as a JSON object, without reading it into `T` (for bodies with their own rules).
+    /// The body as a JSON object, without reading it into `T` (for bodies with their own rules),
+    /// read strictly: `shared::input::read_json_object`.
     pub fn json(self, _permit: &Permit) -> ApiResult<Value> {
-        if let Some(content_type) = &self.content_type {
-            let essence =
-                content_type.to_str().unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-            if essence != "application/json" && !essence.ends_with("+json") {
-                return Err(ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Request body must be application/json"));
-            }
-        }
-        if self.bytes.iter().all(u8::is_ascii_whitespace) {
-            return Err(ApiError::bad_request("Request body must be a JSON object"));
-        }
-        match serde_json::from_slice::<Value>(&self.bytes) {
-            Ok(value @ Value::Object(_)) => Ok(value),
-            Ok(_) => Err(ApiError::bad_request("Request body must be a JSON object")),
-            Err(e) => Err(ApiError::bad_request(format!("Invalid JSON body: {e}"))),
-        }
+        input::read_json_object(self.content_type.as_ref(), &self.bytes)
     }
 }
 
@@ -147,6 +134,12 @@ impl<T: Input> Body<T> {
     /// Reads the body into `T`; every failing field is reported together.
     pub fn parse(self, permit: &Permit) -> ApiResult<T> {
         input::parse(&self.json(permit)?)
+    }
+
+    /// Reads the body field by field, leaving the verdict open for rules that need the store
+    /// (`shared::input::Checked`): every problem, parse and rules alike, comes in one 400.
+    pub fn check(self, permit: &Permit) -> ApiResult<input::Checked<T>> {
+        input::Checked::read(&self.json(permit)?)
     }
 }
 

@@ -25,3 +25,4 @@ mod store_conformance;
 mod tags_api;
 mod tasks_api;
 mod upload;
+mod validation;

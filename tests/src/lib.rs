@@ -7,6 +7,7 @@
 //! a failure so CI can never pass by skipping.
 
 pub mod document_server;
+pub mod response_check;
 
 use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use serde_json::Value;
@@ -367,7 +368,7 @@ impl TestApiBuilder<'_> {
             .objects(objects.clone())
             .metadata_fetch_for_tests(self.metadata_fetch)
             .build();
-        let app = local::app(state);
+        let app = local::app(state).layer(axum::middleware::from_fn(response_check::validate));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a test port");
         let addr = listener.local_addr().expect("local address");
         tokio::spawn(async move {

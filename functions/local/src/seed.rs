@@ -384,7 +384,7 @@ async fn validate(store: &dyn Store, keys: WsKeys, file: &SeedFile) -> SeedResul
                 problems.push(format!("{at}.members[{j}]: no such user"));
             }
         }
-        if let Err(why) = project_rules::check_amount(e.hour_rate, Decimal::from(1_000_000)) {
+        if let Err(why) = project_rules::check_amount(e.hour_rate, Decimal::from(shared::domain::task::MAX_PRICE)) {
             problems.push(format!("{at}.hourRate: {why}"));
         }
         if let Err(why) = project_rules::check_amount(e.tax_rate, Decimal::ONE_HUNDRED) {
@@ -499,7 +499,7 @@ pub mod task_rules {
             amount(&mut problems, "", "estimatedHours", hours, MAX_ESTIMATED_HOURS);
         }
         if let Some(rate) = e.hour_rate {
-            amount(&mut problems, "", "hourRate", rate, 1_000_000);
+            amount(&mut problems, "", "hourRate", rate, MAX_PRICE);
         }
         if e.products.len() > MAX_PRODUCTS {
             problems.push(format!("products: at most {MAX_PRODUCTS}"));

@@ -10,13 +10,13 @@ use serde::{Deserialize, Serialize};
 use shared::domain::money;
 use shared::domain::project::{self, ProjectScope};
 use shared::entity::{self, Entity};
-use shared::input::{self, EditorText, Input, Patch, Text};
+use shared::input::{self, At, Checked, EditorText, Errors, Input, Patch, Text};
 use shared::permissions::{Requirement, key};
 use shared::projection::Projection;
 use shared::request::{Body, Path};
 use shared::richtext::{self, Doc};
 use shared::store::{Key, Query, Store, query_all};
-use shared::{ApiError, ApiResult, AppState, Caller, clock};
+use shared::{ApiResult, AppState, Caller, clock};
 use uuid::Uuid;
 
 pub const MAX_NAME_CHARS: usize = 200;
@@ -123,6 +123,7 @@ fn sort_counter(scope: ProjectScope) -> Key {
 
 /// A new manual position (spec §4.5).
 #[derive(Input)]
+#[input(rules = position_rules)]
 #[input(example = serde_json::json!({"name": "Domain registration", "price": 24.9,
     "description": "<p>Yearly fee</p>", "categoryId": "2c4e6a8b-1d3f-4a5b-8c7d-9e0f1a2b3c4d",
     "discountType": "Percentage", "discountAmount": 10}))]
@@ -151,19 +152,28 @@ pub struct Draft {
     pub discount_amount: Decimal,
 }
 
-/// The rules a body's fields cannot check alone: a percentage is at most 100.
-pub fn draft(body: NewManualPositionBody) -> ApiResult<Draft> {
+/// The rule a body's fields cannot check alone: a percentage is at most 100 (skipped when
+/// `discountType` or `discountAmount` failed to parse).
+fn position_rules(body: &NewManualPositionBodyFields, _at: &At, errors: &mut Errors) {
+    if let (Some(discount_type), Some(amount)) = (&body.discount_type, &body.discount_amount)
+        && let Err(message) = check_discount(discount_type.unwrap_or_default(), amount.map_or(Decimal::ZERO, |d| d.0))
+    {
+        errors.fail("discountAmount", message);
+    }
+}
+
+/// What a valid body stores, defaults applied.
+pub fn draft(body: NewManualPositionBody) -> Draft {
     let discount_type = body.discount_type.unwrap_or_default();
     let discount_amount = body.discount_amount.map(|d| d.0).unwrap_or(Decimal::ZERO);
-    check_discount(discount_type, discount_amount).map_err(|m| ApiError::field("discountAmount", m))?;
-    Ok(Draft {
+    Draft {
         name: body.name.into_string(),
         price: body.price.0,
         description: body.description.map(EditorText::into_doc).unwrap_or_else(Doc::empty),
         category_id: body.category_id.into_option(),
         discount_type,
         discount_amount,
-    })
+    }
 }
 
 /// A discount is never negative, and a percentage is at most 100.
@@ -189,14 +199,23 @@ pub async fn list(store: &dyn Store, scope: ProjectScope) -> ApiResult<Vec<Manua
     Ok(all)
 }
 
-/// Appends a position at the end of the project's planning. The category must be one of the
-/// project's (400 naming `categoryId`).
-pub async fn create(store: &dyn Store, scope: ProjectScope, draft: Draft, by: Uuid) -> ApiResult<ManualPosition> {
-    if let Some(category) = draft.category_id
+/// The rule that needs the store, on a body read field by field: the category must be one of
+/// the project's (`categoryId`).
+pub async fn check_category(
+    store: &dyn Store,
+    scope: ProjectScope,
+    body: &mut Checked<NewManualPositionBody>,
+) -> ApiResult<()> {
+    if let Some(Patch::Value(category)) = body.fields.category_id
         && project::get_category(store, scope, category).await?.is_none()
     {
-        return Err(ApiError::field("categoryId", "categoryId: no such manual-position category in this project"));
+        body.fail("categoryId", "categoryId: no such manual-position category in this project");
     }
+    Ok(())
+}
+
+/// Appends a position, whose category was checked, at the end of the project's planning.
+pub async fn create(store: &dyn Store, scope: ProjectScope, draft: Draft, by: Uuid) -> ApiResult<ManualPosition> {
     let last = async { Ok(list(store, scope).await?.iter().map(|p| p.sort).max().unwrap_or(0)) };
     let sort = entity::append_at_end(store, &sort_counter(scope), last).await?;
     let record = ManualPositionRecord {
@@ -249,9 +268,10 @@ pub async fn create_manual_position(
 ) -> ApiResult<ManualPositionProjection> {
     let permit = caller.authorize(MANAGE)?;
     let record = project::accessible(state.store(), &caller, path.project_id).await?;
-    let draft = draft(body.parse(&permit)?)?;
     let scope = (caller.keys(), record.project.id);
-    projection.project(&create(state.store(), scope, draft, caller.user.id).await?)
+    let mut body = body.check(&permit)?;
+    check_category(state.store(), scope, &mut body).await?;
+    projection.project(&create(state.store(), scope, draft(body.finish()?), caller.user.id).await?)
 }
 
 #[cfg(test)]
@@ -260,7 +280,7 @@ mod tests {
     use serde_json::json;
 
     fn parse(v: serde_json::Value) -> ApiResult<Draft> {
-        shared::input::parse::<NewManualPositionBody>(&v).and_then(draft)
+        shared::input::parse::<NewManualPositionBody>(&v).map(draft)
     }
 
     fn failing(v: serde_json::Value) -> Vec<String> {

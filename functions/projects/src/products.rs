@@ -11,7 +11,7 @@ use shared::domain::catalog::{self, CatalogProduct, PriceFrequency, Prices, Prod
 use shared::domain::project;
 use shared::entity::{self, Entity};
 use shared::http::Success;
-use shared::input::{self, At, DateOnly, Errors, Field, Input, Integer, List, Patch, SchemaRef, Schemas};
+use shared::input::{self, At, Checked, DateOnly, Errors, Field, Input, Integer, List, Patch, SchemaRef, Schemas};
 use shared::permissions::{Requirement, key};
 use shared::projection::{Projection, SuccessProjection};
 use shared::request::{Body, Path};
@@ -23,7 +23,10 @@ use uuid::Uuid;
 
 /// Importing a product changes the project's commercial plan.
 const EDIT_PROJECT: Requirement = Requirement::Permission(key::PROJECTS_EDIT);
-pub const MAX_QUANTITY: i64 = 1_000_000;
+/// Largest quantity of an import: with prices at most a billion, quantity × price stays at most
+/// 10^12, inside the 15 significant digits that every amount keeps exactly as a JSON double
+/// (`shared::domain::money::MAX_EXACT_AMOUNT`, docs/conventions.md, "Numbers").
+pub const MAX_QUANTITY: i64 = 1_000;
 pub const MAX_CHOICES: usize = 50;
 pub const MAX_CUSTOM_PRICES: usize = 200;
 /// Default contract period of an import, in months (spec §4.4).
@@ -148,6 +151,7 @@ impl Field for CustomPrices {
 
 /// A catalog product to import (spec §4.4).
 #[derive(Input)]
+#[input(rules = import_rules)]
 #[input(example = serde_json::json!({
     "productId": "0711a6f0-9529-4e40-a66e-ed56f7385e72", "quantity": 2,
     "options": [{"id": "3a5c7e9b-1d3f-4a5c-9e1b-3d5f7a9c1e3b", "value": ["4b6d8f0a-2c4e-4b6d-8f0a-2c4e6b8d0f2a"]}],
@@ -158,7 +162,8 @@ pub struct ImportBody {
     /// A product of the workspace's catalog (404 when it does not exist)
     product_id: uuid::Uuid,
     /// At least 1
-    quantity: Integer<1, MAX_QUANTITY>,
+    /// At least 1, at most two decimal places (1.5 licences of a per-unit product)
+    quantity: input::Decimal<1, MAX_QUANTITY, 2>,
     /// May be empty; every required option of the product must be included
     options: List<OptionChoice, MAX_CHOICES>,
     custom_prices: CustomPrices,
@@ -200,7 +205,8 @@ pub struct CustomPrice {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Import {
-    pub quantity: i64,
+    #[serde(with = "shared::domain::money")]
+    pub quantity: rust_decimal::Decimal,
     pub options: Vec<ChosenOption>,
     pub custom_prices: Vec<CustomPrice>,
     pub active_variant_id: Option<Uuid>,
@@ -211,52 +217,70 @@ pub struct Import {
     pub renewal_mode: RenewalMode,
 }
 
-/// The rules of spec §4.4 that need the product: every option and value id belongs to it, every
-/// required option is present, a single-choice option gets exactly one value, custom-price keys
-/// name the product, its variants or its option values, the active variant is one of its
-/// variants, and `activeFromFixedDate` is given exactly when `activeFromType` is FixedDate.
-/// Every failing field is named.
-pub fn check(body: ImportBody, product: &ProductRecord) -> ApiResult<Import> {
-    let mut errors = BTreeMap::<String, Vec<String>>::new();
-    let mut fail = |field: String, message: String| errors.entry(field).or_default().push(message);
-    let mut chosen = Vec::new();
-    let mut seen = HashSet::new();
-    for (i, choice) in body.options.0.into_iter().enumerate() {
-        let Some(option) = product.options.iter().find(|o| o.id == choice.id) else {
-            fail(format!("options[{i}].id"), format!("options[{i}].id: not an option of this product"));
-            continue;
-        };
-        if !seen.insert(option.id) {
-            fail(format!("options[{i}].id"), format!("options[{i}].id: option {} appears twice", option.name));
+/// `activeFromFixedDate` is given exactly when `activeFromType` is FixedDate (skipped when
+/// either failed to parse).
+fn import_rules(body: &ImportBodyFields, _at: &At, errors: &mut Errors) {
+    let (Some(active_from_type), Some(fixed_date)) = (&body.active_from_type, &body.active_from_fixed_date) else {
+        return;
+    };
+    let has_date = matches!(fixed_date, Patch::Value(_));
+    match (active_from_type.unwrap_or_default(), has_date) {
+        (ActiveFromType::FixedDate, false) => {
+            errors.fail("activeFromFixedDate", "activeFromFixedDate is required when activeFromType is FixedDate")
         }
-        for (j, value) in choice.value.0.iter().enumerate() {
-            if !option.values.iter().any(|v| v.id == *value) {
+        (ActiveFromType::Immediately | ActiveFromType::ProjectBilling, true) => {
+            errors.fail("activeFromFixedDate", "activeFromFixedDate is only allowed when activeFromType is FixedDate")
+        }
+        _ => {}
+    }
+}
+
+/// The rules of spec §4.4 that need the product, on the fields that parsed: every option and
+/// value id belongs to it, every required option is present, a single-choice option gets
+/// exactly one value, custom-price keys name the product, its variants or its option values,
+/// and the active variant is one of its variants.
+pub fn check_against(product: &ProductRecord, body: &mut Checked<ImportBody>) {
+    let mut errors = Vec::<(String, String)>::new();
+    let mut fail = |field: String, message: String| errors.push((field, message));
+    let fields = &body.fields;
+    if let Some(choices) = &fields.options {
+        let mut seen = HashSet::new();
+        for (i, choice) in choices.0.iter().enumerate() {
+            let Some(option) = product.options.iter().find(|o| o.id == choice.id) else {
+                fail(format!("options[{i}].id"), format!("options[{i}].id: not an option of this product"));
+                continue;
+            };
+            if !seen.insert(option.id) {
+                fail(format!("options[{i}].id"), format!("options[{i}].id: option {} appears twice", option.name));
+            }
+            for (j, value) in choice.value.0.iter().enumerate() {
+                if !option.values.iter().any(|v| v.id == *value) {
+                    fail(
+                        format!("options[{i}].value[{j}]"),
+                        format!("options[{i}].value[{j}]: not a value of {}", option.name),
+                    );
+                }
+            }
+            let distinct: HashSet<&Uuid> = choice.value.0.iter().collect();
+            if distinct.len() != choice.value.0.len() {
+                fail(format!("options[{i}].value"), format!("options[{i}].value: a value appears twice"));
+            }
+            if !option.is_multiple && choice.value.0.len() != 1 {
                 fail(
-                    format!("options[{i}].value[{j}]"),
-                    format!("options[{i}].value[{j}]: not a value of {}", option.name),
+                    format!("options[{i}].value"),
+                    format!("{} is a single-choice option: exactly one value", option.name),
                 );
+            } else if choice.value.0.is_empty() {
+                fail(format!("options[{i}].value"), format!("options[{i}].value: at least one value"));
             }
         }
-        let distinct: HashSet<&Uuid> = choice.value.0.iter().collect();
-        if distinct.len() != choice.value.0.len() {
-            fail(format!("options[{i}].value"), format!("options[{i}].value: a value appears twice"));
-        }
-        if !option.is_multiple && choice.value.0.len() != 1 {
-            fail(
-                format!("options[{i}].value"),
-                format!("{} is a single-choice option: exactly one value", option.name),
-            );
-        } else if choice.value.0.is_empty() {
-            fail(format!("options[{i}].value"), format!("options[{i}].value: at least one value"));
-        }
-        chosen.push(ChosenOption { id: option.id, name: option.name.clone(), value: choice.value.0 });
-    }
-    for option in product.options.iter().filter(|o| o.is_required) {
-        if !seen.contains(&option.id) {
-            fail("options".into(), format!("the required option {} ({}) is missing", option.name, option.id));
+        for option in product.options.iter().filter(|o| o.is_required) {
+            if !seen.contains(&option.id) {
+                fail("options".into(), format!("the required option {} ({}) is missing", option.name, option.id));
+            }
         }
     }
-    for target in body.custom_prices.0.keys() {
+    for target in fields.custom_prices.iter().flat_map(|c| c.0.keys()) {
         let belongs = match target {
             PriceTarget::Base => true,
             PriceTarget::Variant(id) => product.variants.iter().any(|v| v.id == *id),
@@ -270,44 +294,46 @@ pub fn check(body: ImportBody, product: &ProductRecord) -> ApiResult<Import> {
             );
         }
     }
-    let active_variant_id = body.active_variant_id.into_option();
-    if let Some(id) = active_variant_id
+    if let Some(Patch::Value(id)) = fields.active_variant_id
         && !product.variants.iter().any(|v| v.id == id)
     {
         fail("activeVariantId".into(), "activeVariantId: not a variant of this product".into());
     }
-    let active_from_type = body.active_from_type.unwrap_or_default();
-    let fixed_date = body.active_from_fixed_date.into_option();
-    match (active_from_type, &fixed_date) {
-        (ActiveFromType::FixedDate, None) => fail(
-            "activeFromFixedDate".into(),
-            "activeFromFixedDate is required when activeFromType is FixedDate".into(),
-        ),
-        (ActiveFromType::Immediately | ActiveFromType::ProjectBilling, Some(_)) => fail(
-            "activeFromFixedDate".into(),
-            "activeFromFixedDate is only allowed when activeFromType is FixedDate".into(),
-        ),
-        _ => {}
+    for (field, message) in errors {
+        body.fail(&field, message);
     }
-    if !errors.is_empty() {
-        return Err(ApiError::validation(errors));
-    }
-    Ok(Import {
+}
+
+/// What a body that passed its rules and [`check_against`] stores, defaults applied (from the
+/// spec and the product).
+pub fn import_of(body: ImportBody, product: &ProductRecord) -> Import {
+    debug_assert_eq!(body.product_id, product.id, "the product the body names");
+    let options = body
+        .options
+        .0
+        .into_iter()
+        .map(|choice| ChosenOption {
+            id: choice.id,
+            name: product.options.iter().find(|o| o.id == choice.id).map(|o| o.name.clone()).unwrap_or_default(),
+            value: choice.value.0,
+        })
+        .collect();
+    Import {
         quantity: body.quantity.0,
-        options: chosen,
+        options,
         custom_prices: body
             .custom_prices
             .0
             .into_iter()
             .map(|(target, prices)| CustomPrice { key: target.key(), prices })
             .collect(),
-        active_variant_id,
-        active_from_type,
-        active_from_fixed_date: fixed_date.map(|d| d.0.to_string()),
+        active_variant_id: body.active_variant_id.into_option(),
+        active_from_type: body.active_from_type.unwrap_or_default(),
+        active_from_fixed_date: body.active_from_fixed_date.into_option().map(|d| d.0.to_string()),
         contract_period_months: body.contract_period_months.map(|m| m.0).unwrap_or(DEFAULT_CONTRACT_MONTHS),
         price_frequency: body.price_frequency.map(|f| f.0).or(product.price_frequency),
         renewal_mode: body.renewal_mode.or(product.renewal_mode).unwrap_or_default(),
-    })
+    }
 }
 
 /// The stored import: a copy of the catalog product and the import's choices.
@@ -346,7 +372,7 @@ impl Entity for ProjectProductRecord {
         "variants": [{"id": "2f4a6c8e-0b2d-4f6a-8c0e-2b4d6f8a0c2e", "name": "Standard", "description": null,
             "priceFixed": null, "priceSubscription": null, "pricePerUnit": null}],
         "options": [], "createdAt": "2026-11-24T02:00:00Z"},
-    "quantity": 10, "options": [], "customPrices": [{"key": "base", "priceFixed": null, "priceSubscription": null, "pricePerUnit": 90}],
+    "quantity": 10, "options": [], "customPrices": {"base": {"priceFixed": null, "priceSubscription": null, "pricePerUnit": 90}},
     "activeVariantId": null, "activeFromType": "Immediately", "activeFromFixedDate": null,
     "contractPeriodMonths": 12, "priceFrequency": 1, "renewalMode": "Automatic", "createdAt": "2026-11-24T02:30:00Z"})))]
 pub struct ProjectProduct {
@@ -355,9 +381,14 @@ pub struct ProjectProduct {
     pub product_id: Uuid,
     /// The copy of the catalog product taken at the import
     pub product: CatalogProduct,
-    pub quantity: i64,
+    /// At least 1, at most two decimal places
+    #[serde(with = "shared::domain::money")]
+    #[schema(value_type = f64)]
+    pub quantity: rust_decimal::Decimal,
     pub options: Vec<ChosenOption>,
-    pub custom_prices: Vec<CustomPrice>,
+    /// The same form the import takes: `base`, `variant_<variantId>` or `option_<optionValueId>`
+    /// → prices
+    pub custom_prices: BTreeMap<String, Prices>,
     #[schema(required)]
     pub active_variant_id: Option<Uuid>,
     pub active_from_type: ActiveFromType,
@@ -379,7 +410,7 @@ impl From<&ProjectProductRecord> for ProjectProduct {
             product: CatalogProduct::from(&r.product),
             quantity: r.import.quantity,
             options: r.import.options.clone(),
-            custom_prices: r.import.custom_prices.clone(),
+            custom_prices: r.import.custom_prices.iter().map(|c| (c.key.clone(), c.prices.clone())).collect(),
             active_variant_id: r.import.active_variant_id,
             active_from_type: r.import.active_from_type,
             active_from_fixed_date: r.import.active_from_fixed_date.clone(),
@@ -391,12 +422,20 @@ impl From<&ProjectProductRecord> for ProjectProduct {
     }
 }
 
-/// Imports the product into the project: get the catalog product (404), check, put the copy.
-pub async fn import(store: &dyn Store, scope: project::ProjectScope, body: ImportBody, by: Uuid) -> ApiResult<Uuid> {
-    let product = catalog::get_product(store, scope.0, body.product_id)
+/// Imports the product into the project: get the catalog product (404, or 400 when its id
+/// is malformed, with every other problem of the body), check, put the copy.
+pub async fn import(
+    store: &dyn Store,
+    scope: project::ProjectScope,
+    mut body: Checked<ImportBody>,
+    by: Uuid,
+) -> ApiResult<Uuid> {
+    let Some(product_id) = body.fields.product_id else { return body.finish().map(|_| Uuid::nil()) };
+    let product = catalog::get_product(store, scope.0, product_id)
         .await?
         .ok_or_else(|| ApiError::not_found("Catalog product not found"))?;
-    let import = check(body, &product)?;
+    check_against(&product, &mut body);
+    let import = import_of(body.finish()?, &product);
     let record = ProjectProductRecord {
         id: Uuid::new_v4(),
         project_id: scope.1,
@@ -439,7 +478,7 @@ pub async fn import_product(
 ) -> ApiResult<(StatusCode, SuccessProjection)> {
     let permit = caller.authorize(EDIT_PROJECT)?;
     let record = project::accessible(state.store(), &caller, path.project_id).await?;
-    let body = body.parse(&permit)?;
+    let body = body.check(&permit)?;
     import(state.store(), (caller.keys(), record.project.id), body, caller.user.id).await?;
     Ok((StatusCode::CREATED, projection.project(&Success { success: true })?))
 }
@@ -524,7 +563,9 @@ mod tests {
     }
 
     fn run(p: &ProductRecord, changes: Value) -> ApiResult<Import> {
-        check(shared::input::parse::<ImportBody>(&body(p, changes))?, p)
+        let mut checked = shared::input::Checked::<ImportBody>::read(&body(p, changes))?;
+        check_against(p, &mut checked);
+        Ok(import_of(checked.finish()?, p))
     }
 
     fn failing(p: &ProductRecord, changes: Value) -> Vec<String> {

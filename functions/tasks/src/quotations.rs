@@ -84,12 +84,21 @@ async fn create(
     if !project.express_quotations_enabled {
         return Err(ApiError::forbidden(format!("Express quotations are disabled in the project {}", project.name)));
     }
-    let body = body.parse(&permit)?;
-    let contact = identity::get_user(store, caller.workspace_id, body.contact_user_id).await?;
-    check_contact(contact.as_ref(), &project).map_err(|m| ApiError::field("contactUserId", m))?;
-    let (items, totals) = quotation::items_for(&task, &project, body.include_estimate).ok_or_else(|| {
-        ApiError::field("includeEstimate", "includeEstimate: the task has no estimated work time to include")
-    })?;
+    let mut body = body.check(&permit)?;
+    if let Some(contact_user_id) = body.fields.contact_user_id {
+        let contact = identity::get_user(store, caller.workspace_id, contact_user_id).await?;
+        if let Err(message) = check_contact(contact.as_ref(), &project) {
+            body.fail("contactUserId", message);
+        }
+    }
+    if let Some(include) = body.fields.include_estimate
+        && quotation::items_for(&task, &project, include).is_none()
+    {
+        body.fail("includeEstimate", "includeEstimate: the task has no estimated work time to include");
+    }
+    let body = body.finish()?;
+    let (items, totals) = quotation::items_for(&task, &project, body.include_estimate)
+        .ok_or_else(|| ApiError::internal("a checked quotation body without its items"))?;
     let scope: TaskScope = (caller.keys(), task.id);
     let last = async { Ok(quotation::list(store, scope).await?.iter().map(|q| q.short_number).max().unwrap_or(0)) };
     let short_number = entity::append_at_end(store, &quotation::number_counter(scope), last).await?;

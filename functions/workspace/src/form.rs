@@ -36,7 +36,7 @@ impl Form {
         }
         let mut form = Multipart::from_request(self.0, &())
             .await
-            .map_err(|_| ApiError::bad_request("Malformed multipart/form-data body: no valid boundary"))?;
+            .map_err(|_| ApiError::field("body", "Malformed multipart/form-data body: no valid boundary"))?;
         let mut file: Option<Vec<u8>> = None;
         loop {
             let field = form.next_field().await.map_err(malformed)?;
@@ -72,6 +72,6 @@ fn malformed(error: axum::extract::multipart::MultipartError) -> ApiError {
     if error.status() == StatusCode::PAYLOAD_TOO_LARGE {
         ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large")
     } else {
-        ApiError::bad_request(format!("Malformed multipart/form-data body: {}", error.body_text()))
+        ApiError::field("body", format!("Malformed multipart/form-data body: {}", error.body_text()))
     }
 }

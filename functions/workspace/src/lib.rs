@@ -192,7 +192,7 @@ async fn file_content(
     Path(path): Path<FilePath>,
     query: Result<Query<Signed>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult<Response> {
-    let Query(signed) = query.map_err(|e| ApiError::bad_request(format!("Invalid query: {}", e.body_text())))?;
+    let Query(signed) = query.map_err(|e| ApiError::field("query", format!("Invalid query: {}", e.body_text())))?;
     if state.objects().map(|o| o.backend()) != Some(ObjectBackend::Directory) {
         return Err(ApiError::not_found("Files are served at presigned S3 URLs here"));
     }

@@ -4,7 +4,12 @@
 //! become descriptions; `#[input(example = <expr>)]` on the struct gives the schema example
 //! (an expression of type `serde_json::Value`); `#[input(rename = "…")]` names a field on the
 //! wire; `#[input(hidden)]` reads a field without documenting it (a field refused with a
-//! message, say).
+//! message, say); `#[input(rules = path)]` on the struct names its rules across fields, a
+//! `fn(&<Name>Fields, &At, &mut Errors)` run on every field that parsed, so that a broken field
+//! never hides another field's rule (shared::input, "Rules").
+//!
+//! Beside the struct it generates `<Name>Fields`: every field as an `Option` (None: absent from
+//! the parse because it failed), which the rules and `shared::input::Checked` read.
 
 use proc_macro::TokenStream;
 use quote::{format_ident, quote};
@@ -29,22 +34,30 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
         return Err(syn::Error::new_spanned(name, "Input is derived for structs with named fields"));
     };
     let mut example: Option<Expr> = None;
+    let mut rules: Option<syn::Path> = None;
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("input")) {
         attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("example") {
                 example = Some(meta.value()?.parse()?);
                 Ok(())
+            } else if meta.path.is_ident("rules") {
+                rules = Some(meta.value()?.parse()?);
+                Ok(())
             } else {
-                Err(meta.error("expected `example = <serde_json::Value expression>`"))
+                Err(meta.error("expected `example = <serde_json::Value expression>` or `rules = <fn path>`"))
             }
         })?;
     }
+    let vis = &input.vis;
+    let fields_name = format_ident!("{}Fields", name);
     let description = doc_text(&input.attrs);
 
     let mut reads = Vec::new();
-    let mut builds = Vec::new();
     let mut properties = Vec::new();
     let mut nested_all = Vec::new();
+    let mut partial_fields = Vec::new();
+    let mut partial_reads = Vec::new();
+    let mut completes = Vec::new();
     for field in &fields.named {
         let ident = field.ident.as_ref().expect("named field");
         let mut wire = camel_case(&ident.to_string());
@@ -66,10 +79,13 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
         let ty = &field.ty;
         let local = format_ident!("field_{}", ident.to_string().trim_start_matches("r#"));
         let doc = doc_text(&field.attrs);
+        let field_vis = &field.vis;
+        partial_fields.push(quote! { #field_vis #ident: ::core::option::Option<#ty> });
         reads.push(quote! {
             let #local = <#ty as ::shared::input::Slot>::read_slot(map.get(#wire), &at.child(#wire), errors);
         });
-        builds.push(quote! { #ident: #local? });
+        partial_reads.push(quote! { #ident: #local });
+        completes.push(quote! { #ident: fields.#ident? });
         nested_all.push(quote! { <#ty as ::shared::input::Slot>::schemas(out); });
         if hidden {
             continue;
@@ -86,8 +102,19 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
         Some(expr) => quote! { object = object.examples([#expr]); },
         None => quote! {},
     };
+    let run_rules = match rules {
+        Some(path) => quote! { #path(&fields, at, errors); },
+        None => quote! {},
+    };
+    let fields_doc = format!("The fields of [`{name_text}`] that parsed (None: failed), for its rules.");
 
     Ok(quote! {
+        #[doc = #fields_doc]
+        #[allow(dead_code)]
+        #vis struct #fields_name {
+            #(#partial_fields),*
+        }
+
         impl ::shared::input::Field for #name {
             fn read(
                 value: &::serde_json::Value,
@@ -95,8 +122,9 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
                 errors: &mut ::shared::input::Errors,
             ) -> ::core::option::Option<Self> {
                 let map = ::shared::input::object(value, at, errors)?;
-                #(#reads)*
-                ::core::option::Option::Some(Self { #(#builds),* })
+                <Self as ::shared::input::Input>::complete(
+                    <Self as ::shared::input::Input>::read_fields(map, at, errors),
+                )
             }
 
             fn schema() -> ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema> {
@@ -134,7 +162,24 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
             }
         }
 
-        impl ::shared::input::Input for #name {}
+        impl ::shared::input::Input for #name {
+            type Fields = #fields_name;
+
+            fn read_fields(
+                map: &::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                at: &::shared::input::At,
+                errors: &mut ::shared::input::Errors,
+            ) -> #fields_name {
+                #(#reads)*
+                let fields = #fields_name { #(#partial_reads),* };
+                #run_rules
+                fields
+            }
+
+            fn complete(fields: #fields_name) -> ::core::option::Option<Self> {
+                ::core::option::Option::Some(Self { #(#completes),* })
+            }
+        }
     })
 }
 

@@ -9,6 +9,13 @@ use rust_decimal::prelude::ToPrimitive;
 use serde::{Deserializer, Serializer, de};
 use std::str::FromStr;
 
+/// The largest amount every JSON client reads exactly: 15 significant digits with the cents.
+/// A double keeps any decimal of at most 15 significant digits (its shortest form gives the
+/// digits back), while above 2^46 (7 × 10^13) its spacing exceeds a cent; so 10^13 − 0.01, below
+/// the 2^53 / 100 where cents stop fitting at all. The input bounds keep every amount the API
+/// returns under it (docs/conventions.md, "Numbers"; tested at the bounds in `pricing`).
+pub const MAX_EXACT_AMOUNT: Decimal = Decimal::from_parts(0xA4C6_7FFF, 0x3_8D7E, 0, false, 2);
+
 pub fn serialize<S: Serializer>(value: &Decimal, serializer: S) -> Result<S::Ok, S::Error> {
     let value = value.normalize();
     if value.scale() == 0

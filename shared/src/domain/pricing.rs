@@ -84,6 +84,32 @@ mod tests {
         Decimal::from_str(text).unwrap()
     }
 
+    #[test]
+    fn the_largest_quotation_the_bounds_allow_stays_exact_as_doubles() {
+        use crate::domain::money::MAX_EXACT_AMOUNT;
+        use crate::domain::task::{MAX_ESTIMATED_HOURS, MAX_OPTIONS, MAX_PRICE, MAX_PRODUCTS, MAX_QUANTITY};
+        assert_eq!(MAX_EXACT_AMOUNT, d("9999999999999.99"), "15 significant digits");
+        let top = |cents: i64| Decimal::new(cents, 2);
+        let top_price = top(MAX_PRICE * 100 - 1);
+        let estimate =
+            Line { quantity: Decimal::from(MAX_ESTIMATED_HOURS), unit_price: top_price, option_prices: vec![] };
+        let product = Line {
+            quantity: Decimal::from(MAX_QUANTITY),
+            unit_price: top_price,
+            option_prices: vec![top_price; MAX_OPTIONS],
+        };
+        let mut lines = vec![estimate];
+        lines.extend(std::iter::repeat_n(product, MAX_PRODUCTS));
+        let (priced, totals) = price(&lines, Decimal::ONE_HUNDRED, 2);
+        let amounts = priced.iter().flat_map(|p| std::iter::once(p.total).chain(p.option_totals.iter().copied()));
+        for amount in amounts.chain([totals.sub_total, totals.tax_amount, totals.total]) {
+            assert!(amount <= MAX_EXACT_AMOUNT, "{amount}");
+            // Exact as a double with its cents: the double's shortest form is the amount.
+            let double = rust_decimal::prelude::ToPrimitive::to_f64(&amount).unwrap();
+            assert_eq!(d(&double.to_string()), amount.normalize());
+        }
+    }
+
     fn line(quantity: &str, unit_price: &str, options: &[&str]) -> Line {
         Line { quantity: d(quantity), unit_price: d(unit_price), option_prices: options.iter().map(|o| d(o)).collect() }
     }

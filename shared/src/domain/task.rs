@@ -25,9 +25,11 @@ pub const MAX_PRODUCTS: usize = 50;
 /// Most options per task product.
 pub const MAX_OPTIONS: usize = 20;
 /// Largest quantity of a task product.
-pub const MAX_QUANTITY: i64 = 1_000_000;
-/// Largest unit price, option price and hour rate: a billion in the project's currency.
-pub const MAX_PRICE: i64 = 1_000_000_000;
+pub const MAX_QUANTITY: i64 = 1_000;
+/// Largest unit price, option price and hour rate: a million in the project's currency. With
+/// the other bounds (50 products of 20 options, 100,000 hours, tax at most 100 %), a task's
+/// quotation total stays under `money::MAX_EXACT_AMOUNT` (tested in `pricing`).
+pub const MAX_PRICE: i64 = 1_000_000;
 /// Largest estimated work time, in hours.
 pub const MAX_ESTIMATED_HOURS: i64 = 100_000;
 

@@ -6,9 +6,17 @@
 //! ([`Slot`]): `T` is required and not null, `Option<T>` may be absent (not null),
 //! [`Nullable<T>`] must be present and may be null, [`Patch<T>`] tells absent, null and a value
 //! apart. Every failing field is reported, by its path (`translations[1].language`), in one 400.
+//!
+//! Rules: a rule across fields (a unit name required when a per-unit price is set) is declared
+//! on the struct, `#[input(rules = my_rules)]`, and reads the struct's generated `…Fields`, where
+//! a field that failed to parse is None and is skipped by the rules that need it. Rules that need
+//! the store (does the category exist?) run in the handler on a [`Checked`] body before
+//! [`Checked::finish`]. Either way type errors, presence, bounds and rules come back in one 400.
 
+mod json;
 mod types;
 
+pub use json::read_json_object;
 pub use shared_derive::Input;
 pub use types::{
     DateOnly, DateTime, Decimal, EditorProfile, EditorText, Integer, Language, List, MultilineText, ProductProfile,
@@ -69,11 +77,16 @@ impl Errors {
         self.0.is_empty()
     }
 
+    /// Records a problem of the top-level field `field` (a rule's finding).
+    pub fn fail(&mut self, field: &str, message: impl Into<String>) {
+        self.add(&At::root().child(field), message)
+    }
+
     /// The value when nothing failed, else the 400 naming every failing field.
     pub fn finish<T>(self, value: Option<T>) -> ApiResult<T> {
         match value {
             Some(value) if self.0.is_empty() => Ok(value),
-            _ if self.0.is_empty() => Err(ApiError::bad_request("Invalid request body")),
+            _ if self.0.is_empty() => Err(ApiError::field("body", "Invalid request body")),
             _ => Err(ApiError::validation(self.0)),
         }
     }
@@ -219,13 +232,57 @@ impl<T: Field> Slot for Patch<T> {
 }
 
 /// A request body type (derive it: `#[derive(Input)]`).
-pub trait Input: Field + utoipa::ToSchema {}
+pub trait Input: Field + utoipa::ToSchema {
+    /// Every field as an `Option`: None when it failed to parse.
+    type Fields;
+    /// Reads every field of an object, recording each problem, then runs the struct's rules.
+    fn read_fields(map: &Map<String, Value>, at: &At, errors: &mut Errors) -> Self::Fields;
+    /// The value, when every field parsed.
+    fn complete(fields: Self::Fields) -> Option<Self>;
+}
+
+/// A body read field by field whose verdict is still open: rules that need the store look at
+/// [`Checked::fields`] and add their findings with [`Checked::fail`]; [`Checked::finish`] then
+/// gives the value or one 400 naming every problem found, parse and rules alike.
+pub struct Checked<T: Input> {
+    pub fields: T::Fields,
+    errors: Errors,
+}
+
+impl<T: Input> Checked<T> {
+    /// Reads a JSON object (any other value: a 400 naming `body`).
+    pub fn read(value: &Value) -> ApiResult<Checked<T>> {
+        let Value::Object(map) = value else {
+            return Err(ApiError::field("body", "body must be a JSON object"));
+        };
+        let mut errors = Errors::default();
+        let fields = T::read_fields(map, &At::root(), &mut errors);
+        Ok(Checked { fields, errors })
+    }
+
+    /// Records a problem of the top-level field `field`.
+    pub fn fail(&mut self, field: &str, message: impl Into<String>) {
+        self.errors.fail(field, message)
+    }
+
+    /// Whether nothing failed so far.
+    pub fn is_valid(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// The value, or the 400 naming every failing field.
+    pub fn finish(self) -> ApiResult<T> {
+        let Checked { fields, errors } = self;
+        if !errors.is_empty() {
+            return errors.finish(None);
+        }
+        errors.finish(T::complete(fields))
+    }
+}
 
 /// Reads a whole body.
 pub fn parse<T: Input>(value: &Value) -> ApiResult<T> {
-    let mut errors = Errors::default();
-    let parsed = T::read(value, &At::root(), &mut errors);
-    errors.finish(parsed)
+    Checked::<T>::read(value)?.finish()
 }
 
 /// The object at `at`, or an error naming it.

@@ -71,8 +71,9 @@ pub async fn create_product(
     body: Body<NewProductBody>,
 ) -> ApiResult<CatalogProductProjection> {
     let permit = caller.authorize(EDIT_CATALOG)?;
-    let draft = products::draft(body.parse(&permit)?)?;
-    let (record, logo) = products::create(state.store(), caller.keys(), draft).await?;
+    let mut body = body.check(&permit)?;
+    let logo = products::check_references(state.store(), caller.keys(), &mut body).await?;
+    let record = products::create(state.store(), caller.keys(), products::draft(body.finish()?)).await?;
     projection.project(&with_logo_url(&state, &headers, caller.keys(), &record, logo).await?)
 }
 

@@ -6,12 +6,11 @@ use shared::domain::catalog::{
     self, OptionValue, PriceFrequency, Prices, ProductDefinition, ProductOption, ProductRecord, RenewalMode,
     VariantRecord,
 };
-use shared::input::{self, Input, Integer, List, Nullable, Patch, ProductText, Text};
+use shared::input::{self, At, Checked, Errors, Input, Integer, List, Nullable, Patch, ProductText, Text};
 use shared::store::keys::WsKeys;
 use shared::store::{Condition, Store, StoreError};
-use shared::{ApiError, ApiResult, clock};
+use shared::{ApiResult, clock};
 use shared::{entity, files};
-use std::collections::BTreeMap;
 use uuid::Uuid;
 
 pub const MAX_NAME_CHARS: usize = 200;
@@ -41,6 +40,7 @@ pub struct OptionValueInput {
 
 /// An option in a create body.
 #[derive(Input)]
+#[input(rules = option_rules)]
 pub struct OptionInput {
     name: Text<1, MAX_NAME_CHARS>,
     /// Several values may be chosen
@@ -65,6 +65,7 @@ pub struct VariantInput {
 /// A new catalog product (spec §2.8). Ids of variants, options and values are generated; ids
 /// sent with them are ignored.
 #[derive(Input)]
+#[input(rules = product_rules)]
 #[input(example = serde_json::json!({
     "name": "Managed hosting", "categoryId": "7b9d1f3a-5c7e-4a9b-8d1f-3a5c7e9b1d3f",
     "description": "<p>Hosting with <strong>daily backups</strong></p>",
@@ -103,23 +104,78 @@ pub struct NewProductBody {
     logo_id: Patch<Uuid>,
 }
 
-fn positive(amount: Option<Decimal>) -> bool {
-    amount.is_some_and(|a| a > Decimal::ZERO)
+fn set(price: &Patch<Price>) -> bool {
+    matches!(price, Patch::Value(d) if d.0 > Decimal::ZERO)
+}
+
+/// Whether a body sets a price per unit, and whether it is recurring (a subscription or
+/// per-unit price above 0, of the product, a variant or an option value).
+fn price_kinds<'a>(
+    product: [Option<&'a Patch<Price>>; 2],
+    variants: impl Iterator<Item = &'a VariantInput> + Clone,
+    values: impl Iterator<Item = &'a OptionValueInput> + Clone,
+) -> (bool, bool) {
+    let [per_unit, subscription] = product.map(|p| p.is_some_and(set));
+    let per_unit = per_unit
+        || variants.clone().any(|v| set(&v.price_per_unit))
+        || values.clone().any(|v| set(&v.extra_price_per_unit));
+    let recurring = per_unit
+        || subscription
+        || variants.into_iter().any(|v| set(&v.price_subscription))
+        || values.into_iter().any(|v| set(&v.extra_price_subscription));
+    (per_unit, recurring)
 }
 
 /// Parses a create body and applies the conditional rules; every failing field is named.
 pub fn parse_draft(value: &serde_json::Value) -> ApiResult<ProductDefinition> {
-    draft(input::parse::<NewProductBody>(value)?)
+    input::parse::<NewProductBody>(value).map(draft)
 }
 
-/// The conditional rules of spec §2.8 on a parsed body:
-/// - at least one variant; every option has at least one value;
+/// An option has at least one value.
+fn option_rules(option: &OptionInputFields, at: &At, errors: &mut Errors) {
+    if option.values.as_ref().is_some_and(|v| v.0.is_empty()) {
+        errors.add(&at.child("values"), "values must hold at least one value");
+    }
+}
+
+/// The conditional rules of spec §2.8, on the fields that parsed:
+/// - at least one variant;
 /// - a price per unit above 0 (of the product, a variant or an option value) needs
 ///   `priceUnitName`;
 /// - a subscription or per-unit price above 0 (anywhere in the product) makes the product
-///   recurring: `priceFrequency` is then required, `contractPeriodMonths` defaults to 12 and
-///   `renewalMode` to Automatic.
-pub fn draft(body: NewProductBody) -> ApiResult<ProductDefinition> {
+///   recurring: `priceFrequency` is then required (`contractPeriodMonths` defaults to 12 and
+///   `renewalMode` to Automatic, in [`draft`]).
+fn product_rules(body: &NewProductBodyFields, _at: &At, errors: &mut Errors) {
+    if body.variants.as_ref().is_some_and(|v| v.0.is_empty()) {
+        errors.fail("variants", "variants must hold at least one variant");
+    }
+    let variants = body.variants.iter().flat_map(|v| &v.0);
+    let values = body.options.iter().flat_map(|o| &o.0).flat_map(|o| &o.values.0);
+    let (per_unit, recurring) =
+        price_kinds([body.price_per_unit.as_ref(), body.price_subscription.as_ref()], variants, values);
+    if per_unit && missing(&body.price_unit_name) {
+        errors.fail("priceUnitName", "priceUnitName is required when a price per unit is above 0");
+    }
+    if recurring && missing(&body.price_frequency) {
+        errors.fail(
+            "priceFrequency",
+            "priceFrequency (1, 3, 6 or 12) is required when a subscription or per-unit price is above 0",
+        );
+    }
+}
+
+/// A field that parsed and was left out or null.
+fn missing<T>(field: &Option<Patch<T>>) -> bool {
+    matches!(field, Some(Patch::Absent | Patch::Null))
+}
+
+/// What a valid body stores: ids generated, defaults of a recurring product applied.
+pub fn draft(body: NewProductBody) -> ProductDefinition {
+    let (_, recurring) = price_kinds(
+        [Some(&body.price_per_unit), Some(&body.price_subscription)],
+        body.variants.0.iter(),
+        body.options.0.iter().flat_map(|o| &o.values.0),
+    );
     let prices = Prices {
         price_fixed: price(body.price_fixed),
         price_subscription: price(body.price_subscription),
@@ -140,17 +196,11 @@ pub fn draft(body: NewProductBody) -> ApiResult<ProductDefinition> {
             },
         })
         .collect();
-    let mut errors: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut fail = |field: String, message: &str| errors.entry(field).or_default().push(message.to_owned());
-    if variants.is_empty() {
-        fail("variants".into(), "variants must hold at least one variant");
-    }
-    let mut options = Vec::new();
-    for (i, o) in body.options.0.into_iter().enumerate() {
-        if o.values.0.is_empty() {
-            fail(format!("options[{i}].values"), "values must hold at least one value");
-        }
-        options.push(ProductOption {
+    let options = body
+        .options
+        .0
+        .into_iter()
+        .map(|o| ProductOption {
             id: Uuid::new_v4(),
             name: o.name.into_string(),
             is_multiple: o.is_multiple,
@@ -167,76 +217,56 @@ pub fn draft(body: NewProductBody) -> ApiResult<ProductDefinition> {
                     extra_price_subscription: price(v.extra_price_subscription),
                 })
                 .collect(),
-        });
-    }
-    let per_unit = positive(prices.price_per_unit)
-        || variants.iter().any(|v| positive(v.prices.price_per_unit))
-        || options.iter().flat_map(|o| &o.values).any(|v| positive(v.extra_price_per_unit));
-    let recurring = per_unit
-        || positive(prices.price_subscription)
-        || variants.iter().any(|v| positive(v.prices.price_subscription))
-        || options.iter().flat_map(|o| &o.values).any(|v| positive(v.extra_price_subscription));
-    let price_unit_name = body.price_unit_name.into_option().map(Text::into_string);
-    if per_unit && price_unit_name.is_none() {
-        fail("priceUnitName".into(), "priceUnitName is required when a price per unit is above 0");
-    }
-    let price_frequency = body.price_frequency.into_option().map(|f| f.0);
-    if recurring && price_frequency.is_none() {
-        fail(
-            "priceFrequency".into(),
-            "priceFrequency (1, 3, 6 or 12) is required when a subscription or per-unit price is above 0",
-        );
-    }
-    let contract_period_months = body.contract_period_months.into_option().map(|m| m.0);
-    let renewal_mode = body.renewal_mode.into_option();
-    if !errors.is_empty() {
-        return Err(ApiError::validation(errors));
-    }
-    Ok(ProductDefinition {
+        })
+        .collect();
+    ProductDefinition {
         category_id: body.category_id,
         name: body.name.into_string(),
         description: body.description.into_doc(),
         prices,
-        price_unit_name,
-        price_frequency,
-        contract_period_months: contract_period_months.or(recurring.then_some(DEFAULT_CONTRACT_MONTHS)),
-        renewal_mode: renewal_mode.or(recurring.then_some(RenewalMode::Automatic)),
+        price_unit_name: body.price_unit_name.into_option().map(Text::into_string),
+        price_frequency: body.price_frequency.into_option().map(|f| f.0),
+        contract_period_months: body
+            .contract_period_months
+            .into_option()
+            .map(|m| m.0)
+            .or(recurring.then_some(DEFAULT_CONTRACT_MONTHS)),
+        renewal_mode: body.renewal_mode.into_option().or(recurring.then_some(RenewalMode::Automatic)),
         variants,
         options,
         logo_id: body.logo_id.into_option(),
-    })
+    }
 }
-
 fn record(id: Uuid, definition: ProductDefinition) -> ProductRecord {
     ProductRecord { id, definition, created_at: clock::now_rfc3339() }
 }
 
-/// Creates a product; its category must exist (400 naming `categoryId`), and its logo, if
-/// any, must be an image uploaded to this workspace (400 naming `logoId`). Two store calls,
-/// three with a logo: get the category (and the file record), put the product (`NotExists`).
-/// Returns the record and the logo's file record.
-pub async fn create(
+/// The rules that need the store, on a body read field by field: its category must exist
+/// (`categoryId`), and its logo, if any, must be an image uploaded to this workspace
+/// (`logoId`). One store call each, for an id that parsed. Returns the logo's file record.
+pub async fn check_references(
     store: &dyn Store,
     keys: WsKeys,
-    draft: ProductDefinition,
-) -> ApiResult<(ProductRecord, Option<files::FileRecord>)> {
-    let mut errors = shared::error::FieldErrors::new();
-    if catalog::get_category(store, keys, draft.category_id).await?.is_none() {
-        errors.insert("categoryId".into(), vec!["categoryId: no such catalog category".into()]);
+    body: &mut Checked<NewProductBody>,
+) -> ApiResult<Option<files::FileRecord>> {
+    if let Some(id) = body.fields.category_id
+        && catalog::get_category(store, keys, id).await?.is_none()
+    {
+        body.fail("categoryId", "categoryId: no such catalog category");
     }
-    let logo = match draft.logo_id {
-        Some(id) => files::find_image(store, keys, id).await?,
-        None => None,
-    };
-    if draft.logo_id.is_some() && logo.is_none() {
-        errors.insert("logoId".into(), vec!["logoId: no such image uploaded to this workspace".into()]);
+    let Some(Patch::Value(logo_id)) = body.fields.logo_id else { return Ok(None) };
+    let logo = files::find_image(store, keys, logo_id).await?;
+    if logo.is_none() {
+        body.fail("logoId", "logoId: no such image uploaded to this workspace");
     }
-    if !errors.is_empty() {
-        return Err(ApiError::validation(errors));
-    }
+    Ok(logo)
+}
+
+/// Creates a product whose references were checked (one store call: put, `NotExists`).
+pub async fn create(store: &dyn Store, keys: WsKeys, draft: ProductDefinition) -> ApiResult<ProductRecord> {
     let record = record(Uuid::new_v4(), draft);
     entity::create(store, &record, keys, "Catalog product exists").await?;
-    Ok((record, logo))
+    Ok(record)
 }
 
 /// The seed's create: the same rules, a given id, put only when absent (a product the API may
