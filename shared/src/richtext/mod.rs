@@ -22,6 +22,7 @@ mod html;
 mod markdown;
 mod model;
 mod render;
+mod scan;
 mod schema;
 mod tags;
 mod text;
@@ -77,8 +78,17 @@ pub fn to_idoc(input: &str, profile: Profile) -> Result<Doc, RichTextError> {
     }
     let content = match detect::detect(input, profile) {
         Format::IdocJson(value) => return validate::from_json(&value, profile),
-        Format::Html => html::parse(input, profile)?,
-        Format::Markdown => html::parse(&markdown::to_html(input, profile), profile)?,
+        Format::Html => {
+            scan::check_html(input)?;
+            html::parse(input, profile)?
+        }
+        Format::Markdown => {
+            // Each parser sees only input whose nesting the scan before it has bounded.
+            scan::check_markdown(input)?;
+            let html = markdown::to_html(input, profile);
+            scan::check_html(&html)?;
+            html::parse(&html, profile)?
+        }
     };
     let doc = Doc { content };
     if validate::depth(&doc) > MAX_DEPTH {
