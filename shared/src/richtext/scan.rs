@@ -771,7 +771,13 @@ impl<'a> OpenElements<'a> {
             return;
         }
         if is_in(CLOSES_IN_SCOPE, name) || is_in(TABLE_PARTS, name) || name.eq_ignore_ascii_case("table") {
-            let stop: &[&str] = if name.eq_ignore_ascii_case("li") { &["ol", "ul"] } else { &[] };
+            let stop: &[&str] = if name.eq_ignore_ascii_case("li") {
+                &["ol", "ul"]
+            } else if name.eq_ignore_ascii_case("p") {
+                &["button"]
+            } else {
+                &[]
+            };
             // The end of any heading closes the nearest heading.
             let names: &[&str] = if is_in(HEADINGS, name) { HEADINGS } else { &[name] };
             self.close_in_scope(names, stop);
