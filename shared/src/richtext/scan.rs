@@ -85,7 +85,7 @@ fn markdown_depth(input: &str, limit: usize) -> usize {
     let mut deepest = 0;
     let mut after_text = false;
     for line in input.split('\n') {
-        let mut cur = Cursor { line: line.as_bytes(), pos: 0, col: 0 };
+        let mut cur = Cursor::new(line.as_bytes());
         let blank = line.trim_matches([' ', '\t', '\r']).is_empty();
         let mut matched = 0;
         for container in &open {
@@ -139,9 +139,26 @@ struct Cursor<'a> {
     line: &'a [u8],
     pos: usize,
     col: usize,
+    /// Where the last byte that is neither whitespace nor `-` (`*`) is: a thematic break after
+    /// it is decided without rescanning the line for every marker (`- - - … x`).
+    last_not_dash: Option<usize>,
+    last_not_star: Option<usize>,
 }
 
-impl Cursor<'_> {
+impl<'a> Cursor<'a> {
+    fn new(line: &'a [u8]) -> Cursor<'a> {
+        let last_not = |c: u8| line.iter().rposition(|&b| !matches!(b, b' ' | b'\t' | b'\r') && b != c);
+        Cursor { line, pos: 0, col: 0, last_not_dash: last_not(b'-'), last_not_star: last_not(b'*') }
+    }
+
+    /// `***`, `- - -` from `at` to the end of the line: three or more of the character at `at`
+    /// and nothing else but spaces and tabs.
+    fn thematic_break(&self, at: usize) -> bool {
+        let c = self.line[at];
+        let last_other = if c == b'-' { self.last_not_dash } else { self.last_not_star };
+        last_other.is_none_or(|i| i < at) && self.line[at..].iter().filter(|&&b| b == c).take(3).count() == 3
+    }
+
     fn peek(&self) -> Option<u8> {
         self.line.get(self.pos).copied()
     }
@@ -222,7 +239,7 @@ impl Cursor<'_> {
         let rest = &self.line[start..];
         let marker = match rest.first()? {
             b'+' => 1,
-            b'-' | b'*' if !thematic_break(rest) => 1,
+            b'-' | b'*' if !self.thematic_break(start) => 1,
             b'0'..=b'9' => {
                 let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
                 if digits > 9 || !matches!(rest.get(digits), Some(b'.' | b')')) {
@@ -247,20 +264,6 @@ impl Cursor<'_> {
         }
         Some(Container::Item { indent: indent + marker + gap })
     }
-}
-
-/// `***`, `- - -`: three or more of one of `-`, `*`, `_` and nothing else but spaces and tabs.
-fn thematic_break(rest: &[u8]) -> bool {
-    let c = rest[0];
-    let mut count = 0;
-    for &b in rest {
-        match b {
-            b' ' | b'\t' | b'\r' => {}
-            _ if b == c => count += 1,
-            _ => return false,
-        }
-    }
-    count >= 3
 }
 
 enum TokenKind<'a> {
@@ -611,10 +614,6 @@ impl<'a> OpenElements<'a> {
 
     fn in_template(&self) -> bool {
         self.stack.iter().any(|e| !e.foreign && e.name.eq_ignore_ascii_case("template"))
-    }
-
-    fn in_foreign(&self) -> bool {
-        self.stack.last().is_some_and(|e| e.foreign)
     }
 
     /// Whether the current element is foreign content (not an integration point).
