@@ -53,13 +53,13 @@ fn html_depth(input: &str, limit: usize) -> usize {
                 if deepest > limit {
                     return deepest;
                 }
-                if tree.raw_text_here() {
-                    if let Some(text_end) = raw_text_end(input, i, name) {
-                        // The content of script, style, textarea… is text up to its end tag.
-                        // Its end tag is the next token.
-                        i = text_end;
-                        text_from = i;
-                    }
+                if tree.raw_text_here()
+                    && let Some(text_end) = raw_text_end(input, i, name)
+                {
+                    // The content of script, style, textarea… is text up to its end tag, which
+                    // is the next token.
+                    i = text_end;
+                    text_from = i;
                 }
             }
         }
@@ -112,7 +112,7 @@ fn markdown_depth(input: &str, limit: usize) -> usize {
         }
         // A text line that matches fewer containers continues the paragraph before it (a lazy
         // continuation line) and closes nothing.
-        if !opened && !(after_text && !blank) {
+        if !opened && (!after_text || blank) {
             open.truncate(matched);
         }
         after_text = !blank;
@@ -625,10 +625,10 @@ impl<'a> OpenElements<'a> {
     fn raw_text_here(&self) -> bool {
         let n = self.stack.len();
         // Not in a template or select, whose insertion modes may ignore the start tag.
-        n > 0
-            && !self.stack[n - 1].foreign
-            && !self.stack.iter().any(|e| is_in(&["select", "template"], e.name))
-            && !(n > 1 && self.stack[n - 2].foreign && self.stack[n - 2].name.eq_ignore_ascii_case("annotation-xml"))
+        let in_annotation =
+            n > 1 && self.stack[n - 2].foreign && self.stack[n - 2].name.eq_ignore_ascii_case("annotation-xml");
+        let in_own_mode = self.stack.iter().any(|e| is_in(&["select", "template"], e.name));
+        n > 0 && !self.stack[n - 1].foreign && !in_own_mode && !in_annotation
     }
 
     /// A start tag; returns the depth of the element it makes (none: the current depth).
@@ -916,10 +916,10 @@ impl<'a> OpenElements<'a> {
             (after_marker..self.formatting.len()).rev().find(|&i| self.formatting[i].name.eq_ignore_ascii_case(name))
         else {
             // Not a formatting element in the list: close it as any other element.
-            if let Some(i) = self.stack.iter().rposition(|e| e.name.eq_ignore_ascii_case(name)) {
-                if !self.stack[i + 1..].iter().any(|e| special(e.name)) {
-                    self.pop_to(i);
-                }
+            if let Some(i) = self.stack.iter().rposition(|e| e.name.eq_ignore_ascii_case(name))
+                && !self.stack[i + 1..].iter().any(|e| special(e.name))
+            {
+                self.pop_to(i);
             }
             return;
         };
@@ -949,7 +949,7 @@ impl<'a> OpenElements<'a> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use pulldown_cmark::{Event, Parser, Tag};
+    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
     use scraper::Html;
 
     /// The depth html5ever builds: elements below the fragment's `<html>`.
@@ -973,16 +973,7 @@ mod tests {
                     depth += 1;
                     deepest = deepest.max(depth);
                 }
-                Event::End(end)
-                    if matches!(
-                        end,
-                        pulldown_cmark::TagEnd::BlockQuote(_)
-                            | pulldown_cmark::TagEnd::List(_)
-                            | pulldown_cmark::TagEnd::Item
-                    ) =>
-                {
-                    depth -= 1
-                }
+                Event::End(TagEnd::BlockQuote(_) | TagEnd::List(_) | TagEnd::Item) => depth -= 1,
                 _ => {}
             }
         }
