@@ -3,7 +3,9 @@
 //! Input is detected (`detect`), parsed to IDoc — Markdown is first written out as HTML
 //! (`markdown`) so that both formats, and HTML mixed into Markdown, go through the one HTML
 //! parser (`html`) — and stored as typed IDoc (`model`). IDoc given as JSON (agent profile) is
-//! validated strictly (`validate`). `render` writes the HTML returned in responses.
+//! validated strictly (`validate`). `render` writes the HTML returned in responses. Before each
+//! parser runs, a linear scan (`scan`) refuses nesting deeper than the limits, so that no input
+//! makes the parsers' depth-proportional work add up (DESIGN §5, "bounded work").
 //!
 //! ```
 //! use shared::richtext::{to_html, to_idoc, Profile};
