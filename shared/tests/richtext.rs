@@ -539,6 +539,30 @@ fn idoc_json_is_validated_strictly() {
 }
 
 #[test]
+fn markdown_with_html_loses_nothing() {
+    // An autolink beside an HTML tag: Markdown, so the autolink is a link (as HTML it would be
+    // an element named `https:`, and its text lost).
+    assert_eq!(
+        html("See <https://example.com> and <b>x</b>", ED),
+        "<p>See <a target=\"_blank\" rel=\"noopener noreferrer nofollow\" href=\"https://example.com\">\
+         https://example.com</a> and <strong>x</strong></p>"
+    );
+    assert_eq!(
+        html("Mail <me@example.com> or <b>x</b>", ED),
+        "<p>Mail <a target=\"_blank\" rel=\"noopener noreferrer nofollow\" href=\"mailto:me@example.com\">\
+         me@example.com</a> or <strong>x</strong></p>"
+    );
+    // A block element, a blank line, then Markdown: the HTML block and the emphasis both stay.
+    assert_eq!(html("<div>x</div>\n\n*y*", ED), "<p>x</p><p><em>y</em></p>");
+    assert_eq!(
+        html("<p>a <b>b</b></p>\n\n_c_ and **d**", ED),
+        "<p>a <strong>b</strong></p><p><em>c</em> and <strong>d</strong></p>"
+    );
+    // HTML without such text is still read as HTML.
+    assert_eq!(html("<div>x</div>\n\n<p>*y*</p>", ED), "<p>x</p><p>*y*</p>");
+}
+
+#[test]
 fn limits_give_clear_errors() {
     let big = "a".repeat(MAX_INPUT_BYTES + 1);
     let e = to_idoc(&big, ED).unwrap_err();

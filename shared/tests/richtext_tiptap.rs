@@ -295,6 +295,8 @@ const CORPUS: &[Case] = &[
     ("md-html-para", Ed, Md, Tt, "first\n\n<b>second</b>", ""),
     ("md-html-em", Ed, Md, Tt, "<b>x</b>\n\n*y*", ""),
     ("md-html-list", Ed, Md, Tt, "<p>intro</p>\n\n- item", ""),
+    ("md-html-autolink", Ed, Md, Tt, "See <https://example.com> and <b>x</b>", ""),
+    ("md-html-block-em", Ed, Md, Tt, "<div>x</div>\n\n*y*", ""),
     ("md-table", Pr, Md, Tt, "| a | b |\n|---|:-:|\n| 1 | **2** |", "align"),
     ("md-table-editor", Ed, Md, Tt, "| a | b |\n|---|---|\n| 1 | 2 |", "flatten"),
     ("md-escape-plain", Ed, Md, Tt, "a < b && c > d", ""),

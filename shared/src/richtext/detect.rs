@@ -106,6 +106,9 @@ fn holds_block(tag: tags::Tag) -> bool {
     !tag.void && (tag.kind != tags::Kind::Inline || matches!(tag.name, "code" | "kbd" | "samp" | "tt"))
 }
 
+/// Stands for a block element in the text outside blocks: it is what a blank line may follow.
+const BLOCK: char = '\u{1}';
+
 /// `s` without markup and without the content of block-level elements (see the module docs).
 fn outside_blocks(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -126,6 +129,9 @@ fn outside_blocks(s: &str) -> String {
             && holds_block(tag)
         {
             depth = if closing { depth.saturating_sub(1) } else { depth + 1 };
+            if depth == 0 || (depth == 1 && !closing) {
+                out.push(BLOCK);
+            }
         }
         i = end;
         text_from = end;
@@ -139,7 +145,7 @@ fn outside_blocks(s: &str) -> String {
 /// Markdown block syntax at the start of a line, unambiguous inline syntax, or paragraphs.
 fn reads_as_markdown(s: &str) -> bool {
     let block = s.lines().any(|line| {
-        let l = line.trim_start();
+        let l = line.trim_start_matches(|c: char| c.is_whitespace() || c == BLOCK);
         let hashes = l.bytes().take_while(|&c| c == b'#').count();
         (1..=6).contains(&hashes) && l[hashes..].starts_with(' ')
             || l.starts_with("- ")
@@ -151,23 +157,49 @@ fn reads_as_markdown(s: &str) -> bool {
             || ordered_marker(l)
             || (l.starts_with('|') && l.contains("---"))
     });
-    block || ["**", "__", "](", "~~", "`"].iter().any(|m| s.contains(m)) || has_paragraphs(s)
+    block || ["**", "__", "](", "~~", "`"].iter().any(|m| s.contains(m)) || has_autolink(s) || has_paragraphs(s)
 }
 
-/// Text, a blank line (CommonMark's: only spaces and tabs), and text again.
+/// Text or a block element, a blank line (CommonMark's: only spaces and tabs), and text again:
+/// paragraphs, which HTML would run together.
 fn has_paragraphs(s: &str) -> bool {
     let mut text_before = false;
     let mut blank_after_text = false;
     for line in s.lines() {
         if line.trim_matches([' ', '\t']).is_empty() {
             blank_after_text = text_before;
-        } else if blank_after_text {
+        } else if blank_after_text && line.chars().any(|c| !matches!(c, ' ' | '\t' | BLOCK)) {
             return true;
         } else {
             text_before = true;
         }
     }
     false
+}
+
+/// A CommonMark autolink: `<scheme:…>` (scheme of 2–32 letters, digits, `+`, `.`, `-`, starting
+/// with a letter; no spaces, `<` or `>` after it) or `<local@domain>`. Read as HTML it would be
+/// an element and its text lost.
+fn has_autolink(s: &str) -> bool {
+    s.match_indices('<').any(|(at, _)| {
+        let rest = &s[at + 1..];
+        let Some(end) = rest.find(['>', '<', ' ', '\t', '\n', '\r']).filter(|&e| rest.as_bytes()[e] == b'>') else {
+            return false;
+        };
+        let inner = &rest[..end];
+        let uri = inner.split_once(':').is_some_and(|(scheme, _)| {
+            (2..=32).contains(&scheme.len())
+                && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-'))
+        });
+        let email = inner.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty()
+                && local.bytes().all(|b| b.is_ascii_alphanumeric() || b".!#$%&'*+/=?^_`{|}~-".contains(&b))
+                && !domain.is_empty()
+                && domain.split('.').all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+        });
+        (uri || email) && !inner.bytes().any(|b| b.is_ascii_control())
+    })
 }
 
 fn ordered_marker(l: &str) -> bool {
@@ -218,6 +250,14 @@ mod tests {
         assert_eq!(f("<p title=\"a > **b**\">x</p>"), Format::Html);
         assert_eq!(f("<p>unclosed\n\n<p>paragraphs"), Format::Html);
         assert_eq!(f("a<br>\n\nb<hr>"), Format::Markdown, "void elements have no content");
+        // A block element, a blank line and text: Markdown paragraphs (emphasis kept).
+        assert_eq!(f("<div>x</div>\n\n*y*"), Format::Markdown);
+        assert_eq!(f("<div>x</div>\n\n<p>y</p>"), Format::Html);
+        // Autolinks are Markdown (read as HTML they would be elements).
+        assert_eq!(f("See <https://example.com> and <b>x</b>"), Format::Markdown);
+        assert_eq!(f("Mail <me@example.com> or <b>x</b>"), Format::Markdown);
+        assert_eq!(f("<b>x</b> <p title=\"<https://x.y>\">y</p>"), Format::Html);
+        assert_eq!(f("a <b>x</b> <c:d e> f"), Format::Html, "a space ends an autolink");
         let word = "<html><head><style>p { x: 1 }</style></head>\r\n<body>\r\n\r\n<div class=WordSection1>\r\n\r\n\
                     <p class=MsoNormal>one\r\ntwo</p>\r\n\r\n<p class=MsoNormal>three</p>\r\n\r\n</div>\r\n</body></html>";
         assert_eq!(f(word), Format::Html, "Word's clipboard HTML has blank lines, inside <body>");

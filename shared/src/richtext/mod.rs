@@ -3,7 +3,9 @@
 //! Input is detected (`detect`), parsed to IDoc — Markdown is first written out as HTML
 //! (`markdown`) so that both formats, and HTML mixed into Markdown, go through the one HTML
 //! parser (`html`) — and stored as typed IDoc (`model`). IDoc given as JSON (agent profile) is
-//! validated strictly (`validate`). `render` writes the HTML returned in responses.
+//! validated strictly (`validate`). `render` writes the HTML returned in responses. Before each
+//! parser runs, a linear scan (`scan`) refuses nesting deeper than the limits, so that no input
+//! makes the parsers' depth-proportional work add up (DESIGN §5, "bounded work").
 //!
 //! ```
 //! use shared::richtext::{to_html, to_idoc, Profile};
@@ -22,6 +24,7 @@ mod html;
 mod markdown;
 mod model;
 mod render;
+mod scan;
 mod schema;
 mod tags;
 mod text;
@@ -77,8 +80,17 @@ pub fn to_idoc(input: &str, profile: Profile) -> Result<Doc, RichTextError> {
     }
     let content = match detect::detect(input, profile) {
         Format::IdocJson(value) => return validate::from_json(&value, profile),
-        Format::Html => html::parse(input, profile)?,
-        Format::Markdown => html::parse(&markdown::to_html(input, profile), profile)?,
+        Format::Html => {
+            scan::check_html(input)?;
+            html::parse(input, profile)?
+        }
+        Format::Markdown => {
+            // Each parser sees only input whose nesting the scan before it has bounded.
+            scan::check_markdown(input)?;
+            let html = markdown::to_html(input, profile);
+            scan::check_html(&html)?;
+            html::parse(&html, profile)?
+        }
     };
     let doc = Doc { content };
     if validate::depth(&doc) > MAX_DEPTH {
