@@ -112,7 +112,7 @@ fn over_quota(field: &str, quota: u64, stored: Option<u64>, size: u64) -> ApiErr
 /// Bytes for people: whole GiB, MiB or KiB when exact, else bytes.
 fn human(bytes: u64) -> String {
     for (unit, size) in [("GiB", 1u64 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] {
-        if bytes >= size && bytes % size == 0 {
+        if bytes >= size && bytes.is_multiple_of(size) {
             return format!("{} {unit}", bytes / size);
         }
     }
