@@ -57,6 +57,16 @@ impl ImageType {
             ImageType::Gif => "image/gif",
         }
     }
+
+    /// The file name extension of the format.
+    pub fn extension(self) -> &'static str {
+        match self {
+            ImageType::Png => "png",
+            ImageType::Jpeg => "jpg",
+            ImageType::Webp => "webp",
+            ImageType::Gif => "gif",
+        }
+    }
 }
 
 /// An uploaded file as stored in the table: `WS#<ws>` / `FILE#<fileId>` (docs/data-model.md).
@@ -83,6 +93,16 @@ impl Entity for FileRecord {
 
     fn key(&self, keys: WsKeys) -> Key {
         file_key(keys, self.id)
+    }
+}
+
+impl FileRecord {
+    /// The `Content-Disposition` the bytes are served with: shown in place (`inline`), and
+    /// saved, if the user saves them, as `<fileId>.<extension of the recognised format>`. The
+    /// uploaded file name is never used: it is the client's text (quotes, paths, control
+    /// characters), and an id with a known extension needs no escaping.
+    pub fn content_disposition(&self) -> String {
+        format!("inline; filename=\"{}.{}\"", self.id, self.content_type.extension())
     }
 }
 
@@ -114,7 +134,8 @@ pub async fn save(state: &AppState, keys: WsKeys, record: &FileRecord, bytes: Ve
         return Err(ApiError::internal("a file record names another workspace"));
     }
     let key = object_key(record.workspace_id, record.id);
-    objects(state)?.put(&key, bytes, record.content_type.content_type()).await?;
+    let disposition = record.content_disposition();
+    objects(state)?.put(&key, bytes, record.content_type.content_type(), &disposition).await?;
     entity::create(state.store(), record, keys, "A file with this id exists already").await
 }
 

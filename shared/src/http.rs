@@ -29,8 +29,12 @@ pub const MAX_URI_BYTES: usize = 8 * 1024;
 pub const PUBLIC_PREFIXES: &[&str] =
     &["/docs/", "/api/auth/login", "/api/oauth/", "/api/.well-known/", "/.well-known/", "/workspace/files/"];
 
+/// Exact paths served without a bearer credential: the base URL and `/docs`, which say what
+/// the API is and where its document is (docs/conventions.md#the-base-url).
+pub const PUBLIC_PATHS: &[&str] = &["/", "/docs"];
+
 pub fn is_public(path: &str) -> bool {
-    PUBLIC_PREFIXES.iter().any(|p| path.starts_with(p))
+    PUBLIC_PATHS.contains(&path) || PUBLIC_PREFIXES.iter().any(|p| path.starts_with(p))
 }
 
 /// Turns routes into the finished service: state, the 404 and 405 fallbacks, the body limit,
@@ -298,10 +302,18 @@ mod tests {
 
     #[test]
     fn public_paths_are_the_oauth_discovery_login_and_docs_paths() {
-        for path in ["/docs/json", "/api/auth/login", "/api/oauth/token", "/api/oauth/authorize", "/.well-known/x"] {
+        for path in [
+            "/docs/json",
+            "/api/auth/login",
+            "/api/oauth/token",
+            "/api/oauth/authorize",
+            "/.well-known/x",
+            "/",
+            "/docs",
+        ] {
             assert!(is_public(path), "{path}");
         }
-        for path in ["/tags/task", "/nope", "/api/auth/other", "/docs"] {
+        for path in ["/tags/task", "/nope", "/api/auth/other", "/docsx", "//", "/docs.json"] {
             assert!(!is_public(path), "{path}");
         }
     }

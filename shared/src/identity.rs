@@ -284,8 +284,15 @@ pub async fn create_token(
     if new.scopes.is_empty() {
         return Err(IdentityError::Invalid("a token needs at least one scope".into()));
     }
-    if get_user(store, workspace_id, user_id).await?.is_none() {
-        return Err(IdentityError::NotFound(format!("user {user_id} in workspace {workspace_id}")));
+    match get_user(store, workspace_id, user_id).await? {
+        None => return Err(IdentityError::NotFound(format!("user {user_id} in workspace {workspace_id}"))),
+        // Its token would be refused on every request (401): refuse it now, saying why.
+        Some(user) if !user.is_active => {
+            return Err(IdentityError::Invalid(format!(
+                "user {user_id} is inactive, so a token for them would be refused; reactivate the user first"
+            )));
+        }
+        Some(_) => {}
     }
     let raw = token::mint(key);
     let record = TokenRecord {

@@ -134,7 +134,12 @@ fn tags_events_run_through_the_lambda_adapter() {
         let docs_router =
             docs::FUNCTION.router(state(Arc::new(SqliteStore::in_memory().unwrap()), TokenKey::generate()));
         let docs_events = load_events("docs");
-        assert_eq!(docs_events.keys().collect::<Vec<_>>(), ["json", "yaml"], "one event per route");
+        assert_eq!(docs_events.keys().collect::<Vec<_>>(), ["docs", "index", "json", "yaml"], "one event per route");
+        for name in ["index", "docs"] {
+            let index = invoke(docs_router.clone(), &docs_events[name]).await;
+            assert_eq!(index["statusCode"], 200, "{name}: {index}");
+            assert_eq!(body(&index)["version"], "1.0", "{name}: {index}");
+        }
         let json_doc = invoke(docs_router.clone(), &docs_events["json"]).await;
         assert_eq!(json_doc["statusCode"], 200, "{json_doc}");
         assert_eq!(body(&json_doc), serde_json::to_value(docs::document()).unwrap());

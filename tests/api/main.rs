@@ -7,6 +7,7 @@
 //! area share this process and run on parallel threads.
 
 mod administration_api;
+mod base_url;
 mod check_order;
 mod cors;
 mod hardening;

@@ -516,10 +516,61 @@ async fn redirect_uri_variants_get_an_error_page_never_a_redirect() {
             assert_eq!(answer.status, 400, "{client_id}");
             assert!(answer.location().is_none());
         }
-        // A repeated parameter: refused.
+        // A repeated client_id or redirect_uri: an error page (no verified place to answer).
+        for (name, value) in [("redirect_uri", "https://evil.example/callback"), ("redirect_uri", REDIRECT)] {
+            let mut repeated = request(&client.id, REDIRECT, &challenge);
+            repeated.push((name, value));
+            for answer in
+                [authorize_page(api, &repeated).await, decide(api, &repeated, &email, PASSWORD, "approve").await]
+            {
+                assert_eq!(answer.status, 400, "{name}: {}", answer.text);
+                assert!(answer.location().is_none(), "{name}");
+            }
+        }
         let mut repeated = request(&client.id, REDIRECT, &challenge);
-        repeated.push(("redirect_uri", "https://evil.example/callback"));
+        repeated.push(("client_id", &client.id));
         assert_eq!(authorize_page(api, &repeated).await.status, 400);
+    })
+    .await;
+}
+
+/// Any other parameter repeated, once the client and its redirect URI are verified, goes back
+/// to the client as `invalid_request` (RFC 6749 §3.1, §4.1.2.1) with `iss` and `state`: the
+/// page is never shown and no code is issued. A repeated `state` is not echoed.
+#[tokio::test]
+async fn a_repeated_parameter_redirects_with_invalid_request() {
+    each_backend(async |_, api| {
+        let client = public_client(api).await;
+        let (_, email) = user(api).await;
+        let (_, challenge) = pkce();
+        let this_api = api.base.clone();
+        let base = request(&client.id, REDIRECT, &challenge);
+        let repeats: [(&str, &str); 5] = [
+            ("resource", &this_api),
+            ("resource", "https://other.example"),
+            ("scope", "api:read"),
+            ("code_challenge", &challenge),
+            ("response_type", "code"),
+        ];
+        for (name, value) in repeats {
+            let mut pairs = with(base.clone(), "resource", Some(&this_api));
+            pairs.push((name, value));
+            for answer in [authorize_page(api, &pairs).await, decide(api, &pairs, &email, PASSWORD, "approve").await] {
+                assert_eq!(answer.status, 302, "{name}: {}", answer.text);
+                assert!(answer.location().unwrap().starts_with(&format!("{REDIRECT}?")));
+                let params = answer.redirect_params();
+                assert_eq!(params["error"], "invalid_request", "{name}");
+                assert!(params["error_description"].contains(name), "{params:?}");
+                assert_eq!(params["state"], "st-123", "{name}");
+                assert_eq!(params["iss"], api.url("/api"));
+                assert!(!params.contains_key("code"));
+            }
+        }
+        let mut pairs = base.clone();
+        pairs.push(("state", "other"));
+        let params = authorize_page(api, &pairs).await.redirect_params();
+        assert_eq!(params["error"], "invalid_request");
+        assert!(!params.contains_key("state"), "which state? none: {params:?}");
     })
     .await;
 }

@@ -11,7 +11,8 @@ use shared::permissions::{GUEST, ROOT, STAFF};
 use shared::store::Query;
 use shared::store::keys::WsKeys;
 use uuid::Uuid;
-use workspace::image::{MAX_BODY_BYTES, MAX_FILE_BYTES, samples};
+use workspace::image::{MAX_BODY_BYTES, MAX_FILE_BYTES, MAX_PIXELS, samples};
+use workspace::quota::{self, StorageUsage};
 
 /// The embedded store with a directory, then DynamoDB Local with moto's S3.
 async fn each_setup(test: impl AsyncFn(&TestApi)) {
@@ -66,11 +67,16 @@ fn image_part<'a>(bytes: &'a [u8], name: &'a str) -> Part<'a> {
 
 /// GETs a URL without credentials: status, content type, bytes.
 async fn fetch(api: &TestApi, url: &str) -> (u16, String, Vec<u8>) {
+    let (status, headers, bytes) = fetch_with_headers(api, url).await;
+    let content_type = headers.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+    (status, content_type, bytes)
+}
+
+async fn fetch_with_headers(api: &TestApi, url: &str) -> (u16, reqwest::header::HeaderMap, Vec<u8>) {
     let response = api.http.get(url).send().await.expect("the URL answers");
     let status = response.status().as_u16();
-    let content_type =
-        response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
-    (status, content_type, response.bytes().await.unwrap().to_vec())
+    let headers = response.headers().clone();
+    (status, headers, response.bytes().await.unwrap().to_vec())
 }
 
 #[tokio::test]
@@ -103,10 +109,19 @@ async fn each_format_is_stored_with_its_dimensions_and_its_url_serves_the_same_b
 
             // The URL serves the very bytes, without credentials.
             let url = body["url"].as_str().unwrap();
-            let (status, served_type, served) = fetch(api, url).await;
+            let (status, headers, served) = fetch_with_headers(api, url).await;
             assert_eq!(status, 200, "[{}] GET the file URL", api.backend);
             assert_eq!(served, bytes, "[{}] the URL serves the uploaded bytes", api.backend);
-            assert_eq!(served_type, content_type);
+            assert_eq!(headers["content-type"], content_type);
+            // Shown in place, saved under the id with the recognised format's extension,
+            // whatever name the upload claimed.
+            let extension = content_type.trim_start_matches("image/").replace("jpeg", "jpg");
+            assert_eq!(
+                headers.get("content-disposition").and_then(|v| v.to_str().ok()),
+                Some(format!("inline; filename=\"{id}.{extension}\"").as_str()),
+                "[{}] {content_type}",
+                api.backend
+            );
         }
     })
     .await;
@@ -148,17 +163,24 @@ async fn anything_but_a_raster_image_is_a_400_naming_the_file() {
     each_setup(async |api| {
         let (_, token) = api.user(STAFF, UserKind::Employee).await;
         let svg = br#"<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>"#;
-        let cases: [(&str, &str, &[u8]); 5] = [
-            ("logo.png", "image/png", b"just some text, renamed to logo.png"),
-            ("logo.svg", "image/svg+xml", svg),
-            ("logo.png", "image/png", svg),
-            ("empty.png", "image/png", b""),
-            ("broken.png", "image/png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"),
+        let png = samples::bytes(samples::PNG);
+        let header_only = &png[..33]; // signature and IHDR: no IDAT, no IEND
+        let cut_jpeg = samples::bytes(samples::JPEG);
+        let cut_jpeg = &cut_jpeg[..cut_jpeg.len() - 4];
+        let cases: [(&str, &str, &[u8], &str); 7] = [
+            ("logo.png", "image/png", b"just some text, renamed to logo.png", "PNG, JPEG, WebP or GIF"),
+            ("logo.svg", "image/svg+xml", svg, "SVG"),
+            ("logo.png", "image/png", svg, "SVG"),
+            ("empty.png", "image/png", b"", "empty"),
+            ("broken.png", "image/png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", "header"),
+            ("header.png", "image/png", header_only, "cut short"),
+            ("cut.jpg", "image/jpeg", cut_jpeg, "cut short"),
         ];
-        for (name, declared, bytes) in cases {
+        for (name, declared, bytes, why) in cases {
             let (status, body) = upload(api, &token, &[("file", Some(name), declared, bytes)]).await;
             assert_error_body(api.backend, status, &body, 400);
-            assert!(body["errors"]["file"].is_array(), "[{}] {name}: {body}", api.backend);
+            let message = body["errors"]["file"][0].as_str().unwrap_or_default();
+            assert!(message.contains(why), "[{}] {name}: {body}", api.backend);
         }
     })
     .await;
@@ -357,4 +379,100 @@ async fn an_idempotent_upload_of_megabytes_replays_and_stores_once() {
         assert_eq!(page.items.len(), 1, "[{}] one file stored", api.backend);
     })
     .await;
+}
+
+/// A PNG: signature, IHDR declaring `width` × `height`, then `idat` (the sample's IDAT, or none)
+/// and IEND. Without IDAT it is the report's 74-byte-or-so header.
+fn declared_png(width: u32, height: u32, with_idat: bool) -> Vec<u8> {
+    let sample = samples::bytes(samples::PNG);
+    let mut bytes = sample[..33].to_vec(); // signature and IHDR
+    bytes[16..20].copy_from_slice(&width.to_be_bytes());
+    bytes[20..24].copy_from_slice(&height.to_be_bytes());
+    if with_idat {
+        bytes.extend_from_slice(&sample[33..sample.len() - 12]);
+    }
+    bytes.extend_from_slice(&sample[sample.len() - 12..]); // IEND
+    bytes
+}
+
+/// The pixel limits (docs/files.md): at most 10,000 a side and 25 megapixels, as the header
+/// declares them; and a header without image data is refused whatever it declares.
+#[tokio::test]
+async fn images_over_the_pixel_limit_or_without_data_are_400() {
+    let backend = backends().await.remove(0);
+    let api = TestApi::start(&backend).await;
+    let (_, token) = api.user(STAFF, UserKind::Employee).await;
+    for (width, height) in [(10_000, 10_000), (5001, 5000), (10_001, 1)] {
+        let png = declared_png(width, height, true);
+        let (status, body) = upload(&api, &token, &[image_part(&png, "huge.png")]).await;
+        assert_error_body(api.backend, status, &body, 400);
+        let message = body["errors"]["file"][0].as_str().unwrap_or_default();
+        assert!(message.contains(&format!("{width}×{height}")) && message.contains(&MAX_PIXELS.to_string()), "{body}");
+    }
+    let bare = declared_png(3, 2, false);
+    let (status, body) = upload(&api, &token, &[image_part(&bare, "bare.png")]).await;
+    assert_error_body(api.backend, status, &body, 400);
+    assert!(body["errors"]["file"][0].as_str().unwrap_or_default().contains("no image data"), "{body}");
+    // At the limit: 5000 × 5000 declared (the data is the sample's; it is not decoded).
+    let (status, body) = upload(&api, &token, &[image_part(&declared_png(5000, 5000, true), "big.png")]).await;
+    assert_eq!((status, body["width"].as_u64()), (201, Some(5000)), "{body}");
+}
+
+/// Presets the workspace's stored bytes (the counter the uploads reserve on).
+async fn set_stored(api: &TestApi, bytes: u64) {
+    let usage = StorageUsage { bytes: bytes as i64 };
+    let key = quota::usage_key(WsKeys::new(api.workspace_id));
+    api.store.delete(&key, shared::store::Condition::None).await.unwrap();
+    shared::entity::create(api.store.as_ref(), &usage, WsKeys::new(api.workspace_id), "exists").await.unwrap();
+}
+
+/// The storage quota (docs/files.md#the-storage-quota) holds under concurrent uploads: with
+/// room for exactly two files, of six sent at once two are stored and four get 413 naming the
+/// quota; the count of stored bytes ends at the quota exactly.
+#[tokio::test]
+async fn concurrent_uploads_never_exceed_the_storage_quota() {
+    each_setup(async |api| {
+        let (_, token) = api.user(STAFF, UserKind::Employee).await;
+        let quota = quota::configured_quota().unwrap();
+        let png = samples::bytes(samples::PNG);
+        let size = png.len() as u64;
+        set_stored(api, quota - 2 * size - (size - 1)).await; // room for two, not three
+        let parts = [image_part(&png, "logo.png")];
+        let uploads = (0..6).map(|_| upload(api, &token, &parts));
+        let answers = futures::future::join_all(uploads).await;
+        let stored: Vec<_> = answers.iter().filter(|(status, _)| *status == 201).collect();
+        assert_eq!(stored.len(), 2, "[{}] {answers:?}", api.backend);
+        for (status, body) in answers.iter().filter(|(status, _)| *status != 201) {
+            assert_error_body(api.backend, *status, body, 413);
+            let why = body["errors"]["file"][0].as_str().unwrap_or_default();
+            assert!(why.contains("quota of 1 GiB") || why.contains(&format!("quota of {quota}")), "{body}");
+            assert!(body["message"].as_str().unwrap().contains("quota"), "{body}");
+        }
+        let keys = WsKeys::new(api.workspace_id);
+        assert_eq!(quota::stored(api.store.as_ref(), keys).await.unwrap(), quota - (size - 1));
+        let page = api.store.query(Query::table(keys.root_pk()).begins_with("FILE#")).await.unwrap();
+        assert_eq!(page.items.len(), 2, "[{}] two files stored", api.backend);
+
+        // A file larger than the room left is refused even with the counter below the quota;
+        // a smaller one still fits.
+        let other = identity::create_workspace(api.store.as_ref(), "Other", "en").await.unwrap();
+        let (_, other_token) = api.user_in(other.id, STAFF, UserKind::Employee, &["api:read", "api:write"]).await;
+        let (status, body) = upload(api, &other_token, &[image_part(&png, "logo.png")]).await;
+        assert_eq!(status, 201, "[{}] another workspace has its own quota: {body}", api.backend);
+    })
+    .await;
+}
+
+/// A reservation whose file is not stored is given back: an object store that fails leaves the
+/// count as it was.
+#[tokio::test]
+async fn a_failed_upload_gives_its_quota_back() {
+    let backend = backends().await.remove(0);
+    let failing = std::sync::Arc::new(shared::store::objects::DirectoryObjects::new("/dev/null/no-such-directory"));
+    let api = TestApi::builder(&backend).objects(failing).start().await;
+    let (_, token) = api.user(STAFF, UserKind::Employee).await;
+    set_stored(&api, 1000).await;
+    let (status, body) = upload(&api, &token, &[image_part(&samples::bytes(samples::PNG), "logo.png")]).await;
+    assert_error_body(api.backend, status, &body, 500);
+    assert_eq!(quota::stored(api.store.as_ref(), WsKeys::new(api.workspace_id)).await.unwrap(), 1000);
 }

@@ -6,12 +6,15 @@
 //! server (`functions/local`) and the tests (`tests/`) iterate it; adding a function is one
 //! line here (docs/functions.md).
 
+use axum::extract::State;
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
+use serde::Serialize;
 use shared::AppState;
 use shared::function::Function;
 use shared::openapi::ApiTag;
 use std::sync::OnceLock;
+use utoipa::ToSchema;
 use utoipa::openapi::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -31,7 +34,10 @@ pub const FUNCTIONS: &[&Function] = &[
 pub const FUNCTION: Function = Function {
     name: "docs",
     prefixes: &["/docs"],
-    tags: &[ApiTag { name: "docs", description: "This document, as JSON and as YAML" }],
+    tags: &[ApiTag {
+        name: "docs",
+        description: "This document, as JSON and as YAML, and the API's name and version at `/` and `/docs`",
+    }],
     api,
     entities: &[],
 };
@@ -50,7 +56,71 @@ pub fn document() -> &'static OpenApi {
 }
 
 fn api() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(openapi_json)).routes(routes!(openapi_yaml))
+    OpenApiRouter::new()
+        .routes(routes!(openapi_json))
+        .routes(routes!(openapi_yaml))
+        .routes(routes!(api_index))
+        .routes(routes!(docs_index))
+}
+
+/// What the API is and where its document is: the public answer at `/` and `/docs`, so that
+/// whoever opens the base URL learns where to go next (docs/conventions.md#the-base-url).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(examples(json!({
+    "name": "workapi",
+    "version": "1.0",
+    "documentation": {"json": "https://work.example.com/docs/json", "yaml": "https://work.example.com/docs/yaml"},
+    "authorizationServer": "https://work.example.com/api/.well-known/oauth-authorization-server"
+})))]
+pub struct ApiIndex {
+    /// The API's name (the document's title)
+    pub name: String,
+    /// The API's version (the document's `info.version`; paths carry none)
+    pub version: String,
+    pub documentation: DocumentUrls,
+    /// The OAuth authorization server's metadata (RFC 8414), for clients that sign users in
+    pub authorization_server: String,
+}
+
+/// The OpenAPI document's URLs
+#[derive(Serialize, ToSchema)]
+pub struct DocumentUrls {
+    /// The OpenAPI 3.1 document as JSON
+    pub json: String,
+    /// The same document as YAML
+    pub yaml: String,
+}
+
+fn index(state: &AppState, headers: &HeaderMap) -> axum::Json<ApiIndex> {
+    let site = state.site_url().of(headers);
+    let info = &document().info;
+    axum::Json(ApiIndex {
+        name: info.title.clone(),
+        version: info.version.clone(),
+        documentation: DocumentUrls { json: format!("{site}/docs/json"), yaml: format!("{site}/docs/yaml") },
+        authorization_server: format!("{site}/api/.well-known/oauth-authorization-server"),
+    })
+}
+
+/// The API's name, version and document
+///
+/// Public: the API's name and version, and the URLs of this document. Whoever opens the base
+/// URL learns where to go next.
+#[utoipa::path(get, path = "/", operation_id = "apiIndex", tag = "docs",
+    responses((status = 200, description = "The API's name, version and document URLs", body = ApiIndex)))]
+async fn api_index(State(state): State<AppState>, headers: HeaderMap) -> axum::Json<ApiIndex> {
+    index(&state, &headers)
+}
+
+/// The document's URLs
+///
+/// Public: the same answer as `/`, the API's name and version with the URLs of this document
+/// as JSON and YAML.
+#[utoipa::path(get, path = "/docs", operation_id = "docsIndex", tag = "docs",
+    responses((status = 200, description = "The API's name, version and document URLs", body = ApiIndex)))]
+async fn docs_index(State(state): State<AppState>, headers: HeaderMap) -> axum::Json<ApiIndex> {
+    index(&state, &headers)
 }
 
 /// The document as JSON

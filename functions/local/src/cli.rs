@@ -31,6 +31,7 @@ pub struct StoreArgs {
     #[arg(long, global = true, env = "LT_STORE")]
     pub store: Option<String>,
     /// Directory of the default embedded store, its token key and uploaded files (`files/`).
+    /// Default: `.workapi/` under the current directory (the repository root for `cargo run`).
     #[arg(long, global = true, env = "LT_DATA_DIR")]
     pub data_dir: Option<PathBuf>,
     /// Where uploaded files' bytes go: `dir:<directory>` (default: the data directory, so
@@ -189,10 +190,14 @@ pub struct Backend {
     objects: Arc<dyn ObjectStore>,
 }
 
-/// `<repository>/.workapi`: data survives restarts, whatever directory cargo runs from.
+/// `.workapi/` under the current directory: `cargo run` at the repository root keeps its data
+/// there, and a binary copied or installed elsewhere writes where it is run, never into the
+/// checkout it was built from.
 pub fn default_data_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.workapi")
+    PathBuf::from(DEFAULT_DATA_DIR)
 }
+
+pub const DEFAULT_DATA_DIR: &str = ".workapi";
 
 impl StoreArgs {
     pub async fn open(&self) -> CliResult<Backend> {
@@ -391,4 +396,49 @@ pub async fn run_operator(command: Command, backend: &Backend) -> CliResult<()> 
         },
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{CommandFactory, Parser};
+    use shared::store::keys::WsKeys;
+    use shared::store::{Condition, Update};
+
+    #[test]
+    fn the_data_directory_defaults_to_the_current_directory_and_help_says_so() {
+        assert_eq!(default_data_dir(), PathBuf::from(".workapi"));
+        assert!(default_data_dir().is_relative(), "never the checkout the binary was built from");
+        let help = Cli::command().render_long_help().to_string();
+        assert!(help.contains("`.workapi/` under the current directory"), "{help}");
+    }
+
+    /// `workapi token create` for an inactive user is refused with a message that says why
+    /// (its token would get 401 on every request); for an active user it works.
+    #[tokio::test]
+    async fn token_create_refuses_an_inactive_user() {
+        let dir = std::env::temp_dir().join(format!("workapi-cli-{}", Uuid::new_v4().simple()));
+        let args = |command: &[&str]| {
+            let base = ["workapi", "--data-dir", dir.to_str().unwrap()];
+            Cli::try_parse_from(base.iter().chain(command)).expect("the arguments parse")
+        };
+        let backend = args(&["workspace", "list"]).store.open().await.unwrap();
+        let store = backend.store();
+        let workspace = identity::create_workspace(store.as_ref(), "CLI", "en").await.unwrap();
+        let new =
+            NewUser { email: "a@cli.example", name: "A", role_id: "_staff", kind: UserKind::Employee, language: "en" };
+        let user = identity::create_user(store.as_ref(), workspace.id, new).await.unwrap();
+        let (ws, id) = (workspace.id.to_string(), user.id.to_string());
+        let create = ["token", "create", "--workspace", &ws, "--user", &id];
+
+        run_operator(args(&create).command, &backend).await.expect("an active user gets a token");
+        let key = WsKeys::new(workspace.id).user(user.id);
+        store.update(&key, Update::default().set("isActive", false), Condition::Exists).await.unwrap();
+        let refused = run_operator(args(&create).command, &backend).await.expect_err("refused");
+        let message = refused.to_string();
+        assert!(message.contains("inactive") && message.contains(&id), "{message}");
+        let tokens = identity::list_tokens(store.as_ref(), workspace.id, user.id).await.unwrap();
+        assert_eq!(tokens.len(), 1, "no second token was stored");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -131,15 +131,21 @@ pub fn error_redirect(uri: &str, state: Option<&str>, error: &str, description: 
     redirect(uri, &pairs, issuer)
 }
 
-/// Validates an authorization request (query of the GET, hidden fields of the POST).
+/// Validates an authorization request (query of the GET, hidden fields of the POST), read
+/// with the first occurrence of each parameter; `repeated` names those given more than once.
 /// The endpoints give the issuer, which goes with every error redirect (RFC 9207), and the one
 /// `resource` a client may name (RFC 8707).
 pub async fn validate(
     state: &AppState,
     params: &AuthorizeQuery,
+    repeated: &[String],
     endpoints: &Endpoints,
 ) -> Result<AuthRequest, Refusal> {
     let issuer = endpoints.issuer.as_str();
+    // A repeated client_id or redirect_uri leaves no verified place to answer: an error page.
+    if let Some(name) = repeated.iter().find(|name| matches!(name.as_str(), "client_id" | "redirect_uri")) {
+        return Err(bad_page("Invalid request", format!("The parameter {name} appears more than once.")));
+    }
     let client_id = params
         .client_id
         .as_deref()
@@ -168,8 +174,16 @@ pub async fn validate(
             ));
         }
     };
-    // From here on, problems go back to the verified redirect URI.
+    // From here on, problems go back to the verified redirect URI. A repeated parameter comes
+    // first (RFC 6749 §3.1, §4.1.2.1): `invalid_request`, and `state` only when it was not the
+    // one repeated (which of two values would the client expect back?).
     let state = params.state.clone();
+    if let Some(name) = repeated.first() {
+        let state =
+            state.as_deref().filter(|s| s.chars().count() <= MAX_STATE_CHARS && !repeated.iter().any(|r| r == "state"));
+        let description = format!("The parameter {name} appears more than once");
+        return Err(Refusal::Respond(error_redirect(&redirect_uri, state, "invalid_request", &description, issuer)));
+    }
     let problem = check_parameters(params, state.as_deref());
     if let Some((error, description)) = problem {
         let state = state.as_deref().filter(|s| s.chars().count() <= MAX_STATE_CHARS);
@@ -329,12 +343,13 @@ pub struct AuthorizeForm {
         (status = 400, description = "Error page (HTML): unknown client, or a redirect URI not registered for it", content_type = "text/html", body = String),
     ))]
 async fn authorize_page(State(state): State<AppState>, headers: HeaderMap, uri: Uri) -> Response {
-    let params: AuthorizeQuery = match form::parse(uri.query().unwrap_or_default().as_bytes()) {
-        Ok(params) => params,
-        Err(e) => return params_problem(e).into_response(),
-    };
+    let (params, repeated): (AuthorizeQuery, _) =
+        match form::parse_reporting_repeats(uri.query().unwrap_or_default().as_bytes()) {
+            Ok(read) => read,
+            Err(e) => return params_problem(e).into_response(),
+        };
     let endpoints = Endpoints::of(&state, &headers);
-    let request = match validate(&state, &params, &endpoints).await {
+    let request = match validate(&state, &params, &repeated, &endpoints).await {
         Ok(request) => request,
         Err(refusal) => return refusal.into_response(),
     };
@@ -389,13 +404,13 @@ async fn authorize_decision(State(state): State<AppState>, parts: Parts, body: B
     if !form::is_form(&parts.headers) {
         return bad_page("Invalid request", "The form could not be read.").into_response();
     }
-    let params: AuthorizeForm = match form::parse(&body) {
-        Ok(params) => params,
+    let (params, repeated): (AuthorizeForm, _) = match form::parse_reporting_repeats(&body) {
+        Ok(read) => read,
         Err(e) => return params_problem(e).into_response(),
     };
     let store = state.store();
     let endpoints = Endpoints::of(&state, &parts.headers);
-    let request = match validate(&state, &params.request, &endpoints).await {
+    let request = match validate(&state, &params.request, &repeated, &endpoints).await {
         Ok(request) => request,
         Err(refusal) => return refusal.into_response(),
     };

@@ -25,6 +25,30 @@ pub fn parse<T: DeserializeOwned>(input: &[u8]) -> Result<T, ParamsError> {
     serde_json::from_value(Value::Object(map)).map_err(|e| ParamsError::Invalid(e.to_string()))
 }
 
+/// Like [`parse`], but a repeated parameter is not an error yet: the first occurrence is read
+/// and the repeated names are returned beside it. For the authorization endpoint, which must
+/// verify the client and its redirect URI before it may report a repeated parameter to the
+/// client (RFC 6749 §4.1.2.1, `invalid_request`).
+pub fn parse_reporting_repeats<T: DeserializeOwned>(input: &[u8]) -> Result<(T, Vec<String>), ParamsError> {
+    let mut map = Map::new();
+    let mut repeated: Vec<String> = Vec::new();
+    for (count, (name, value)) in form_urlencoded::parse(input).enumerate() {
+        if count >= MAX_PARAMS {
+            return Err(ParamsError::TooMany);
+        }
+        if map.contains_key(name.as_ref()) {
+            if !repeated.iter().any(|r| *r == name) {
+                repeated.push(name.into_owned());
+            }
+            continue;
+        }
+        map.insert(name.into_owned(), Value::String(value.into_owned()));
+    }
+    map.retain(|_, v| v.as_str().is_some_and(|v| !v.is_empty()));
+    let params = serde_json::from_value(Value::Object(map)).map_err(|e| ParamsError::Invalid(e.to_string()))?;
+    Ok((params, repeated))
+}
+
 /// Parameters by name.
 struct Params(BTreeMap<String, String>);
 
@@ -114,6 +138,9 @@ mod tests {
         for repeated in [&b"a=1&a=2"[..], b"a=1&a=", b"a=&a=1"] {
             assert_eq!(parse::<Example>(repeated).err(), Some(ParamsError::Repeated("a".into())));
         }
+        let (p, repeated): (Example, _) = parse_reporting_repeats(b"a=1&b=2&a=3&a=4&b=&c=").unwrap();
+        assert_eq!((p.a.as_deref(), p.b.as_deref(), p.c), (Some("1"), Some("2"), None));
+        assert_eq!(repeated, ["a", "b"]);
         let p: Example = parse(b"a=1&b=&c=x%20y+z&unknown=1").unwrap();
         assert_eq!(p, Example { a: Some("1".into()), b: None, c: Some("x y z".into()) });
         let many: String = (0..=MAX_PARAMS).map(|i| format!("p{i}=1&")).collect();

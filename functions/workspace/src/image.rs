@@ -1,6 +1,7 @@
 //! What an upload may be (docs/files.md): the limits and the recognition of an image by its
 //! content. Plain functions, no HTTP: the handler maps their errors to 400 and 413.
 
+use crate::structure::{self, Missing};
 use shared::files::ImageType;
 
 /// The largest file accepted, in bytes (4 MiB). API Gateway carries up to 10 MB, but Lambda's
@@ -16,6 +17,12 @@ pub const MAX_BODY_BYTES: usize = MAX_FILE_BYTES + 64 * 1024;
 /// The longest side accepted, in pixels: beyond it an image is a decompression bomb for
 /// whoever renders it, not a logo.
 pub const MAX_DIMENSION: u32 = 10_000;
+
+/// The most pixels accepted (25 megapixels, e.g. 5000 × 5000 or a 24-megapixel photo): decoded
+/// as RGBA that is 100 MB, the most a browser or a thumbnailer should be asked to hold for one
+/// image. A few kilobytes of compressed data can declare far more (a 74-byte PNG declares
+/// 10000 × 10000), so the limit is on what the header declares, not on the file size.
+pub const MAX_PIXELS: u64 = 25_000_000;
 
 /// A recognised image: its format and its size in pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +44,10 @@ pub enum Refusal {
         width: u32,
         height: u32,
     },
+    /// The header parses but the file ends inside its structure.
+    Truncated(ImageType),
+    /// The structure is whole but holds no pixel data.
+    NoImageData(ImageType),
 }
 
 impl std::fmt::Display for Refusal {
@@ -48,8 +59,15 @@ impl std::fmt::Display for Refusal {
             Refusal::Corrupt(format) => {
                 write!(f, "file starts like a {} image but its header does not parse", format.content_type())
             }
-            Refusal::TooManyPixels { width, height } => {
-                write!(f, "file is {width}×{height} pixels; each side may be at most {MAX_DIMENSION}")
+            Refusal::TooManyPixels { width, height } => write!(
+                f,
+                "file is {width}×{height} pixels; each side may be at most {MAX_DIMENSION} and the whole at most {MAX_PIXELS} pixels"
+            ),
+            Refusal::Truncated(format) => {
+                write!(f, "file is a {} image cut short: it ends inside its data", format.content_type())
+            }
+            Refusal::NoImageData(format) => {
+                write!(f, "file has a {} header but no image data", format.content_type())
             }
         }
     }
@@ -78,8 +96,9 @@ fn looks_like_svg(bytes: &[u8]) -> bool {
     text.trim_start_matches('\u{feff}').trim_start().starts_with('<') && text.contains("<svg")
 }
 
-/// Recognises a PNG, JPEG, WebP or GIF image by its signature, then reads its dimensions from
-/// its header (imagesize): the declared content type and file name play no part.
+/// Recognises a PNG, JPEG, WebP or GIF image by its signature, reads its dimensions from its
+/// header (imagesize) and checks them against the limits, then walks its structure for image
+/// data ([`structure`]): the declared content type and file name play no part.
 pub fn recognise(bytes: &[u8]) -> Result<Image, Refusal> {
     if bytes.is_empty() {
         return Err(Refusal::Empty);
@@ -104,9 +123,13 @@ pub fn recognise(bytes: &[u8]) -> Result<Image, Refusal> {
     if width == 0 || height == 0 {
         return Err(Refusal::Corrupt(format));
     }
-    if width > MAX_DIMENSION || height > MAX_DIMENSION {
+    if width > MAX_DIMENSION || height > MAX_DIMENSION || u64::from(width) * u64::from(height) > MAX_PIXELS {
         return Err(Refusal::TooManyPixels { width, height });
     }
+    structure::check(format, bytes).map_err(|missing| match missing {
+        Missing::Truncated => Refusal::Truncated(format),
+        Missing::NoImageData => Refusal::NoImageData(format),
+    })?;
     Ok(Image { format, width, height })
 }
 
@@ -225,6 +248,103 @@ mod tests {
             Err(Refusal::TooManyPixels { width: MAX_DIMENSION + 1, height: 1 })
         );
         assert_eq!(recognise(&png(0, 1)), Err(Refusal::Corrupt(ImageType::Png)));
+    }
+
+    #[test]
+    fn the_pixel_count_is_limited_as_well_as_each_side() {
+        let png = |width: u32, height: u32| {
+            let mut bytes = samples::bytes(samples::PNG);
+            bytes[16..20].copy_from_slice(&width.to_be_bytes());
+            bytes[20..24].copy_from_slice(&height.to_be_bytes());
+            bytes
+        };
+        assert!(recognise(&png(5000, 5000)).is_ok(), "exactly {MAX_PIXELS} pixels");
+        assert!(recognise(&png(10_000, 2500)).is_ok());
+        for (width, height) in [(5000, 5001), (10_000, 10_000), (10_000, 2501)] {
+            assert_eq!(recognise(&png(width, height)), Err(Refusal::TooManyPixels { width, height }));
+        }
+        let message = Refusal::TooManyPixels { width: 10_000, height: 10_000 }.to_string();
+        assert!(message.contains("25000000") && message.contains("10000×10000"), "{message}");
+    }
+
+    /// The report's case: a PNG signature and IHDR declaring 10000 × 10000, then IEND, 74 bytes
+    /// or so in all. Refused for its size; at a size within the limits, for having no IDAT.
+    #[test]
+    fn a_header_without_image_data_is_refused() {
+        let png = |width: u32, height: u32| {
+            let mut bytes = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+            bytes.extend_from_slice(&width.to_be_bytes());
+            bytes.extend_from_slice(&height.to_be_bytes());
+            bytes.extend_from_slice(&[8, 2, 0, 0, 0, 0x12, 0x16, 0xf1, 0x4d]); // rest of IHDR, CRC
+            bytes.extend_from_slice(b"\0\0\0\0IEND\xae\x42\x60\x82");
+            bytes
+        };
+        assert_eq!(recognise(&png(10_000, 10_000)), Err(Refusal::TooManyPixels { width: 10_000, height: 10_000 }));
+        assert_eq!(recognise(&png(3, 2)), Err(Refusal::NoImageData(ImageType::Png)));
+        assert!(Refusal::NoImageData(ImageType::Png).to_string().contains("no image data"));
+
+        // A GIF with a screen and colour table but only the trailer.
+        let mut gif = samples::bytes(samples::GIF);
+        let trailer = gif.len() - 1;
+        let colour_table = 3 << ((gif[10] & 0x07) + 1);
+        gif.truncate(6 + 7 + colour_table);
+        gif.push(0x3B);
+        assert!(trailer > gif.len());
+        assert_eq!(recognise(&gif), Err(Refusal::NoImageData(ImageType::Gif)));
+
+        // A JPEG whose frame header is followed directly by EOI.
+        let jpeg = samples::bytes(samples::JPEG);
+        let sos = jpeg.windows(2).position(|w| w == [0xFF, 0xDA]).unwrap();
+        let mut no_scan = jpeg[..sos].to_vec();
+        no_scan.extend_from_slice(&[0xFF, 0xD9]);
+        assert_eq!(recognise(&no_scan), Err(Refusal::NoImageData(ImageType::Jpeg)));
+
+        // A WebP container with only a metadata chunk (RIFF size 4 + 8 + 2).
+        let no_bitstream = b"RIFF\x0e\0\0\0WEBPEXIF\x02\0\0\0ab";
+        assert_eq!(structure::check(ImageType::Webp, no_bitstream), Err(Missing::NoImageData));
+        assert!(recognise(no_bitstream).is_err());
+        assert_eq!(structure::check(ImageType::Webp, &samples::bytes(samples::WEBP)), Ok(()));
+    }
+
+    /// Every prefix of every sample that still parses as a header is refused as cut short or
+    /// without data: no truncated file is stored.
+    #[test]
+    fn every_truncation_of_the_samples_is_refused() {
+        for hex in [samples::PNG, samples::JPEG, samples::WEBP, samples::GIF] {
+            let bytes = samples::bytes(hex);
+            for cut in 0..bytes.len() {
+                let refusal = recognise(&bytes[..cut]).expect_err("a cut sample is refused");
+                assert!(
+                    matches!(
+                        refusal,
+                        Refusal::Truncated(_) | Refusal::Corrupt(_) | Refusal::Empty | Refusal::UnknownFormat
+                    ),
+                    "{cut} of {}: {refusal:?}",
+                    bytes.len()
+                );
+            }
+        }
+        let mut png = samples::bytes(samples::PNG);
+        png.truncate(png.len() - 12); // without IEND
+        assert_eq!(recognise(&png), Err(Refusal::Truncated(ImageType::Png)));
+    }
+
+    /// Bytes after the end marker are ignored, as decoders do (the upload suite pads a valid
+    /// PNG to the size limit).
+    #[test]
+    fn trailing_bytes_after_the_end_are_accepted() {
+        for hex in [samples::PNG, samples::JPEG, samples::GIF] {
+            let mut bytes = samples::bytes(hex);
+            bytes.resize(bytes.len() + 1000, 0);
+            assert!(recognise(&bytes).is_ok(), "{hex}");
+        }
+    }
+
+    /// The README's upload example sends `examples/logo.png`: it must be accepted.
+    #[test]
+    fn the_example_logo_is_an_acceptable_image() {
+        let logo = include_bytes!("../../../examples/logo.png");
+        assert_eq!(recognise(logo), Ok(Image { format: ImageType::Png, width: 64, height: 64 }));
     }
 
     #[test]

@@ -6,6 +6,8 @@
 
 mod form;
 pub mod image;
+pub mod quota;
+mod structure;
 
 use axum::Json;
 use axum::extract::{DefaultBodyLimit, Query, State};
@@ -35,7 +37,7 @@ pub const FUNCTION: Function = Function {
         description: "Workspace files: upload an image (PNG, JPEG, WebP or GIF) whose id serves as a logoId",
     }],
     api,
-    entities: &[FileRecord::KIND],
+    entities: &[FileRecord::KIND, quota::StorageUsage::KIND],
 };
 
 /// The form part that carries the image.
@@ -60,8 +62,9 @@ fn api() -> OpenApiRouter<AppState> {
 #[schema(examples(json!({"file": "(the image's bytes)"})))]
 #[allow(dead_code)] // documents the form; the handler reads the parts itself
 struct UploadForm {
-    /// The image, at most 4 MiB: PNG, JPEG, WebP or GIF, recognised by its content (the part's
-    /// declared type and file name are ignored). SVG is refused.
+    /// The image, at most 4 MiB, 10,000 pixels a side and 25 megapixels: PNG, JPEG, WebP or GIF,
+    /// recognised by its content (the part's declared type and file name are ignored). SVG is
+    /// refused.
     #[schema(value_type = String, format = Binary)]
     file: Vec<u8>,
 }
@@ -103,9 +106,10 @@ pub struct UploadedFile {
 ///
 /// Stores one image, sent as the part `file` of a `multipart/form-data` body, and returns its
 /// id (the `logoId` of catalog products) with a URL that fetches it for an hour. PNG, JPEG,
-/// WebP and GIF are recognised by their content, whatever the declared type or file name; SVG
-/// and anything else are refused with 400. At most 4 MiB (413 above). Needs an employee of
-/// the workspace.
+/// WebP and GIF are recognised by their content, whatever the declared type or file name; SVG,
+/// anything else, a file cut short or without image data, and more than 10,000 pixels a side or
+/// 25 megapixels are refused with 400. At most 4 MiB (413 above), within the workspace's storage
+/// quota (1 GiB by default; 413 naming it when full). Needs an employee of the workspace.
 #[utoipa::path(post, path = "/workspace/upload", operation_id = "uploadFile", tag = "workspace",
     request_body(content = UploadForm, content_type = "multipart/form-data",
         description = "One part, `file`, holding the image"),
@@ -129,7 +133,14 @@ async fn upload(
         created_at: clock::now_rfc3339(),
         created_by: caller.user.id,
     };
-    files::save(&state, caller.keys(), &record, bytes).await?;
+    // The quota's bytes are reserved before anything is written, and given back if the file is
+    // not stored (docs/files.md#the-storage-quota).
+    let quota = quota::configured_quota()?;
+    quota::reserve(state.store(), caller.keys(), FILE_FIELD, record.size, quota).await?;
+    if let Err(e) = files::save(&state, caller.keys(), &record, bytes).await {
+        quota::release(state.store(), caller.keys(), record.size).await;
+        return Err(e);
+    }
     let url = files::file_url(&state, &headers, &record).await?;
     let uploaded = UploadedFile {
         id: record.id,
@@ -184,7 +195,9 @@ struct Signed {
             (ImageBytes = "image/png", example = json!("(PNG bytes)")),
             (ImageBytes = "image/jpeg", example = json!("(JPEG bytes)")),
             (ImageBytes = "image/webp", example = json!("(WebP bytes)")),
-            (ImageBytes = "image/gif", example = json!("(GIF bytes)"))))),
+            (ImageBytes = "image/gif", example = json!("(GIF bytes)"))),
+            headers(("Content-Disposition" = String,
+                description = "`inline; filename=\"<id>.<png|jpg|webp|gif>\"`: shown in place, saved under the file's id")))),
     // No bearer credential: the signature is the credential (403 when wrong or expired).
     security(()))]
 async fn file_content(
@@ -205,6 +218,9 @@ async fn file_content(
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(record.content_type.content_type()));
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    if let Ok(disposition) = HeaderValue::from_str(&record.content_disposition()) {
+        headers.insert(header::CONTENT_DISPOSITION, disposition);
+    }
     headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static("default-src 'none'; sandbox"));
     if let Ok(cache) = HeaderValue::from_str(&format!("private, max-age={max_age}")) {
         headers.insert(header::CACHE_CONTROL, cache);

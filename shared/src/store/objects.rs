@@ -54,8 +54,16 @@ pub enum ObjectBackend {
 pub trait ObjectStore: Send + Sync {
     fn backend(&self) -> ObjectBackend;
 
-    /// Stores the object, replacing any object of the same key.
-    async fn put(&self, key: &ObjectKey, bytes: Vec<u8>, content_type: &str) -> ObjectResult<()>;
+    /// Stores the object, replacing any object of the same key. On S3 the type and the
+    /// `Content-Disposition` are the object's metadata, served with it at presigned URLs; the
+    /// directory keeps bytes only (its route serves the headers from the file's record).
+    async fn put(
+        &self,
+        key: &ObjectKey,
+        bytes: Vec<u8>,
+        content_type: &str,
+        content_disposition: &str,
+    ) -> ObjectResult<()>;
 
     /// The object's bytes, None when absent.
     async fn get(&self, key: &ObjectKey) -> ObjectResult<Option<Vec<u8>>>;
@@ -91,7 +99,7 @@ impl ObjectStore for DirectoryObjects {
         ObjectBackend::Directory
     }
 
-    async fn put(&self, key: &ObjectKey, bytes: Vec<u8>, _content_type: &str) -> ObjectResult<()> {
+    async fn put(&self, key: &ObjectKey, bytes: Vec<u8>, _content_type: &str, _disposition: &str) -> ObjectResult<()> {
         let path = self.path(key);
         tokio::task::spawn_blocking(move || write_atomically(&path, &bytes))
             .await
@@ -169,8 +177,8 @@ mod tests {
         let objects = DirectoryObjects::new(&root);
         let key = ObjectKey::new("files/ws/one").unwrap();
         assert_eq!(objects.get(&key).await.unwrap(), None);
-        objects.put(&key, b"first".to_vec(), "image/png").await.unwrap();
-        objects.put(&key, b"second".to_vec(), "image/png").await.unwrap();
+        objects.put(&key, b"first".to_vec(), "image/png", "inline").await.unwrap();
+        objects.put(&key, b"second".to_vec(), "image/png", "inline").await.unwrap();
         assert_eq!(objects.get(&key).await.unwrap().as_deref(), Some(&b"second"[..]));
         assert_eq!(objects.presigned_get(&key, Duration::from_secs(60)).await.unwrap(), None);
         std::fs::remove_dir_all(root).unwrap();

@@ -57,13 +57,20 @@ impl ObjectStore for S3Objects {
         ObjectBackend::S3
     }
 
-    async fn put(&self, key: &ObjectKey, bytes: Vec<u8>, content_type: &str) -> ObjectResult<()> {
+    async fn put(
+        &self,
+        key: &ObjectKey,
+        bytes: Vec<u8>,
+        content_type: &str,
+        content_disposition: &str,
+    ) -> ObjectResult<()> {
         self.client()
             .await
             .put_object()
             .bucket(&self.bucket)
             .key(key.as_str())
             .content_type(content_type)
+            .content_disposition(content_disposition)
             .body(ByteStream::from(bytes))
             .send()
             .await
