@@ -226,3 +226,50 @@ pub async fn write(store: &dyn Store, keys: WsKeys, notification: Notification, 
     store.transact(ops).await?;
     Ok(true)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared::store::sqlite::SqliteStore;
+
+    fn note(id: Uuid, at: &str, read: bool) -> Notification {
+        Notification {
+            id,
+            title: "t".into(),
+            body: String::new(),
+            created_at: at.into(),
+            is_read: read,
+            read_at: read.then(|| at.to_owned()),
+        }
+    }
+
+    #[tokio::test]
+    async fn rewriting_moves_the_entries_and_marking_read_writes_once() {
+        let store = SqliteStore::in_memory().unwrap();
+        let (keys, user, id) = (WsKeys::new(Uuid::new_v4()), Uuid::new_v4(), Uuid::new_v4());
+        let scope = (keys, user);
+        assert!(write(&store, keys, note(id, "2026-11-20T08:00:00.000Z", false), user).await.unwrap());
+        assert!(!write(&store, keys, note(id, "2026-11-20T08:00:00.000Z", false), user).await.unwrap());
+        // A new createdAt moves both entries: nothing stays at the old place.
+        assert!(write(&store, keys, note(id, "2026-11-21T08:00:00.000Z", false), user).await.unwrap());
+        let all = list(&store, scope, false, 10, None).await.unwrap();
+        assert_eq!(all.items.iter().map(|n| n.created_at.as_str()).collect::<Vec<_>>(), ["2026-11-21T08:00:00.000Z"]);
+        assert_eq!(unread_count(&store, scope).await.unwrap(), 1);
+
+        let read = mark_read(&store, scope, id).await.unwrap();
+        let again = mark_read(&store, scope, id).await.unwrap();
+        assert_eq!((read.is_read, &read.read_at), (true, &again.read_at));
+        assert_eq!(get(&store, scope, id).await.unwrap().unwrap().version, 3, "one write for two marks");
+        assert_eq!(unread_count(&store, scope).await.unwrap(), 0);
+        assert_eq!(list(&store, scope, false, 10, None).await.unwrap().items, vec![read]);
+        // Another user's scope does not see it.
+        let other = (keys, Uuid::new_v4());
+        assert!(mark_read(&store, other, id).await.unwrap_err().status == axum::http::StatusCode::NOT_FOUND);
+
+        // Seeded unread again, then read with a moved createdAt: no unread entry anywhere.
+        write(&store, keys, note(id, "2026-11-21T08:00:00.000Z", false), user).await.unwrap();
+        write(&store, keys, note(id, "2026-11-22T08:00:00.000Z", true), user).await.unwrap();
+        assert_eq!(unread_count(&store, scope).await.unwrap(), 0);
+        assert_eq!(list(&store, scope, false, 10, None).await.unwrap().items.len(), 1);
+    }
+}
