@@ -8,10 +8,13 @@ use shared::identity::UserKind;
 use shared::permissions::GUEST;
 
 /// Writes a guest (organization member) may make, refused or not by the resource itself: a
-/// contact decides on the quotations addressed to them (docs/tasks.md). They take no body.
+/// contact decides on the quotations addressed to them (docs/tasks.md), and anyone reads their
+/// own notifications. They take no body.
 const GUEST_DECIDES: &[&str] = &[
     "POST /tasks/{identifier}/express-quotations/{expressQuotationId}/accept",
     "POST /tasks/{identifier}/express-quotations/{expressQuotationId}/reject",
+    // Every user marks their own notifications read (docs/account.md); the example is not theirs.
+    "POST /account/notifications/{id}/read",
 ];
 
 /// A value no path parameter of the API accepts (not a UUID, a tag type, a role id or a

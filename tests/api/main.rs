@@ -6,11 +6,13 @@
 //! repository's `.cargo/config.toml`; no test sets or removes a variable: the tests of every
 //! area share this process and run on parallel threads.
 
+mod account_api;
 mod administration_api;
 mod base_url;
 mod check_order;
 mod cors;
 mod hardening;
+mod helpdesk_api;
 mod idempotency;
 mod imposter;
 mod lambda_events;

@@ -28,6 +28,8 @@ pub const FUNCTIONS: &[&Function] = &[
     &tasks::FUNCTION,
     &workspace::FUNCTION,
     &oauth::FUNCTION,
+    &helpdesk::FUNCTION,
+    &account::FUNCTION,
     &FUNCTION,
 ];
 

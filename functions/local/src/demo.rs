@@ -38,6 +38,8 @@ pub async fn ensure_demo(store: &dyn Store, key: &TokenKey) -> Result<Option<Dem
     seed_activities(store, ws.id).await?;
     let seed = crate::seed::parse(DEMO_SEED).map_err(|e| identity::IdentityError::Invalid(e.to_string()))?;
     crate::seed::load(store, ws.id, &seed).await.map_err(|e| identity::IdentityError::Invalid(e.to_string()))?;
+    let admin = crate::seed::parse(DEMO_ADMIN_SEED).map_err(|e| identity::IdentityError::Invalid(e.to_string()))?;
+    crate::seed::load(store, ws.id, &admin).await.map_err(|e| identity::IdentityError::Invalid(e.to_string()))?;
     let (token, _) = identity::create_token(
         store,
         key,
@@ -53,6 +55,11 @@ pub async fn ensure_demo(store: &dyn Store, key: &TokenKey) -> Result<Option<Dem
 /// checkout: two projects (express quotations on and off), a customer organization with an
 /// active and an inactive contact, manual-position and catalog categories, two catalog products.
 pub const DEMO_SEED: &str = include_str!("../../../seed/demo.json");
+
+/// The demo admin's own world (`seed/demo-admin.json`): its notifications, three unread and
+/// one read. Apart from `DEMO_SEED` because it names the admin by e-mail, so `DEMO_SEED` still
+/// loads into any workspace (`workapi seed load`, the benchmark).
+pub const DEMO_ADMIN_SEED: &str = include_str!("../../../seed/demo-admin.json");
 
 /// A few work activities, so time booking has something to choose from.
 async fn seed_activities(store: &dyn Store, workspace_id: uuid::Uuid) -> Result<(), identity::IdentityError> {

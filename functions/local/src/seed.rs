@@ -46,6 +46,67 @@ pub struct SeedFile {
     /// Each entry is the body of `POST /administration/product-catalog` plus an `id`.
     #[serde(default)]
     pub catalog_products: Vec<serde_json::Value>,
+    #[serde(default)]
+    pub mail_accounts: Vec<MailAccountEntry>,
+    #[serde(default)]
+    pub notifications: Vec<NotificationEntry>,
+}
+
+/// A helpdesk mail account (spec §2.6; docs/helpdesk.md).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MailAccountEntry {
+    pub id: Uuid,
+    pub email: String,
+    pub display_name: String,
+    #[serde(default)]
+    pub helpdesk_enabled: bool,
+    /// Absent: no automatic reply, every task field inherited. Kept while helpdesk is off.
+    #[serde(default)]
+    pub settings: Option<MailSettingsEntry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MailSettingsEntry {
+    #[serde(default)]
+    pub send_default_reply: bool,
+    /// HTML or Markdown (editor profile).
+    #[serde(default)]
+    pub default_reply_body: String,
+    #[serde(default)]
+    pub task_priority: Option<helpdesk::account::TaskPriority>,
+    #[serde(default)]
+    pub task_project_id: Option<Uuid>,
+    #[serde(default)]
+    pub task_status_id: Option<Uuid>,
+    #[serde(default)]
+    pub task_type_id: Option<Uuid>,
+    #[serde(default)]
+    pub task_assigned_id: Option<Uuid>,
+    #[serde(default)]
+    pub task_accountable_id: Option<Uuid>,
+    #[serde(default)]
+    pub task_tags_ids: Option<Vec<Uuid>>,
+}
+
+/// A notification of one user, named by id or by e-mail (the demo admin's id is drawn at the
+/// first start, its e-mail is fixed).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NotificationEntry {
+    pub id: Uuid,
+    #[serde(default)]
+    pub user_id: Option<Uuid>,
+    #[serde(default)]
+    pub user_email: Option<String>,
+    pub title: String,
+    #[serde(default)]
+    pub body: String,
+    /// ISO 8601 date-time.
+    pub created_at: String,
+    #[serde(default)]
+    pub is_read: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -217,7 +278,7 @@ pub async fn load(store: &dyn Store, workspace_id: Uuid, file: &SeedFile) -> See
         .await?
         .ok_or_else(|| format!("workspace {workspace_id} does not exist"))?;
     let keys = WsKeys::new(workspace.id);
-    let Valid { products, tasks } = validate(store, keys, file).await?;
+    let Valid { products, tasks, mail_accounts, notifications } = validate(store, keys, file).await?;
     let mut report = Report::default();
     for entry in &file.organizations {
         let record = Organization { id: entry.id, name: entry.name.trim().to_owned() };
@@ -251,6 +312,12 @@ pub async fn load(store: &dyn Store, workspace_id: Uuid, file: &SeedFile) -> See
     for (id, draft) in products {
         let created = administration::catalog::products::create_with_id(store, keys, id, draft).await?;
         report.count("catalogProducts", created);
+    }
+    for record in mail_accounts {
+        report.count("mailAccounts", helpdesk::store::write(store, keys, record).await?);
+    }
+    for (notification, user_id) in notifications {
+        report.count("notifications", account::notifications::write(store, keys, notification, user_id).await?);
     }
     Ok(report)
 }
@@ -311,6 +378,9 @@ async fn write_project(store: &dyn Store, keys: WsKeys, entry: &ProjectEntry) ->
 struct Valid {
     products: Vec<(Uuid, shared::domain::catalog::ProductDefinition)>,
     tasks: Vec<TaskRecord>,
+    mail_accounts: Vec<helpdesk::account::MailAccountRecord>,
+    /// Each with the id of the user it belongs to.
+    notifications: Vec<(account::notifications::Notification, Uuid)>,
 }
 
 /// Every problem of the file, each naming its entry; the catalog products parsed through the
@@ -458,7 +528,160 @@ async fn validate(store: &dyn Store, keys: WsKeys, file: &SeedFile) -> SeedResul
             Err(found) => problems.extend(found.into_iter().map(|p| format!("{at}.{p}"))),
         }
     }
-    if problems.is_empty() { Ok(Valid { products, tasks }) } else { Err(Box::new(SeedError(problems))) }
+    let mail_accounts = mail_rules::records(store, keys, file, &projects, &mut problems).await?;
+    let notifications = notification_rules::records(store, keys, file, &mut problems).await?;
+    if problems.is_empty() {
+        Ok(Valid { products, tasks, mail_accounts, notifications })
+    } else {
+        Err(Box::new(SeedError(problems)))
+    }
+}
+
+/// The rules of seeded mail accounts: the API's own reference checks (helpdesk::references).
+pub mod mail_rules {
+    use super::*;
+    use helpdesk::account::{MAX_TASK_TAGS, MailAccountRecord, StoredSettings};
+
+    pub async fn records(
+        store: &dyn Store,
+        keys: WsKeys,
+        file: &SeedFile,
+        projects: &HashSet<Uuid>,
+        problems: &mut Vec<String>,
+    ) -> SeedResult<Vec<MailAccountRecord>> {
+        duplicates(problems, "mailAccounts", file.mail_accounts.iter().map(|e| e.id));
+        let mut emails = HashSet::new();
+        let mut records = Vec::new();
+        for (i, e) in file.mail_accounts.iter().enumerate() {
+            let at = format!("mailAccounts[{i}]");
+            let email = e.email.trim();
+            if !email.contains('@') || email.len() > 254 {
+                problems.push(format!("{at}.email: {:?} is not an e-mail address", e.email));
+            } else if !emails.insert(email.to_lowercase()) {
+                problems.push(format!("{at}.email: {email} appears twice in the file"));
+            }
+            let name = e.display_name.trim();
+            if name.is_empty() || name.chars().count() > 200 {
+                problems.push(format!("{at}.displayName: must hold 1 to 200 characters"));
+            }
+            let settings = match &e.settings {
+                None => StoredSettings::default(),
+                Some(s) => {
+                    let body = richtext::to_idoc(&s.default_reply_body, Profile::Editor).unwrap_or_else(|why| {
+                        problems.push(format!("{at}.settings.defaultReplyBody: {why}"));
+                        richtext::Doc::empty()
+                    });
+                    if s.task_tags_ids.as_ref().is_some_and(|t| t.len() > MAX_TASK_TAGS) {
+                        problems.push(format!("{at}.settings.taskTagsIds: at most {MAX_TASK_TAGS}"));
+                    }
+                    StoredSettings {
+                        send_default_reply: s.send_default_reply,
+                        default_reply_body: body,
+                        task_priority: s.task_priority,
+                        task_project_id: s.task_project_id,
+                        task_status_id: s.task_status_id,
+                        task_type_id: s.task_type_id,
+                        task_assigned_id: s.task_assigned_id,
+                        task_accountable_id: s.task_accountable_id,
+                        task_tags_ids: s.task_tags_ids.clone(),
+                    }
+                }
+            };
+            let refs = helpdesk::references::References::of(&settings);
+            for (field, messages) in helpdesk::references::problems(store, keys, &refs, projects).await? {
+                for message in messages {
+                    let why = message.split_once(": ").map_or(message.as_str(), |(_, why)| why);
+                    problems.push(format!("{at}.settings.{field}: {why}"));
+                }
+            }
+            records.push(MailAccountRecord {
+                id: e.id,
+                email: email.to_owned(),
+                display_name: name.to_owned(),
+                helpdesk_enabled: e.helpdesk_enabled,
+                settings,
+                version: 1,
+            });
+        }
+        Ok(records)
+    }
+}
+
+/// The rules of seeded notifications.
+pub mod notification_rules {
+    use super::*;
+    use account::notifications::Notification;
+
+    /// Longest title and body (characters).
+    pub const MAX_TITLE: usize = 200;
+    pub const MAX_BODY: usize = 2000;
+
+    pub async fn records(
+        store: &dyn Store,
+        keys: WsKeys,
+        file: &SeedFile,
+        problems: &mut Vec<String>,
+    ) -> SeedResult<Vec<(Notification, Uuid)>> {
+        duplicates(problems, "notifications", file.notifications.iter().map(|e| e.id));
+        let contacts: HashSet<Uuid> = file.contacts.iter().map(|c| c.id).collect();
+        let mut records = Vec::new();
+        for (i, e) in file.notifications.iter().enumerate() {
+            let at = format!("notifications[{i}]");
+            let user = match (e.user_id, &e.user_email) {
+                (Some(id), None) => {
+                    let known =
+                        contacts.contains(&id) || identity::get_user(store, keys.workspace_id(), id).await?.is_some();
+                    if !known {
+                        problems.push(format!("{at}.userId: no such user"));
+                    }
+                    Some(id)
+                }
+                (None, Some(email)) => {
+                    let folded = email.trim().to_lowercase();
+                    let in_file = file.contacts.iter().find(|c| c.email.trim().to_lowercase() == folded).map(|c| c.id);
+                    let stored = match in_file {
+                        Some(id) => Some(id),
+                        None => store
+                            .get(&keys.user_email(&folded))
+                            .await?
+                            .and_then(|guard| guard.get("userId")?.as_str()?.parse().ok()),
+                    };
+                    if stored.is_none() {
+                        problems.push(format!("{at}.userEmail: no user with e-mail {email} in the workspace"));
+                    }
+                    stored
+                }
+                _ => {
+                    problems.push(format!("{at}: name the user by exactly one of userId and userEmail"));
+                    None
+                }
+            };
+            let title = e.title.trim();
+            if title.is_empty() || title.chars().count() > MAX_TITLE {
+                problems.push(format!("{at}.title: must hold 1 to {MAX_TITLE} characters"));
+            }
+            let body = e.body.trim();
+            if body.chars().count() > MAX_BODY {
+                problems.push(format!("{at}.body: at most {MAX_BODY} characters"));
+            }
+            let created_at = account::cursor::canonical_timestamp(e.created_at.trim());
+            if created_at.is_none() {
+                problems.push(format!("{at}.createdAt: {:?} is not an ISO 8601 date-time", e.created_at));
+            }
+            if let (Some(user), Some(created_at)) = (user, created_at) {
+                let notification = Notification {
+                    id: e.id,
+                    title: title.to_owned(),
+                    body: body.to_owned(),
+                    read_at: e.is_read.then(|| created_at.clone()),
+                    created_at,
+                    is_read: e.is_read,
+                };
+                records.push((notification, user));
+            }
+        }
+        Ok(records)
+    }
 }
 
 /// The rules of a seeded task, as plain functions: every problem, by field path.

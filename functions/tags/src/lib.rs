@@ -20,7 +20,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-pub use store::{Tag, TagProjection};
+pub use store::{Tag, TagProjection, is_live};
 
 pub const FUNCTION: Function = Function {
     name: "tags",

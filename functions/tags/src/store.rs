@@ -93,6 +93,12 @@ async fn get_live(store: &dyn Store, scope: Scope, id: Uuid) -> ApiResult<TagRec
     record.filter(|r| !r.tag.is_deleted).ok_or_else(|| ApiError::not_found("Tag not found"))
 }
 
+/// Whether a live tag of the type has this id (other functions validate references with it).
+pub async fn is_live(store: &dyn Store, scope: Scope, id: Uuid) -> ApiResult<bool> {
+    let record: Option<TagRecord> = entity::get(store, &tag_key(scope, id)).await?;
+    Ok(record.is_some_and(|r| !r.tag.is_deleted))
+}
+
 /// Creates the tag, or returns the live tag whose name matches case-insensitively.
 pub async fn create_or_get(store: &dyn Store, scope: Scope, name: &str, by: Uuid) -> ApiResult<Tag> {
     let folded = fold_name(name);
