@@ -15,10 +15,12 @@ pub mod potential_invoices;
 pub mod subscriptions;
 pub mod world;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use shared::domain::project::{self, Project};
 use shared::entity::Entity;
 use shared::function::Function;
+/// The `{success: true}` answer of the billing writes (spec §4.8).
+pub use shared::http::Success;
 use shared::idempotency::idempotent;
 use shared::openapi::ApiTag;
 use shared::store::Store;
@@ -61,13 +63,6 @@ pub struct ProjectPath {
     /// Project id
     #[param(example = "5d8e4c1a-6b2f-4e7a-9c3d-1f2a3b4c5d6e")]
     project_id: Uuid,
-}
-
-/// The answer of the billing writes (spec §4.8).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-#[schema(examples(json!({"success": true})))]
-pub struct Success {
-    pub success: bool,
 }
 
 /// The project, or 404 whether it is missing or the caller may not access it (spec §4.8:

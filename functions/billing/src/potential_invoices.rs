@@ -648,7 +648,8 @@ async fn update_record(
 /// default (the invoice's own range). Needs `Invoices.manage` and access to the project.
 #[utoipa::path(patch, path = "/billing/potential-invoices/{id}", operation_id = "updatePotentialInvoice",
     tag = "billing", params(InvoicePath), request_body = PotentialInvoicePatchBody,
-    responses((status = 200, description = "Updated", body = Success)))]
+    responses((status = 200, description = "Updated", body = Success,
+        example = json!({"success": true}))))]
 pub async fn update_potential_invoice(
     State(state): State<AppState>,
     caller: Caller,
@@ -702,7 +703,8 @@ pub struct QuantityBody {
 /// Needs `Invoices.manage` and access to the project.
 #[utoipa::path(post, path = "/billing/potential-invoices/{id}/subscriptions/{itemId}/quantity",
     operation_id = "setPotentialInvoiceQuantity", tag = "billing", params(RowPath), request_body = QuantityBody,
-    responses((status = 200, description = "Updated", body = Success)))]
+    responses((status = 200, description = "Updated", body = Success,
+        example = json!({"success": true}))))]
 pub async fn set_quantity(
     State(state): State<AppState>,
     caller: Caller,

@@ -291,7 +291,8 @@ pub fn rows(draft: &Draft, minor_units: u32) -> Vec<BillingRow> {
 /// access is a 404).
 #[utoipa::path(post, path = "/projects/{projectId}/subscription-billings", operation_id = "createSubscriptionBilling",
     tag = "billing", params(ProjectPath), request_body = NewSubscriptionBillingBody,
-    responses((status = 201, description = "Created", body = crate::Success)))]
+    responses((status = 201, description = "Created", body = crate::Success,
+        example = json!({"success": true}))))]
 pub async fn create_subscription_billing(
     State(state): State<AppState>,
     caller: Caller,
