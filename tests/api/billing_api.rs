@@ -567,3 +567,42 @@ async fn an_invoiced_task_s_accepted_quotation_cannot_be_withdrawn() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn each_operation_makes_the_documented_store_round_trips() {
+    use std::sync::atomic::Ordering::SeqCst;
+    each_backend(async |_, api| {
+        let (root, token) = api.user(ROOT, UserKind::Employee).await;
+        let w = seeded(api, &[root.id]).await;
+        let count = async |method: Method, path: &str, body: Option<Value>| {
+            let (reads, writes) = (api.store_reads.load(SeqCst), api.store_writes.load(SeqCst));
+            let headers = [("LT_CUSTOM_NOW", "2026-04-02T12:00:00Z")];
+            let (status, _, response) = send(api, method, path, &token, &headers, body).await;
+            assert!(status < 300, "[{}] {path}: {response}", api.backend);
+            (api.store_reads.load(SeqCst) - reads, api.store_writes.load(SeqCst) - writes)
+        };
+        // Authentication and rate limiting: a project get is that plus one read.
+        count(Method::GET, "/projects", None).await;
+        let (reads, auth_writes) = count(Method::GET, &format!("/projects/{}", w.project), None).await;
+        let auth_reads = reads - 1;
+        let body = json!({"manualTitle": "Hosting", "fromDate": "2026-01-01", "toDate": "2026-12-31",
+                          "frequency": 1, "payment": "fixed", "price": 10});
+        let invoices = format!("/billing/potential-invoices?projectId={}", w.project);
+        let march = invoice_path(&invoice_id("subscription", w.project, "2026-03", "31"));
+        // docs/billing.md, "Store round trips": the seeded world has unbilled time on two tasks
+        // (a guard get and a task get each) and no accepted quotation.
+        let cases = [
+            (Method::POST, billings(w.project), Some(body), (1, 1)),
+            (Method::GET, billings(w.project), None, (2, 0)),
+            (Method::GET, format!("/projects/{}/support-contingents", w.project), None, (1 + 3 + 2, 0)),
+            (Method::GET, invoices, None, (1 + 4 + 2 + 2, 0)),
+            (Method::GET, march.clone(), None, (1 + 4 + 2 + 2, 0)),
+            (Method::PATCH, march.clone(), Some(json!({"contactId": w.contact})), (1 + 4 + 2 + 2 + 1 + 1, 1)),
+        ];
+        for (method, path, body, expected) in cases {
+            let (reads, writes) = count(method.clone(), &path, body).await;
+            assert_eq!((reads - auth_reads, writes - auth_writes), expected, "[{}] {method} {path}", api.backend);
+        }
+    })
+    .await;
+}

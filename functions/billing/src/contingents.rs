@@ -150,7 +150,8 @@ pub fn balance(
     let mut carry = Decimal::ZERO;
     if c.transferable && c.frequency > 0 {
         for j in 0..k {
-            let previous = periods::anchored_period(c.from_date, c.frequency, c.to_date, j).expect("before today's");
+            // Every earlier period exists (it starts before today's, which is within toDate).
+            let Some(previous) = periods::anchored_period(c.from_date, c.frequency, c.to_date, j) else { break };
             carry = (c.hours + carry - consumed_in(c, invoices, previous, false)).max(Decimal::ZERO);
         }
     }

@@ -8,7 +8,7 @@
 //!   the anchor, so 31 January + 2 months is 31 March, not 28 March), and ends the day before
 //!   the next one starts, or on `toDate` ([`anchored_period`], [`period_containing`]).
 
-use time::{Date, Duration, Month};
+use time::{Date, Month};
 
 /// Most months a subscription billing may span (first to last month, inclusive): 10 years,
 /// so a billing with all its rows is one item far below DynamoDB's 400 KB (docs/billing.md).
@@ -34,9 +34,10 @@ fn month_index(date: Date) -> i64 {
 
 fn from_month_index(index: i64, day: u8) -> Date {
     let year = index.div_euclid(12) as i32;
-    let month = Month::try_from((index.rem_euclid(12) + 1) as u8).expect("1..=12");
+    let month = Month::try_from((index.rem_euclid(12) + 1) as u8).unwrap_or(Month::January);
     let day = day.min(time::util::days_in_month(month, year));
-    Date::from_calendar_date(year, month, day).expect("a clamped day exists")
+    // Only a year beyond the calendar's range (±9999) fails: the end of time, never a panic.
+    Date::from_calendar_date(year, month, day).unwrap_or(if index < 0 { Date::MIN } else { Date::MAX })
 }
 
 /// `date` plus `months`, the day clamped to the target month's last day (31 January + 1 month
@@ -94,7 +95,7 @@ pub fn billing_periods(from: Date, to: Date, frequency: u32) -> Vec<BillingPerio
 /// comes first. None when it would start after `until`.
 pub fn anchored_period(anchor: Date, frequency: u32, until: Option<Date>, k: u32) -> Option<Period> {
     let start = add_months(anchor, k * frequency);
-    let natural_end = add_months(anchor, (k + 1) * frequency) - Duration::days(1);
+    let natural_end = add_months(anchor, (k + 1) * frequency).previous_day().unwrap_or(Date::MIN);
     let end = match until {
         Some(until) if until < start => return None,
         Some(until) => natural_end.min(until),
@@ -134,6 +135,7 @@ pub fn month_of(day: Date) -> Period {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use time::Duration;
     use time::macros::date;
 
     fn spans(periods: &[BillingPeriod]) -> Vec<(Date, Date, u32)> {
@@ -151,6 +153,7 @@ mod tests {
             (date!(2028 - 02 - 29), 12, date!(2029 - 02 - 28)),
             (date!(2026 - 12 - 31), 0, date!(2026 - 12 - 31)),
             (date!(2026 - 12 - 01), 1, date!(2027 - 01 - 01)),
+            (date!(9999 - 12 - 15), 1, Date::MAX), // beyond the calendar: its end, no panic
         ];
         for (from, months, expected) in table {
             assert_eq!(add_months(from, months), expected, "{from} + {months}");
