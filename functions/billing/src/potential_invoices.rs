@@ -558,7 +558,7 @@ pub async fn list_potential_invoices(
     for project in &projects {
         all.extend(for_project(store, &caller, project).await?);
     }
-    all.sort_by(|a, b| (a.date_from, a.kind, a.project_id).cmp(&(b.date_from, b.kind, b.project_id)));
+    all.sort_by_key(|i| (i.date_from, i.kind, i.project_id));
     Ok(Json(all))
 }
 

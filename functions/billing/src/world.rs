@@ -7,6 +7,7 @@ use shared::domain::quotation::{self, AcceptedQuotationRecord};
 use shared::entity;
 use shared::store::Store;
 use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 use uuid::Uuid;
 
 /// Unbilled time and, when its task has one, the task's accepted quotation (which replaces
@@ -24,9 +25,8 @@ pub async fn unbilled_time(store: &dyn Store, scope: ProjectScope) -> ApiResult<
         billing::time_entries(store, scope).await?.into_iter().filter(|e| !e.billed).collect();
     let mut accepted: BTreeMap<Uuid, Option<AcceptedQuotationRecord>> = BTreeMap::new();
     for entry in &entries {
-        if !accepted.contains_key(&entry.task_id) {
-            let guard = entity::get(store, &quotation::accepted_key((scope.0, entry.task_id))).await?;
-            accepted.insert(entry.task_id, guard);
+        if let Entry::Vacant(slot) = accepted.entry(entry.task_id) {
+            slot.insert(entity::get(store, &quotation::accepted_key((scope.0, entry.task_id))).await?);
         }
     }
     Ok(entries
