@@ -30,6 +30,7 @@ pub const FUNCTIONS: &[&Function] = &[
     &oauth::FUNCTION,
     &helpdesk::FUNCTION,
     &account::FUNCTION,
+    &billing::FUNCTION,
     &FUNCTION,
 ];
 

@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod demo;
 pub mod seed;
+pub mod seed_billing;
 
 use axum::Router;
 use shared::AppState;

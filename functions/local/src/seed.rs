@@ -2,6 +2,9 @@
 //! organizations, contacts, projects, tasks, catalog categories and products), loaded by
 //! `workapi seed load --workspace <id> FILE` and by the demo workspace. Format: docs/seed.md.
 //!
+//! The billing sections (support contingents, time entries, issued invoices) live in
+//! `seed_billing`.
+//!
 //! Loading is idempotent: every entry is written as the file states it, an entity that is
 //! already so is left alone (loading twice writes nothing), and nothing is ever deleted. The
 //! whole file is validated before anything is written; each entity is written whole (one item,
@@ -46,6 +49,13 @@ pub struct SeedFile {
     /// Each entry is the body of `POST /administration/product-catalog` plus an `id`.
     #[serde(default)]
     pub catalog_products: Vec<serde_json::Value>,
+    /// Billing (crate::seed_billing): retainer plans, booked time, issued invoices.
+    #[serde(default)]
+    pub support_contingents: Vec<crate::seed_billing::SupportContingentEntry>,
+    #[serde(default)]
+    pub time_entries: Vec<crate::seed_billing::TimeEntryEntry>,
+    #[serde(default)]
+    pub issued_invoices: Vec<crate::seed_billing::IssuedInvoiceEntry>,
     #[serde(default)]
     pub mail_accounts: Vec<MailAccountEntry>,
     #[serde(default)]
@@ -278,7 +288,7 @@ pub async fn load(store: &dyn Store, workspace_id: Uuid, file: &SeedFile) -> See
         .await?
         .ok_or_else(|| format!("workspace {workspace_id} does not exist"))?;
     let keys = WsKeys::new(workspace.id);
-    let Valid { products, tasks, mail_accounts, notifications } = validate(store, keys, file).await?;
+    let Valid { products, tasks, mail_accounts, notifications, billing } = validate(store, keys, file).await?;
     let mut report = Report::default();
     for entry in &file.organizations {
         let record = Organization { id: entry.id, name: entry.name.trim().to_owned() };
@@ -318,6 +328,15 @@ pub async fn load(store: &dyn Store, workspace_id: Uuid, file: &SeedFile) -> See
     }
     for (notification, user_id) in notifications {
         report.count("notifications", account::notifications::write(store, keys, notification, user_id).await?);
+    }
+    for record in &billing.contingents {
+        report.count("supportContingents", crate::seed_billing::write_contingent(store, keys, record).await?);
+    }
+    for record in &billing.time_entries {
+        report.count("timeEntries", put_if_changed(store, record, keys).await?);
+    }
+    for record in &billing.invoices {
+        report.count("issuedInvoices", put_if_changed(store, record, keys).await?);
     }
     Ok(report)
 }
@@ -381,6 +400,7 @@ struct Valid {
     mail_accounts: Vec<helpdesk::account::MailAccountRecord>,
     /// Each with the id of the user it belongs to.
     notifications: Vec<(account::notifications::Notification, Uuid)>,
+    billing: crate::seed_billing::Records,
 }
 
 /// Every problem of the file, each naming its entry; the catalog products parsed through the
@@ -530,8 +550,10 @@ async fn validate(store: &dyn Store, keys: WsKeys, file: &SeedFile) -> SeedResul
     }
     let mail_accounts = mail_rules::records(store, keys, file, &projects, &mut problems).await?;
     let notifications = notification_rules::records(store, keys, file, &mut problems).await?;
+    let task_projects = file.tasks.iter().map(|t| (t.id, t.project_id)).collect();
+    let billing = crate::seed_billing::validate(store, keys, file, &task_projects, &mut problems).await?;
     if problems.is_empty() {
-        Ok(Valid { products, tasks, mail_accounts, notifications })
+        Ok(Valid { products, tasks, mail_accounts, notifications, billing })
     } else {
         Err(Box::new(SeedError(problems)))
     }

@@ -28,7 +28,10 @@ use uuid::Uuid;
 
 pub const FUNCTION: Function = Function {
     name: "projects",
-    prefixes: &["/projects"],
+    // Under a project id, so API Gateway's `{projectId}` resource can also hold the billing
+    // function's more specific children (docs/billing.md, "Routing"); `/projects` itself and
+    // `/projects/{projectId}` are events of their own in template.yaml.
+    prefixes: &["/projects/{projectId}"],
     tags: &[ApiTag {
         name: "projects",
         description: "Projects the caller may access, their tasks, their manual-position categories and manual positions, \

@@ -6,7 +6,8 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Deserialize;
-use shared::domain::project::Project;
+use shared::domain::billing;
+use shared::domain::project::{Project, ProjectScope};
 use shared::domain::quotation::{
     self, AcceptedQuotationRecord, Decision, ExpressQuotation, ExpressQuotationRecord, QuotationStatus, Transition,
 };
@@ -238,6 +239,7 @@ async fn decide(
     let (task, _) = task::accessible(store, caller, path.identifier).await?;
     let scope: TaskScope = (caller.keys(), task.id);
     let quotation_id = path.express_quotation_id;
+    let project_id = task.project_id;
     let busy = "The quotation is being decided concurrently; read it again and retry";
     let decided = entity::retry_on_conflict(busy, |_| async move {
         let mut record = quotation::get(store, scope, quotation_id).await?.ok_or_else(not_found)?;
@@ -247,6 +249,9 @@ async fn decide(
         let change = quotation::transition(record.status, decision).map_err(ApiError::conflict)?;
         if change == Transition::Unchanged {
             return Ok(Attempt::Done(record));
+        }
+        if change == Transition::Withdraw {
+            refuse_if_invoiced(store, (scope.0, project_id), scope.1).await?;
         }
         let read = record.version;
         record.status =
@@ -278,6 +283,18 @@ async fn decide(
     })
     .await?;
     Ok(decided.to_response())
+}
+
+/// An accepted quotation that an issued invoice has billed (the invoice lists its task) stays
+/// Accepted: withdrawing it would un-bill what the customer was invoiced for (docs/tasks.md).
+async fn refuse_if_invoiced(store: &dyn Store, project: ProjectScope, task_id: Uuid) -> ApiResult<()> {
+    match billing::invoice_billing_task(store, project, task_id).await? {
+        Some(invoice) => Err(ApiError::conflict(format!(
+            "The quotation is billed by invoice {}; its acceptance cannot be withdrawn",
+            invoice.number
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// The 409 of an accept while another quotation of the task is Accepted, naming it.

@@ -10,7 +10,9 @@
 //! - [`task`]: tasks (seeded), found by id or number, and their access rule (the project's).
 //! - [`quotation`]: express quotations, their items generated from a task, their decisions.
 //! - [`pricing`]: quotation arithmetic and its one rounding rule.
+//! - [`billing`]: the seeded billing world: time entries, issued invoices, support contingents.
 
+pub mod billing;
 pub mod catalog;
 pub mod money;
 pub mod organization;

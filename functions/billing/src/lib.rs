@@ -1,0 +1,80 @@
+//! The `billing` function (spec §2.5a, §2.7, §4.7, §4.8; docs/billing.md): subscription
+//! billings of a project, the potential invoices computed from them and from unbilled time,
+//! and support contingents with their balances. The date and money maths are plain functions
+//! (`periods`, `subscriptions::rows`, `contingents::balance`, `potential_invoices::compute`)
+//! with table and property tests.
+//!
+//! Routing: `/billing/…` is this function's own prefix. The project-scoped operations
+//! (`/projects/{projectId}/subscription-billings`, `/projects/{projectId}/support-contingents`)
+//! are more specific resources that API Gateway sends here rather than to the projects
+//! function (docs/billing.md, "Routing").
+
+pub mod contingents;
+pub mod periods;
+pub mod potential_invoices;
+pub mod subscriptions;
+pub mod world;
+
+use serde::Deserialize;
+use shared::domain::project::{self, Project};
+use shared::entity::Entity;
+use shared::function::Function;
+/// The `{success: true}` answer of the billing writes (spec §4.8).
+pub use shared::http::Success;
+use shared::idempotency::idempotent;
+use shared::openapi::ApiTag;
+use shared::store::Store;
+use shared::{ApiError, ApiResult, Caller};
+use time::Date;
+use utoipa::IntoParams;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+pub const FUNCTION: Function = Function {
+    name: "billing",
+    prefixes: &["/billing", "/projects/{projectId}/subscription-billings", "/projects/{projectId}/support-contingents"],
+    tags: &[ApiTag {
+        name: "billing",
+        description: "Subscription billings of a project, the potential invoices computed from them and from unbilled \
+                      time by the business clock, and support contingents with their balances",
+    }],
+    api,
+    entities: &[subscriptions::SubscriptionBillingRecord::KIND, potential_invoices::PotentialInvoiceRecord::KIND],
+};
+
+/// `idempotent(…)`: the subscription-billing create (Idempotency-Key, docs/conventions.md).
+fn api() -> OpenApiRouter<shared::AppState> {
+    OpenApiRouter::new()
+        .routes(idempotent(routes!(
+            subscriptions::list_subscription_billings,
+            subscriptions::create_subscription_billing
+        )))
+        .routes(routes!(contingents::list_support_contingents))
+        .routes(routes!(potential_invoices::list_potential_invoices))
+        .routes(routes!(potential_invoices::get_potential_invoice, potential_invoices::update_potential_invoice))
+        .routes(routes!(potential_invoices::set_quantity))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectPath {
+    /// Project id
+    #[param(example = "5d8e4c1a-6b2f-4e7a-9c3d-1f2a3b4c5d6e")]
+    project_id: Uuid,
+}
+
+/// The project, or 404 whether it is missing or the caller may not access it (spec §4.8:
+/// "404 project not found or access denied").
+pub async fn project_or_404(store: &dyn Store, caller: &Caller, id: Uuid) -> ApiResult<Project> {
+    project::accessible(store, caller, id)
+        .await
+        .map(|r| r.project)
+        .map_err(|e| if e.status.is_client_error() { ApiError::not_found("Project not found") } else { e })
+}
+
+/// Today by the business clock (UTC).
+pub fn business_today(caller: &Caller) -> Date {
+    caller.business_now.to_offset(time::UtcOffset::UTC).date()
+}

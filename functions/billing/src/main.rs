@@ -1,0 +1,4 @@
+//! The billing function on AWS Lambda.
+fn main() -> Result<(), shared::function::LambdaError> {
+    shared::function::run_on_lambda(&billing::FUNCTION)
+}
