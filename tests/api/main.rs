@@ -7,6 +7,7 @@
 //! area share this process and run on parallel threads.
 
 mod administration_api;
+mod agents_api;
 mod check_order;
 mod cors;
 mod hardening;

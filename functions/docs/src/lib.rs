@@ -25,6 +25,7 @@ pub const FUNCTIONS: &[&Function] = &[
     &tasks::FUNCTION,
     &workspace::FUNCTION,
     &oauth::FUNCTION,
+    &agents::FUNCTION,
     &FUNCTION,
 ];
 
