@@ -68,7 +68,8 @@ pub enum Command {
 #[derive(Subcommand)]
 pub enum SeedCommand {
     /// Load a seed file (docs/seed.md) into a workspace: organizations, contacts, catalog
-    /// categories, projects, tasks and catalog products. Idempotent; validated as a whole first.
+    /// categories, projects, tasks and catalog products, agents, saved provider keys (their key
+    /// material into the secret store) and skills. Idempotent; validated as a whole first.
     Load {
         #[arg(long)]
         workspace: Uuid,
