@@ -5,6 +5,7 @@ use crate::cors::AllowedOrigins;
 use crate::oauth::MetadataFetchForTests;
 use crate::oauth::issuer::SiteUrl;
 use crate::ratelimit::{LoginLimits, RateLimits};
+use crate::secrets::{SecretStore, open_secrets};
 use crate::session::{SessionKeySet, SessionKeySource};
 use crate::store::Store;
 use crate::store::dynamo::DynamoStore;
@@ -36,6 +37,8 @@ struct Inner {
     cors_origins: AllowedOrigins,
     /// Where uploaded files' bytes live; None in functions that handle no files.
     objects: Option<Arc<dyn ObjectStore>>,
+    /// Where workspaces' secret values live; None in functions that keep none.
+    secrets: Option<Arc<dyn SecretStore>>,
     metadata_fetch: MetadataFetchForTests,
 }
 
@@ -49,10 +52,18 @@ pub struct AppStateBuilder {
     site_url: Option<SiteUrl>,
     cors_origins: Option<AllowedOrigins>,
     objects: Option<Arc<dyn ObjectStore>>,
+    secrets: Option<Arc<dyn SecretStore>>,
     metadata_fetch: MetadataFetchForTests,
 }
 
 impl AppStateBuilder {
+    /// Where secret values live (shared::secrets); without it, operations that keep secrets
+    /// answer 500.
+    pub fn secrets(mut self, secrets: Arc<dyn SecretStore>) -> Self {
+        self.secrets = Some(secrets);
+        self
+    }
+
     /// Where uploaded files' bytes live (docs/files.md); without it, file operations answer 500.
     pub fn objects(mut self, objects: Arc<dyn ObjectStore>) -> Self {
         self.objects = Some(objects);
@@ -108,6 +119,7 @@ impl AppStateBuilder {
             site_url: self.site_url.unwrap_or_else(SiteUrl::from_env),
             cors_origins: self.cors_origins.unwrap_or_else(AllowedOrigins::from_env),
             objects: self.objects,
+            secrets: self.secrets,
             metadata_fetch: self.metadata_fetch,
         }))
     }
@@ -141,6 +153,7 @@ impl AppState {
             site_url: None,
             cors_origins: None,
             objects: None,
+            secrets: None,
             metadata_fetch: MetadataFetchForTests::default(),
         }
     }
@@ -191,6 +204,9 @@ impl AppState {
         if let Some(objects) = objects_from_env()? {
             builder = builder.objects(objects);
         }
+        if let Some(secrets) = secrets_from_env()? {
+            builder = builder.secrets(secrets);
+        }
         Ok(builder.build())
     }
 
@@ -201,6 +217,11 @@ impl AppState {
     /// The object store of uploaded files, when this function has one.
     pub fn objects(&self) -> Option<&dyn ObjectStore> {
         self.0.objects.as_deref()
+    }
+
+    /// The secret store, when this function keeps secrets.
+    pub fn secrets(&self) -> Option<&dyn SecretStore> {
+        self.0.secrets.as_deref()
     }
 
     pub fn store_arc(&self) -> Arc<dyn Store> {
@@ -242,6 +263,19 @@ pub fn objects_from_env() -> Result<Option<Arc<dyn ObjectStore>>, ConfigError> {
         _ => return Ok(None),
     };
     open_objects(&spec).map(Some).map_err(ConfigError::Invalid)
+}
+
+/// The secret store named by `LT_SECRETS` (`dir:<directory>` or `secretsmanager:<prefix>`),
+/// else Secrets Manager under the prefix `SECRETS_PREFIX` (as template.yaml sets it for the
+/// functions that keep secrets), else none. Nothing is loaded yet: the client is built on
+/// first use.
+pub fn secrets_from_env() -> Result<Option<Arc<dyn SecretStore>>, ConfigError> {
+    let spec = match (std::env::var("LT_SECRETS"), std::env::var("SECRETS_PREFIX")) {
+        (Ok(spec), _) => spec,
+        (Err(_), Ok(prefix)) => format!("secretsmanager:{prefix}"),
+        _ => return Ok(None),
+    };
+    open_secrets(&spec).map(Some).map_err(ConfigError::Invalid)
 }
 
 pub fn token_key_source_from_env() -> Result<TokenKeySource, ConfigError> {

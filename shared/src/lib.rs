@@ -29,6 +29,7 @@ pub mod projection;
 pub mod ratelimit;
 pub mod request;
 pub mod richtext;
+pub mod secrets;
 pub mod session;
 pub mod store;
 pub mod telemetry;

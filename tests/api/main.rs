@@ -10,6 +10,7 @@ mod account_api;
 mod administration_api;
 mod base_url;
 mod billing_api;
+mod agents_api;
 mod check_order;
 mod cors;
 mod hardening;

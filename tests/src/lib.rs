@@ -17,6 +17,7 @@ use shared::cors::AllowedOrigins;
 use shared::identity::{self, NewToken, NewUser, User, UserKind};
 use shared::oauth::issuer::SiteUrl;
 use shared::ratelimit::{LoginLimits, RateLimits};
+use shared::secrets::{DirectorySecrets, SecretStore};
 use shared::session::{SessionKeySet, SessionKeySource};
 use shared::store::dynamo::DynamoStore;
 use shared::store::objects::{DirectoryObjects, ObjectStore};
@@ -146,6 +147,13 @@ pub fn temp_objects() -> Arc<DirectoryObjects> {
     ))
 }
 
+/// A fresh directory secret store under the system's temporary directory.
+pub fn temp_secrets() -> Arc<DirectorySecrets> {
+    Arc::new(DirectorySecrets::new(
+        std::env::temp_dir().join(format!("workapi-test-secrets-{}", Uuid::new_v4().simple())),
+    ))
+}
+
 /// Creates a secret with a fresh name starting with `prefix` and returns the name.
 pub async fn create_secret(client: &aws_sdk_secretsmanager::Client, prefix: &str, value: &str) -> String {
     let name = format!("{prefix}-{}", Uuid::new_v4().simple());
@@ -174,6 +182,8 @@ pub struct TestApi {
     pub workspace_id: Uuid,
     /// Where the server keeps uploaded files' bytes.
     pub objects: Arc<dyn ObjectStore>,
+    /// Where the server keeps secret values.
+    pub secrets: Arc<dyn SecretStore>,
 }
 
 impl TestApi {
@@ -199,6 +209,7 @@ impl TestApi {
             site_url: SiteUrl::from_host(),
             cors_origins: AllowedOrigins::none(),
             objects: None,
+            secrets: None,
             metadata_fetch: Default::default(),
         }
     }
@@ -284,10 +295,17 @@ pub struct TestApiBuilder<'a> {
     site_url: SiteUrl,
     cors_origins: AllowedOrigins,
     objects: Option<Arc<dyn ObjectStore>>,
+    secrets: Option<Arc<dyn SecretStore>>,
     metadata_fetch: shared::oauth::MetadataFetchForTests,
 }
 
 impl TestApiBuilder<'_> {
+    /// Where secret values go (default: a fresh directory, [`temp_secrets`]).
+    pub fn secrets(mut self, secrets: Arc<dyn SecretStore>) -> Self {
+        self.secrets = Some(secrets);
+        self
+    }
+
     /// Where uploaded files go (default: a fresh directory, [`temp_objects`]).
     pub fn objects(mut self, objects: Arc<dyn ObjectStore>) -> Self {
         self.objects = Some(objects);
@@ -359,6 +377,7 @@ impl TestApiBuilder<'_> {
             writes: store_writes.clone(),
         });
         let objects = self.objects.unwrap_or_else(|| temp_objects());
+        let secrets = self.secrets.unwrap_or_else(|| temp_secrets());
         let state = AppState::builder(counted, source)
             .rate_limits(self.rate_limits)
             .session_keys(sessions)
@@ -366,6 +385,7 @@ impl TestApiBuilder<'_> {
             .site_url(self.site_url)
             .cors_origins(self.cors_origins)
             .objects(objects.clone())
+            .secrets(secrets.clone())
             .metadata_fetch_for_tests(self.metadata_fetch)
             .build();
         let app = local::app(state).layer(axum::middleware::from_fn(response_check::validate));
@@ -386,6 +406,7 @@ impl TestApiBuilder<'_> {
             key,
             workspace_id: workspace.id,
             objects,
+            secrets,
         }
     }
 }

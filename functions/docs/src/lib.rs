@@ -31,6 +31,7 @@ pub const FUNCTIONS: &[&Function] = &[
     &helpdesk::FUNCTION,
     &account::FUNCTION,
     &billing::FUNCTION,
+    &agents::FUNCTION,
     &FUNCTION,
 ];
 

@@ -5,6 +5,7 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use shared::app::{TokenKeySource, open_store, session_key_source_from_env, token_key_source_from_env};
 use shared::identity::{self, NewToken, NewUser, UserKind};
+use shared::secrets::{DirectorySecrets, SecretStore, open_secrets};
 use shared::session::{SessionKeySet, SessionKeySource};
 use shared::store::Store;
 use shared::store::dynamo::DynamoStore;
@@ -39,6 +40,11 @@ pub struct StoreArgs {
     /// settings, e.g. AWS_ENDPOINT_URL_S3; LT_S3_PATH_STYLE=true for moto). docs/files.md.
     #[arg(long, global = true, env = "LT_OBJECTS")]
     pub objects: Option<String>,
+    /// Where secret values (agent provider keys, MCP credentials) go: `dir:<directory>`
+    /// (default: the data directory's `secrets/`) or `secretsmanager:<name prefix>` (the AWS
+    /// SDK's usual settings, e.g. AWS_ENDPOINT_URL_SECRETS_MANAGER). docs/agents.md.
+    #[arg(long, global = true, env = "LT_SECRETS")]
+    pub secrets: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -63,7 +69,8 @@ pub enum Command {
 #[derive(Subcommand)]
 pub enum SeedCommand {
     /// Load a seed file (docs/seed.md) into a workspace: organizations, contacts, catalog
-    /// categories, projects, tasks and catalog products. Idempotent; validated as a whole first.
+    /// categories, projects, tasks and catalog products, agents, saved provider keys (their key
+    /// material into the secret store) and skills. Idempotent; validated as a whole first.
     Load {
         #[arg(long)]
         workspace: Uuid,
@@ -188,6 +195,7 @@ pub struct Backend {
     spec: String,
     data_dir: PathBuf,
     objects: Arc<dyn ObjectStore>,
+    secrets: Arc<dyn SecretStore>,
 }
 
 /// `.workapi/` under the current directory: `cargo run` at the repository root keeps its data
@@ -210,7 +218,11 @@ impl StoreArgs {
             Some(spec) => open_objects(spec)?,
             None => Arc::new(DirectoryObjects::new(&data_dir)),
         };
-        Ok(Backend { store: open_store(&spec).await?, spec, data_dir, objects })
+        let secrets = match &self.secrets {
+            Some(spec) => open_secrets(spec)?,
+            None => Arc::new(DirectorySecrets::new(data_dir.join("secrets"))),
+        };
+        Ok(Backend { store: open_store(&spec).await?, spec, data_dir, objects, secrets })
     }
 }
 
@@ -222,6 +234,11 @@ impl Backend {
     /// The object store of uploaded files.
     pub fn objects(&self) -> Arc<dyn ObjectStore> {
         self.objects.clone()
+    }
+
+    /// The secret store of agent credentials.
+    pub fn secrets(&self) -> Arc<dyn SecretStore> {
+        self.secrets.clone()
     }
 
     fn dynamo_table(&self) -> Option<&str> {
@@ -384,7 +401,8 @@ pub async fn run_operator(command: Command, backend: &Backend) -> CliResult<()> 
         Command::Seed(SeedCommand::Load { workspace, file }) => {
             let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
             let seed = crate::seed::parse(&text)?;
-            let report = crate::seed::load(store, workspace, &seed).await?;
+            let secrets = backend.secrets();
+            let report = crate::seed::load_with_secrets(store, secrets.as_ref(), workspace, &seed).await?;
             eprintln!("seed {} loaded into workspace {workspace}: {report}", file.display());
         }
         Command::Table(TableCommand::Create) => match backend.dynamo_table() {

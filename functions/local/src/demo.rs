@@ -60,6 +60,19 @@ pub const DEMO_SEED: &str = include_str!("../../../seed/demo.json");
 /// one read. Apart from `DEMO_SEED` because it names the admin by e-mail, so `DEMO_SEED` still
 /// loads into any workspace (`workapi seed load`, the benchmark).
 pub const DEMO_ADMIN_SEED: &str = include_str!("../../../seed/demo-admin.json");
+/// The demo's agents, saved provider key and skills (`seed/demo-agents.json`, compiled in),
+/// loaded by the local server into the demo workspace it creates: the provider key's material
+/// goes to the secret store.
+pub const DEMO_AGENTS_SEED: &str = include_str!("../../../seed/demo-agents.json");
+
+pub async fn seed_demo_agents(
+    store: &dyn Store,
+    secrets: &dyn shared::secrets::SecretStore,
+    workspace_id: uuid::Uuid,
+) -> crate::seed::SeedResult<crate::seed::Report> {
+    let seed = crate::seed::parse(DEMO_AGENTS_SEED)?;
+    crate::seed::load_with_secrets(store, secrets, workspace_id, &seed).await
+}
 
 /// A few work activities, so time booking has something to choose from.
 async fn seed_activities(store: &dyn Store, workspace_id: uuid::Uuid) -> Result<(), identity::IdentityError> {

@@ -5,6 +5,7 @@ pub mod cli;
 pub mod demo;
 pub mod seed;
 pub mod seed_billing;
+pub mod seed_agents;
 
 use axum::Router;
 use shared::AppState;

@@ -25,6 +25,7 @@ async fn run(cli: Cli) -> CliResult<()> {
     let store = backend.store();
     let key = backend.token_key().await?;
     if let Some(demo) = local::demo::ensure_demo(store.as_ref(), &key).await? {
+        local::demo::seed_demo_agents(store.as_ref(), backend.secrets().as_ref(), demo.workspace_id).await?;
         eprintln!(
             "Created the demo workspace {} with admin {} ({})",
             demo.workspace_id,
@@ -40,6 +41,7 @@ async fn run(cli: Cli) -> CliResult<()> {
     let state = AppState::builder(store, TokenKeySource::Static(key))
         .session_keys(sessions)
         .objects(backend.objects())
+        .secrets(backend.secrets())
         .site_url(site_url.clone());
     let app = local::app(state.build());
     eprintln!("workapi listening on http://{} (site URL {})", listener.local_addr()?, site_url.of(&Default::default()));

@@ -49,6 +49,15 @@ pub struct SeedFile {
     /// Each entry is the body of `POST /administration/product-catalog` plus an `id`.
     #[serde(default)]
     pub catalog_products: Vec<serde_json::Value>,
+    /// Agents (docs/agents.md).
+    #[serde(default)]
+    pub agents: Vec<crate::seed_agents::AgentEntry>,
+    /// Saved provider API keys: their key material goes to the secret store.
+    #[serde(default)]
+    pub provider_api_keys: Vec<crate::seed_agents::ProviderKeyEntry>,
+    /// Workspace skills of the agents.
+    #[serde(default)]
+    pub skills: Vec<crate::seed_agents::SkillEntry>,
     /// Billing (crate::seed_billing): retainer plans, booked time, issued invoices.
     #[serde(default)]
     pub support_contingents: Vec<crate::seed_billing::SupportContingentEntry>,
@@ -283,7 +292,34 @@ pub fn parse(text: &str) -> Result<SeedFile, SeedError> {
 }
 
 /// Validates the whole file against itself and the workspace, then writes it entity by entity.
+/// A file with `providerApiKeys` needs the secret store: [`load_with_secrets`].
 pub async fn load(store: &dyn Store, workspace_id: Uuid, file: &SeedFile) -> SeedResult<Report> {
+    load_inner(store, None, workspace_id, file).await
+}
+
+/// [`load`], with the secret store that receives the key material of `providerApiKeys`.
+pub async fn load_with_secrets(
+    store: &dyn Store,
+    secrets: &dyn shared::secrets::SecretStore,
+    workspace_id: Uuid,
+    file: &SeedFile,
+) -> SeedResult<Report> {
+    load_inner(store, Some(secrets), workspace_id, file).await
+}
+
+async fn load_inner(
+    store: &dyn Store,
+    secrets: Option<&dyn shared::secrets::SecretStore>,
+    workspace_id: Uuid,
+    file: &SeedFile,
+) -> SeedResult<Report> {
+    let mut problems = crate::seed_agents::validate(&file.agents, &file.provider_api_keys, &file.skills);
+    if secrets.is_none() && !file.provider_api_keys.is_empty() {
+        problems.push("providerApiKeys: their key material needs the secret store (seed::load_with_secrets)".into());
+    }
+    if !problems.is_empty() {
+        return Err(Box::new(SeedError(problems)));
+    }
     let workspace = identity::get_workspace(store, workspace_id)
         .await?
         .ok_or_else(|| format!("workspace {workspace_id} does not exist"))?;
@@ -337,6 +373,17 @@ pub async fn load(store: &dyn Store, workspace_id: Uuid, file: &SeedFile) -> See
     }
     for record in &billing.invoices {
         report.count("issuedInvoices", put_if_changed(store, record, keys).await?);
+    }
+    for entry in &file.agents {
+        report.count("agents", crate::seed_agents::write_agent(store, keys, entry).await?);
+    }
+    if let Some(secrets) = secrets {
+        for entry in &file.provider_api_keys {
+            report.count("providerApiKeys", crate::seed_agents::write_provider_key(store, secrets, keys, entry).await?);
+        }
+    }
+    for entry in &file.skills {
+        report.count("skills", crate::seed_agents::write_skill(store, keys, entry, Uuid::nil()).await?);
     }
     Ok(report)
 }

@@ -1,0 +1,292 @@
+//! The `agents` function (spec §2.9, §4.11; docs/agents.md): agents and their managed-provider
+//! settings, whose credentials live in the secret store (`shared::secrets`) and are never
+//! returned; project-level overrides; workspace skills.
+
+pub mod fields;
+pub mod managed;
+pub mod project_settings;
+pub mod records;
+pub mod skills;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use managed::input::SaveManagedProviderBody;
+use managed::model::{ManagedProviderRecord, ManagedProviderSettings, ManagedProviderSettingsProjection};
+use project_settings::{
+    ProjectAgentProviderSettings, ProjectAgentProviderSettingsProjection, SaveProjectOverridesBody,
+};
+use records::{Agent, ProviderApiKey, ProviderApiKeyView};
+use serde::Deserialize;
+use shared::domain::project;
+use shared::entity::Entity;
+use shared::function::Function;
+use shared::idempotency::idempotent;
+use shared::openapi::ApiTag;
+use shared::permissions::{Requirement, key};
+use shared::projection::Projection;
+use shared::request::{Body, Path, Query};
+use shared::secrets::SecretStore;
+use shared::{ApiError, ApiResult, AppState, Caller};
+use skills::{CreateSkillBody, PatchSkillBody, Skill, SkillProjection, SkillRecord};
+use utoipa::IntoParams;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+pub const FUNCTION: Function = Function {
+    name: "agents",
+    prefixes: &["/agents"],
+    tags: &[ApiTag {
+        name: "agents",
+        description: "AI agents: managed hosted-agent provider settings (credentials write-only), project-level \
+                      overrides and shared workspace skills",
+    }],
+    api,
+    entities: &[
+        Agent::KIND,
+        ProviderApiKey::KIND,
+        SkillRecord::KIND,
+        ManagedProviderRecord::KIND,
+        project_settings::ProjectOverridesRecord::KIND,
+    ],
+};
+
+/// Connecting an agent to a provider, and the workspace's skills, are workspace settings.
+const MANAGE: Requirement = Requirement::Permission(key::WS_SETTINGS_MANAGE_SETTINGS);
+/// Project overrides change how agents work in one project.
+const EDIT_PROJECT: Requirement = Requirement::Permission(key::PROJECTS_EDIT);
+
+fn api() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_agents))
+        .routes(routes!(list_provider_api_keys))
+        .routes(routes!(get_managed_provider))
+        .routes(idempotent(routes!(save_managed_provider)))
+        .routes(idempotent(routes!(save_project_overrides)))
+        .routes(routes!(list_project_overrides))
+        .routes(idempotent(routes!(create_skill)))
+        .routes(routes!(list_skills))
+        .routes(routes!(get_skill, patch_skill))
+}
+
+fn secret_store(state: &AppState) -> ApiResult<&dyn SecretStore> {
+    state.secrets().ok_or_else(|| ApiError::internal("the agents function has no secret store (SECRETS_PREFIX)"))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+struct AgentPath {
+    /// Agent id
+    #[param(example = "6b1f3c2a-4d5e-4f60-8a7b-9c0d1e2f3a4b")]
+    id: Uuid,
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+#[serde(rename_all = "camelCase")]
+struct SkillPath {
+    /// Skill id
+    #[param(example = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d")]
+    skill_id: Uuid,
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+struct ProjectFilter {
+    /// The project whose overrides to list (a project the caller may access)
+    #[param(example = "5d7c3b1a-2e4f-4a6b-8c9d-0e1f2a3b4c5d")]
+    project_id: Uuid,
+}
+
+/// List agents
+///
+/// The workspace's agents, ordered by name, each saying whether managed-provider settings
+/// are saved for it. For employees of the workspace.
+#[utoipa::path(get, path = "/agents", operation_id = "listAgents", tag = "agents",
+    responses((status = 200, description = "The agents, ordered by name", body = [Agent])))]
+async fn list_agents(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Vec<Agent>>> {
+    caller.authorize(Requirement::Employee)?;
+    let store = state.store();
+    let (agents, settings) = tokio::join!(
+        records::list::<Agent>(store, caller.keys()),
+        records::list::<ManagedProviderRecord>(store, caller.keys())
+    );
+    let configured: std::collections::HashSet<Uuid> = settings?.iter().map(|s| s.agent_id).collect();
+    let mut agents = agents?;
+    for agent in &mut agents {
+        agent.managed_provider_configured = configured.contains(&agent.id);
+    }
+    agents.sort_by_cached_key(|a| (a.name.to_lowercase(), a.id));
+    Ok(Json(agents))
+}
+
+/// List saved provider API keys
+///
+/// The provider keys saved in the workspace (their ids go in `providerApiKeyId`), with their
+/// labels and, for long keys, the last four characters. The keys themselves are never returned.
+#[utoipa::path(get, path = "/agents/provider-api-keys", operation_id = "listProviderApiKeys", tag = "agents",
+    responses((status = 200, description = "The saved keys, ordered by label", body = [ProviderApiKeyView])))]
+async fn list_provider_api_keys(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> ApiResult<Json<Vec<ProviderApiKeyView>>> {
+    caller.authorize(MANAGE)?;
+    let mut keys: Vec<ProviderApiKeyView> = records::list::<ProviderApiKey>(state.store(), caller.keys())
+        .await?
+        .into_iter()
+        .map(ProviderApiKeyView::from)
+        .collect();
+    keys.sort_by_cached_key(|k| (k.label.to_lowercase(), k.id));
+    Ok(Json(keys))
+}
+
+/// Read an agent's managed-provider settings
+///
+/// The settings as saved, every credential redacted: `credentialConfigured` says whether a
+/// credential is stored, `vendorApiKeyLastFour` shows the last four characters of a long raw
+/// key. 404 when the agent does not exist or has no saved settings.
+#[utoipa::path(get, path = "/agents/{id}/managed-provider", operation_id = "getAgentManagedProvider", tag = "agents",
+    params(AgentPath),
+    responses((status = 200, description = "The saved settings, credentials redacted", body = ManagedProviderSettings)))]
+async fn get_managed_provider(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(path): Path<AgentPath>,
+) -> ApiResult<Json<ManagedProviderSettings>> {
+    caller.authorize(MANAGE)?;
+    let record = managed::read(state.store(), caller.keys(), path.id).await?;
+    Ok(Json(ManagedProviderSettings::from(&record)))
+}
+
+/// Save an agent's managed-provider settings
+///
+/// Connects the agent to a managed hosted-agent provider. Prefer `providerApiKeyId` (a saved
+/// key) over a raw `vendorApiKey`. Credentials (the raw key, MCP bearer tokens, OAuth tokens
+/// and client secrets) are stored in the secret store, never returned: leave one out to keep
+/// the stored value, send null to clear it. The rest of `config` is replaced as sent. Re-read
+/// the settings (GET) to verify them.
+#[utoipa::path(post, path = "/agents/{id}/managed-provider", operation_id = "saveAgentManagedProvider", tag = "agents",
+    params(AgentPath), request_body = SaveManagedProviderBody,
+    responses((status = 201, description = "The saved settings, credentials redacted", body = ManagedProviderSettingsProjection)))]
+async fn save_managed_provider(
+    State(state): State<AppState>,
+    caller: Caller,
+    projection: Projection,
+    Path(path): Path<AgentPath>,
+    body: Body<SaveManagedProviderBody>,
+) -> ApiResult<(StatusCode, ManagedProviderSettingsProjection)> {
+    let permit = caller.authorize(MANAGE)?;
+    let body = body.parse(&permit)?;
+    let secrets = secret_store(&state)?;
+    let record = managed::save(state.store(), secrets, caller.keys(), path.id, &body, caller.user.id).await?;
+    Ok((StatusCode::CREATED, projection.project(&ManagedProviderSettings::from(&record))?))
+}
+
+/// Save a project's agent overrides
+///
+/// Saves, for one project and one agent, the managed-provider settings the project changes:
+/// `enabled`, `toolMode`, `allowNetworkAccess`, `customGuidance`, `modelId`, `userVaultIds`
+/// and `githubRepositoryDefaults`. The whole set is replaced; a field left out or null
+/// inherits the agent's setting. Credentials are never overridden per project. Needs
+/// Projects.edit and access to the project.
+#[utoipa::path(post, path = "/agents/project-agent-provider-settings", operation_id = "saveProjectAgentProviderSettings",
+    tag = "agents", request_body = SaveProjectOverridesBody,
+    responses((status = 201, description = "The saved overrides", body = ProjectAgentProviderSettingsProjection)))]
+async fn save_project_overrides(
+    State(state): State<AppState>,
+    caller: Caller,
+    projection: Projection,
+    body: Body<SaveProjectOverridesBody>,
+) -> ApiResult<(StatusCode, ProjectAgentProviderSettingsProjection)> {
+    let permit = caller.authorize(EDIT_PROJECT)?;
+    let body = body.parse(&permit)?;
+    let store = state.store();
+    project::accessible(store, &caller, body.project_id).await?;
+    let (project_id, agent_id) = (body.project_id, body.agent_id);
+    let values = project_settings::overrides(body).map_err(ApiError::validation)?;
+    let saved = project_settings::save(store, caller.keys(), project_id, agent_id, values, caller.user.id).await?;
+    Ok((StatusCode::CREATED, projection.project(&saved)?))
+}
+
+/// List a project's agent overrides
+///
+/// The overrides saved for the project, one per agent. Needs access to the project.
+#[utoipa::path(get, path = "/agents/project-agent-provider-settings", operation_id = "listProjectAgentProviderSettings",
+    tag = "agents", params(ProjectFilter),
+    responses((status = 200, description = "The project's overrides", body = [ProjectAgentProviderSettings])))]
+async fn list_project_overrides(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(filter): Query<ProjectFilter>,
+) -> ApiResult<Json<Vec<ProjectAgentProviderSettings>>> {
+    caller.authorize(Requirement::Member)?;
+    let store = state.store();
+    project::accessible(store, &caller, filter.project_id).await?;
+    Ok(Json(project_settings::list(store, caller.keys(), filter.project_id).await?))
+}
+
+/// Create a skill
+///
+/// Creates a shared workspace skill (version 1). Its id is what a managed agent's skill
+/// reference of type custom names.
+#[utoipa::path(post, path = "/agents/skills", operation_id = "createAgentSkill", tag = "agents",
+    request_body = CreateSkillBody,
+    responses((status = 201, description = "The new skill", body = SkillProjection)))]
+async fn create_skill(
+    State(state): State<AppState>,
+    caller: Caller,
+    projection: Projection,
+    body: Body<CreateSkillBody>,
+) -> ApiResult<(StatusCode, SkillProjection)> {
+    let permit = caller.authorize(MANAGE)?;
+    let body = body.parse(&permit)?;
+    let record = skills::create(state.store(), caller.keys(), body, caller.user.id).await?;
+    Ok((StatusCode::CREATED, projection.project(&Skill::from(&record))?))
+}
+
+/// List skills
+///
+/// The workspace's skills, ordered by name. For employees of the workspace.
+#[utoipa::path(get, path = "/agents/skills", operation_id = "listAgentSkills", tag = "agents",
+    responses((status = 200, description = "The skills, ordered by name", body = [Skill])))]
+async fn list_skills(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Vec<Skill>>> {
+    caller.authorize(Requirement::Employee)?;
+    Ok(Json(skills::list(state.store(), caller.keys()).await?.iter().map(Skill::from).collect()))
+}
+
+/// Read a skill
+///
+/// One skill of the workspace. For employees of the workspace.
+#[utoipa::path(get, path = "/agents/skills/{skillId}", operation_id = "getAgentSkill", tag = "agents",
+    params(SkillPath), responses((status = 200, description = "The skill", body = Skill)))]
+async fn get_skill(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(path): Path<SkillPath>,
+) -> ApiResult<Json<Skill>> {
+    caller.authorize(Requirement::Employee)?;
+    Ok(Json(Skill::from(&skills::get(state.store(), caller.keys(), path.skill_id).await?)))
+}
+
+/// Update a skill
+///
+/// Changes only the fields sent; the version grows by one. Concurrent updates never lose a
+/// change: each applies to the version it finds (re-read after a lost race). Send `version`
+/// to refuse the change (409) when the skill changed since you read it.
+#[utoipa::path(patch, path = "/agents/skills/{skillId}", operation_id = "updateAgentSkill", tag = "agents",
+    params(SkillPath), request_body = PatchSkillBody,
+    responses((status = 200, description = "The updated skill", body = SkillProjection)))]
+async fn patch_skill(
+    State(state): State<AppState>,
+    caller: Caller,
+    projection: Projection,
+    Path(path): Path<SkillPath>,
+    body: Body<PatchSkillBody>,
+) -> ApiResult<SkillProjection> {
+    let permit = caller.authorize(MANAGE)?;
+    let body = body.parse(&permit)?;
+    let record = skills::patch(state.store(), caller.keys(), path.skill_id, body, caller.user.id).await?;
+    projection.project(&Skill::from(&record))
+}

@@ -1,0 +1,219 @@
+//! Workspace skills (spec §2.9): shared instructions that native custom agents and managed
+//! hosted agents use. The spec shows no record; ours is defined in docs/agents.md: name,
+//! description, instructions (agent rich text), enabled, a version that grows by one on every
+//! edit, and timestamps.
+
+use crate::fields::AgentInstructions;
+use crate::records::{self, item_key};
+use serde::{Deserialize, Serialize};
+use shared::entity::{self, Attempt, Entity};
+use shared::input::{Input, Integer, MultilineText, Patch, Text};
+use shared::richtext::{self, Doc};
+use shared::store::keys::WsKeys;
+use shared::store::{Key, Store, Update};
+use shared::{ApiError, ApiResult, clock};
+use uuid::Uuid;
+
+pub const MAX_NAME_CHARS: usize = 100;
+pub const MAX_DESCRIPTION_CHARS: usize = 1000;
+/// Most skills per workspace: the managed-provider save reads them all in one query.
+pub const MAX_SKILLS: usize = 500;
+
+/// The stored skill; instructions as IDoc.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillRecord {
+    pub id: Uuid,
+    pub name: String,
+    pub description: Option<String>,
+    pub instructions: Doc,
+    pub enabled: bool,
+    pub version: i64,
+    pub created_at: String,
+    pub updated_at: String,
+    pub created_by: Uuid,
+    pub updated_by: Uuid,
+}
+
+impl Entity for SkillRecord {
+    const TYPE: &'static str = "AgentSkill";
+    const PREFIX: &'static str = "AGENTSKILL#";
+    type Scope = WsKeys;
+
+    fn key(&self, keys: WsKeys) -> Key {
+        skill_key(keys, self.id)
+    }
+}
+
+pub fn skill_key(keys: WsKeys, id: Uuid) -> Key {
+    item_key(keys, SkillRecord::PREFIX, id)
+}
+
+/// A skill as the API returns it (instructions as HTML).
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(examples(json!({"id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", "name": "Release notes",
+    "description": "Writes release notes from merged changes", "instructions": "<p>Group changes by area.</p>",
+    "enabled": true, "version": 3, "createdAt": "2026-11-20T09:00:00Z", "updatedAt": "2026-11-23T10:00:00Z"})))]
+pub struct Skill {
+    pub id: Uuid,
+    pub name: String,
+    /// Plain text, or null
+    #[schema(required)]
+    pub description: Option<String>,
+    /// HTML
+    pub instructions: String,
+    pub enabled: bool,
+    /// Starts at 1 and grows by one on every edit; a managed agent may pin a skill to one
+    pub version: i64,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    #[schema(format = DateTime)]
+    pub updated_at: String,
+}
+
+impl shared::projection::Compact for Skill {
+    const COMPACT: &'static [&'static str] = &["id", "name", "version"];
+}
+
+pub type SkillProjection = shared::projection::Projected<Skill>;
+
+impl From<&SkillRecord> for Skill {
+    fn from(r: &SkillRecord) -> Self {
+        Skill {
+            id: r.id,
+            name: r.name.clone(),
+            description: r.description.clone(),
+            instructions: richtext::to_html(&r.instructions),
+            enabled: r.enabled,
+            version: r.version,
+            created_at: r.created_at.clone(),
+            updated_at: r.updated_at.clone(),
+        }
+    }
+}
+
+/// A new skill
+#[derive(Input)]
+#[input(example = serde_json::json!({"name": "Release notes", "description": "Writes release notes from merged changes",
+    "instructions": "Group changes by **area**.", "enabled": true}))]
+pub struct CreateSkillBody {
+    pub name: Text<1, MAX_NAME_CHARS>,
+    /// Plain text; absent or null for none
+    pub description: Patch<MultilineText<1, MAX_DESCRIPTION_CHARS>>,
+    /// Markdown, HTML or IDoc JSON
+    pub instructions: AgentInstructions,
+    /// Default true
+    pub enabled: Option<bool>,
+}
+
+/// Changes to a skill: only the fields sent change
+#[derive(Input)]
+#[input(example = serde_json::json!({"enabled": false, "version": 3}))]
+pub struct PatchSkillBody {
+    pub name: Option<Text<1, MAX_NAME_CHARS>>,
+    /// Null clears it
+    pub description: Patch<MultilineText<1, MAX_DESCRIPTION_CHARS>>,
+    /// Markdown, HTML or IDoc JSON
+    pub instructions: Option<AgentInstructions>,
+    pub enabled: Option<bool>,
+    /// The version the change was made against: when it is no longer the skill's version the
+    /// change is refused with 409 (optimistic concurrency). Without it, the change applies to
+    /// whatever version is current.
+    pub version: Option<Integer<1, { i64::MAX }>>,
+}
+
+pub async fn create(store: &dyn Store, keys: WsKeys, body: CreateSkillBody, by: Uuid) -> ApiResult<SkillRecord> {
+    let count = records::list::<SkillRecord>(store, keys).await?.len();
+    if count >= MAX_SKILLS {
+        return Err(ApiError::field("body", format!("a workspace holds at most {MAX_SKILLS} skills")));
+    }
+    let now = clock::now_rfc3339();
+    let record = SkillRecord {
+        id: Uuid::new_v4(),
+        name: body.name.into_string(),
+        description: body.description.into_option().map(|d| d.into_string()),
+        instructions: body.instructions.0,
+        enabled: body.enabled.unwrap_or(true),
+        version: 1,
+        created_at: now.clone(),
+        updated_at: now,
+        created_by: by,
+        updated_by: by,
+    };
+    entity::create(store, &record, keys, "The skill exists already").await?;
+    Ok(record)
+}
+
+pub async fn get(store: &dyn Store, keys: WsKeys, id: Uuid) -> ApiResult<SkillRecord> {
+    entity::get(store, &skill_key(keys, id)).await?.ok_or_else(|| ApiError::not_found("Skill not found"))
+}
+
+/// Skills ordered by name.
+pub async fn list(store: &dyn Store, keys: WsKeys) -> ApiResult<Vec<SkillRecord>> {
+    let mut skills = records::list::<SkillRecord>(store, keys).await?;
+    skills.sort_by_cached_key(|s| (s.name.to_lowercase(), s.id));
+    Ok(skills)
+}
+
+/// Applies the sent fields with a conditional write on the version read. A lost race is
+/// re-run on the new version (so concurrent patches of different fields all land), unless the
+/// client pinned `version`, which then no longer matches: 409.
+pub async fn patch(
+    store: &dyn Store,
+    keys: WsKeys,
+    id: Uuid,
+    body: PatchSkillBody,
+    by: Uuid,
+) -> ApiResult<SkillRecord> {
+    let mut update = Update::default();
+    let mut changes = 0;
+    if let Some(name) = &body.name {
+        update = update.set("name", name.as_str());
+        changes += 1;
+    }
+    match &body.description {
+        Patch::Absent => {}
+        Patch::Null => {
+            update = update.set("description", serde_json::Value::Null);
+            changes += 1;
+        }
+        Patch::Value(text) => {
+            update = update.set("description", text.as_str());
+            changes += 1;
+        }
+    }
+    if let Some(instructions) = &body.instructions {
+        update = update.set("instructions", serde_json::to_value(&instructions.0).map_err(ApiError::internal)?);
+        changes += 1;
+    }
+    if let Some(enabled) = body.enabled {
+        update = update.set("enabled", enabled);
+        changes += 1;
+    }
+    let pinned = body.version.map(|v| v.0);
+    let update = update.set("updatedAt", clock::now_rfc3339()).set("updatedBy", by.to_string());
+    entity::retry_on_conflict("The skill is being changed concurrently; retry", |_| {
+        let update = update.clone();
+        async move {
+            let current = get(store, keys, id).await?;
+            if let Some(pinned) = pinned
+                && pinned != current.version
+            {
+                return Err(ApiError::conflict(format!(
+                    "The skill is at version {}, not {pinned}; read it again and retry",
+                    current.version
+                )));
+            }
+            if changes == 0 {
+                return Ok(Attempt::Done(current));
+            }
+            match entity::update_if_version::<SkillRecord>(store, &skill_key(keys, id), update, current.version).await {
+                Ok(updated) => Ok(Attempt::Done(updated)),
+                Err(e) if e.status == axum::http::StatusCode::CONFLICT => Ok(Attempt::Conflict),
+                Err(e) => Err(e),
+            }
+        }
+    })
+    .await
+}
