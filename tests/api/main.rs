@@ -8,9 +8,9 @@
 
 mod account_api;
 mod administration_api;
+mod agents_api;
 mod base_url;
 mod billing_api;
-mod agents_api;
 mod check_order;
 mod cors;
 mod hardening;

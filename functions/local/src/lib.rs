@@ -4,8 +4,8 @@
 pub mod cli;
 pub mod demo;
 pub mod seed;
-pub mod seed_billing;
 pub mod seed_agents;
+pub mod seed_billing;
 
 use axum::Router;
 use shared::AppState;
