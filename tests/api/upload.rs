@@ -113,6 +113,12 @@ async fn each_format_is_stored_with_its_dimensions_and_its_url_serves_the_same_b
             assert_eq!(status, 200, "[{}] GET the file URL", api.backend);
             assert_eq!(served, bytes, "[{}] the URL serves the uploaded bytes", api.backend);
             assert_eq!(headers["content-type"], content_type);
+            if api.backend == "embedded" {
+                // The local route serves plain bytes to a client that asks only for those.
+                let response = api.http.get(url).header("Accept", "application/octet-stream").send().await.unwrap();
+                assert_eq!(response.headers()["content-type"], "application/octet-stream");
+                assert_eq!(response.bytes().await.unwrap().to_vec(), bytes);
+            }
             // Shown in place, saved under the id with the recognised format's extension,
             // whatever name the upload claimed.
             let extension = content_type.trim_start_matches("image/").replace("jpeg", "jpg");

@@ -183,11 +183,27 @@ struct Signed {
     signature: String,
 }
 
+/// The type a file is served as: its own, unless `Accept` names `application/octet-stream` and
+/// not the file's type (nor `image/*`).
+fn served_type(accept: Option<&HeaderValue>, own: &'static str) -> &'static str {
+    const BYTES: &str = "application/octet-stream";
+    let ranges: Vec<String> = accept
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .split(',')
+        .map(|r| r.split(';').next().unwrap_or_default().trim().to_ascii_lowercase())
+        .collect();
+    let names = |wanted: &str| ranges.iter().any(|r| r == wanted);
+    if names(BYTES) && !names(own) && !names("image/*") { BYTES } else { own }
+}
+
 /// Fetch an uploaded image (local URL)
 ///
 /// Serves the bytes of an upload at the signed, expiring URL that the upload (and the catalog's
 /// logo) returns on the embedded default store. Deployments keep files in S3 and hand out
-/// presigned S3 URLs instead; there this route answers 404.
+/// presigned S3 URLs instead; there this route answers 404. The bytes come with the image's
+/// own type, or as `application/octet-stream` when `Accept` names that and not the image's type
+/// (for clients that download any file the same way).
 #[utoipa::path(get, path = "/workspace/files/{id}/content", operation_id = "getFileContent", tag = "workspace",
     params(FilePath, Signed),
     responses(
@@ -195,13 +211,15 @@ struct Signed {
             (ImageBytes = "image/png", example = json!("(PNG bytes)")),
             (ImageBytes = "image/jpeg", example = json!("(JPEG bytes)")),
             (ImageBytes = "image/webp", example = json!("(WebP bytes)")),
-            (ImageBytes = "image/gif", example = json!("(GIF bytes)"))),
+            (ImageBytes = "image/gif", example = json!("(GIF bytes)")),
+            (ImageBytes = "application/octet-stream", example = json!("(the image's bytes)"))),
             headers(("Content-Disposition" = String,
                 description = "`inline; filename=\"<id>.<png|jpg|webp|gif>\"`: shown in place, saved under the file's id")))),
     // No bearer credential: the signature is the credential (403 when wrong or expired).
     security(()))]
 async fn file_content(
     State(state): State<AppState>,
+    request_headers: axum::http::HeaderMap,
     Path(path): Path<FilePath>,
     query: Result<Query<Signed>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult<Response> {
@@ -216,7 +234,8 @@ async fn file_content(
     let max_age = (signed.expires - clock::now_epoch()).max(0);
     let mut response = bytes.into_response();
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(record.content_type.content_type()));
+    let served_as = served_type(request_headers.get(header::ACCEPT), record.content_type.content_type());
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(served_as));
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     if let Ok(disposition) = HeaderValue::from_str(&record.content_disposition()) {
         headers.insert(header::CONTENT_DISPOSITION, disposition);
@@ -226,4 +245,19 @@ async fn file_content(
         headers.insert(header::CACHE_CONTROL, cache);
     }
     Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn octet_stream_only_when_asked_for_and_the_image_type_is_not() {
+        let accept = |v: &'static str| HeaderValue::from_static(v);
+        assert_eq!(served_type(None, "image/png"), "image/png");
+        assert_eq!(served_type(Some(&accept("*/*")), "image/png"), "image/png");
+        assert_eq!(served_type(Some(&accept("application/octet-stream")), "image/png"), "application/octet-stream");
+        assert_eq!(served_type(Some(&accept("application/octet-stream, image/png")), "image/png"), "image/png");
+        assert_eq!(served_type(Some(&accept("image/*, application/octet-stream;q=0.5")), "image/gif"), "image/gif");
+    }
 }
