@@ -133,13 +133,14 @@ impl<T> Body<T> {
 impl<T: Input> Body<T> {
     /// Reads the body into `T`; every failing field is reported together.
     pub fn parse(self, permit: &Permit) -> ApiResult<T> {
-        input::parse(&self.json(permit)?)
+        self.check(permit)?.finish()
     }
 
     /// Reads the body field by field, leaving the verdict open for rules that need the store
     /// (`shared::input::Checked`): every problem, parse and rules alike, comes in one 400.
-    pub fn check(self, permit: &Permit) -> ApiResult<input::Checked<T>> {
-        input::Checked::read(&self.json(permit)?)
+    pub fn check(self, _permit: &Permit) -> ApiResult<input::Checked<T>> {
+        let (value, inexact) = input::read_json_body(self.content_type.as_ref(), &self.bytes)?;
+        input::Checked::read_json(&value, inexact)
     }
 }
 

@@ -16,7 +16,7 @@
 mod json;
 mod types;
 
-pub use json::read_json_object;
+pub use json::{read_json_body, read_json_object};
 pub use shared_derive::Input;
 pub use types::{
     DateOnly, DateTime, Decimal, EditorProfile, EditorText, Integer, Language, List, MultilineText, ProductProfile,
@@ -25,6 +25,7 @@ pub use types::{
 
 use crate::error::{ApiError, ApiResult, FieldErrors};
 use serde_json::{Map, Value};
+use std::collections::BTreeSet;
 use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type};
 use utoipa::openapi::{Ref, RefOr};
 
@@ -63,9 +64,11 @@ impl At {
     }
 }
 
-/// Every problem found while reading a body, by field path.
+/// Every problem found while reading a body, by field path; and the paths of the body's numbers
+/// that the JSON parser could not read exactly (`json::read_json_body`), which number fields
+/// refuse.
 #[derive(Debug, Default)]
-pub struct Errors(FieldErrors);
+pub struct Errors(FieldErrors, BTreeSet<String>);
 
 impl Errors {
     pub fn add(&mut self, at: &At, message: impl Into<String>) {
@@ -75,6 +78,11 @@ impl Errors {
 
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// Whether the number at `at` was not read exactly from the JSON text.
+    pub fn is_inexact(&self, at: &At) -> bool {
+        self.1.contains(if at.path.is_empty() { "body" } else { &at.path })
     }
 
     /// Records a problem of the top-level field `field` (a rule's finding).
@@ -252,10 +260,15 @@ pub struct Checked<T: Input> {
 impl<T: Input> Checked<T> {
     /// Reads a JSON object (any other value: a 400 naming `body`).
     pub fn read(value: &Value) -> ApiResult<Checked<T>> {
+        Self::read_json(value, BTreeSet::new())
+    }
+
+    /// Reads a JSON object whose numbers at the `inexact` paths did not read exactly.
+    pub fn read_json(value: &Value, inexact: BTreeSet<String>) -> ApiResult<Checked<T>> {
         let Value::Object(map) = value else {
             return Err(ApiError::field("body", "body must be a JSON object"));
         };
-        let mut errors = Errors::default();
+        let mut errors = Errors(FieldErrors::new(), inexact);
         let fields = T::read_fields(map, &At::root(), &mut errors);
         Ok(Checked { fields, errors })
     }

@@ -119,7 +119,13 @@ pub struct Integer<const MIN: i64, const MAX: i64>(pub i64);
 
 impl<const MIN: i64, const MAX: i64> Field for Integer<MIN, MAX> {
     fn read(value: &Value, at: &At, errors: &mut Errors) -> Option<Self> {
-        match value.as_i64() {
+        if errors.is_inexact(at) {
+            errors.add(at, format!("{} cannot be read exactly: send an integer from {MIN} to {MAX}", at.name()));
+            return None;
+        }
+        // 3.0 is an integer to JSON Schema too; doubles are exact integers up to 2^53.
+        let integral = || value.as_f64().filter(|f| f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_992.0);
+        match value.as_i64().or_else(|| integral().map(|f| f as i64)) {
             Some(n) if (MIN..=MAX).contains(&n) => Some(Integer(n)),
             _ => {
                 errors.add(at, format!("{} must be an integer from {MIN} to {MAX}", at.name()));
@@ -171,6 +177,13 @@ impl<const MIN: i64, const MAX: i64, const SCALE: u32> Field for Decimal<MIN, MA
             errors.add(at, format!("{name} must be a number"));
             return None;
         };
+        if errors.is_inexact(at) {
+            errors.add(
+                at,
+                format!("{name} cannot be read exactly: send at most {MAX_SIGNIFICANT_DIGITS} significant digits"),
+            );
+            return None;
+        }
         let checked = Self::exact(number).and_then(|d| {
             if d < rust_decimal::Decimal::from(MIN) || d > rust_decimal::Decimal::from(MAX) {
                 Err(format!("from {MIN} to {MAX}"))
