@@ -99,32 +99,9 @@ async fn seeded(api: &TestApi, members: &[Uuid]) -> World {
     world
 }
 
-/// A request with extra headers (`LT_CUSTOM_NOW`, `Idempotency-Key`).
-async fn send(
-    api: &TestApi,
-    method: Method,
-    path: &str,
-    token: &str,
-    headers: &[(&str, &str)],
-    body: Option<Value>,
-) -> (u16, reqwest::header::HeaderMap, Value) {
-    let mut request = api.http.request(method, api.url(path)).bearer_auth(token);
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    if let Some(body) = body {
-        request = request.json(&body);
-    }
-    let response = request.send().await.expect("request reaches the server");
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    let body = response.json::<Value>().await.unwrap_or(Value::Null);
-    (status, headers, body)
-}
-
 /// GET as of a business instant.
 async fn get_at(api: &TestApi, path: &str, token: &str, now: &str) -> (u16, Value) {
-    let (status, _, body) = send(api, Method::GET, path, token, &[("LT_CUSTOM_NOW", now)], None).await;
+    let (status, _, body) = api.send_with(Method::GET, path, token, &[("LT_CUSTOM_NOW", now)], None).await;
     (status, body)
 }
 
@@ -153,8 +130,8 @@ async fn subscription_billings_generate_their_rows_and_are_created_once() {
                                "frequency": 3, "payment": "perUnit", "price": 300, "quantity": 2,
                                "billingTiming": "advance"});
         let key = [("Idempotency-Key", "seats-2026")];
-        let first = send(api, Method::POST, &billings(w.project), &token, &key, Some(quarterly.clone())).await;
-        let again = send(api, Method::POST, &billings(w.project), &token, &key, Some(quarterly)).await;
+        let first = api.send_with(Method::POST, &billings(w.project), &token, &key, Some(quarterly.clone())).await;
+        let again = api.send_with(Method::POST, &billings(w.project), &token, &key, Some(quarterly)).await;
         assert_eq!((first.0, again.0), (201, 201), "[{}] {} {}", api.backend, first.2, again.2);
         assert_eq!(again.1.get("Idempotent-Replayed").map(|v| v.to_str().unwrap()), Some("true"));
 
@@ -297,7 +274,7 @@ async fn due_rows_appear_in_potential_invoices_as_the_business_clock_moves() {
         let now = [("LT_CUSTOM_NOW", "2026-02-15T00:00:00Z")];
         let patch =
             json!({"contactId": w.contact, "billedFrom": "2026-01-05", "billedTo": "2026-01-31T22:00:00-05:00"});
-        let (status, _, answer) = send(api, Method::PATCH, &path, &token, &now, Some(patch)).await;
+        let (status, _, answer) = api.send_with(Method::PATCH, &path, &token, &now, Some(patch)).await;
         assert_eq!((status, &answer), (200, &json!({"success": true})), "[{}]", api.backend);
         let (status, read) = get_at(api, &path, &token, "2026-02-15T00:00:00Z").await;
         assert_eq!(status, 200, "[{}] {read}", api.backend);
@@ -309,13 +286,13 @@ async fn due_rows_appear_in_potential_invoices_as_the_business_clock_moves() {
         );
         for contact in [w.stranger, w.inactive, Uuid::new_v4(), root.id] {
             let body = json!({"contactId": contact});
-            let (status, _, answer) = send(api, Method::PATCH, &path, &token, &now, Some(body)).await;
+            let (status, _, answer) = api.send_with(Method::PATCH, &path, &token, &now, Some(body)).await;
             assert_error_body(api.backend, status, &answer, 404);
         }
         let (status, _, answer) =
-            send(api, Method::PATCH, &path, &token, &now, Some(json!({"billedTo": "2026-01-01"}))).await;
+            api.send_with(Method::PATCH, &path, &token, &now, Some(json!({"billedTo": "2026-01-01"}))).await;
         assert_error_body(api.backend, status, &answer, 400);
-        let (status, _, _) = send(api, Method::PATCH, &path, &token, &now, Some(json!({"contactId": null}))).await;
+        let (status, _, _) = api.send_with(Method::PATCH, &path, &token, &now, Some(json!({"contactId": null}))).await;
         assert_eq!(status, 200);
         let (_, read) = get_at(api, &path, &token, "2026-02-15T00:00:00Z").await;
         assert_eq!(
@@ -328,7 +305,7 @@ async fn due_rows_appear_in_potential_invoices_as_the_business_clock_moves() {
         let hosting = read["subscriptions"].as_array().unwrap().iter().find(|l| l["title"] == "Hosting").unwrap();
         let row = hosting["billingId"].as_str().unwrap().to_owned();
         let quantity = format!("{path}/subscriptions/{row}/quantity");
-        let (status, _, _) = send(api, Method::POST, &quantity, &token, &now, Some(json!({"value": 3}))).await;
+        let (status, _, _) = api.send_with(Method::POST, &quantity, &token, &now, Some(json!({"value": 3}))).await;
         assert_eq!(status, 200, "[{}]", api.backend);
         let (_, read) = get_at(api, &path, &token, "2026-02-15T00:00:00Z").await;
         let line = read["subscriptions"].as_array().unwrap().iter().find(|l| l["billingId"] == row.as_str()).unwrap();
@@ -355,17 +332,17 @@ async fn due_rows_appear_in_potential_invoices_as_the_business_clock_moves() {
             api.backend
         );
         for bad in [json!({"value": -1}), json!({"value": 1.5}), json!({"value": "3"})] {
-            let (status, _, answer) = send(api, Method::POST, &quantity, &token, &now, Some(bad)).await;
+            let (status, _, answer) = api.send_with(Method::POST, &quantity, &token, &now, Some(bad)).await;
             assert_error_body(api.backend, status, &answer, 400);
         }
-        let (status, _, _) = send(api, Method::POST, &quantity, &token, &now, Some(json!({}))).await;
+        let (status, _, _) = api.send_with(Method::POST, &quantity, &token, &now, Some(json!({}))).await;
         assert_eq!(status, 200);
         let (_, read) = get_at(api, &path, &token, "2026-02-15T00:00:00Z").await;
         assert_eq!(read["netTotal"], 400, "[{}] the default is back", api.backend);
 
         // Unknown rows and invoices are 404s; malformed ids 400s.
         let stray = format!("{path}/subscriptions/{}/quantity", Uuid::new_v4());
-        let (status, _, answer) = send(api, Method::POST, &stray, &token, &now, Some(json!({"value": 1}))).await;
+        let (status, _, answer) = api.send_with(Method::POST, &stray, &token, &now, Some(json!({"value": 1}))).await;
         assert_error_body(api.backend, status, &answer, 404);
         let may = invoice_path(&invoice_id("subscription", w.project, "2026-05", "31"));
         let (status, answer) = get_at(api, &may, &token, "2026-02-15T00:00:00Z").await;
@@ -577,7 +554,7 @@ async fn each_operation_makes_the_documented_store_round_trips() {
         let count = async |method: Method, path: &str, body: Option<Value>| {
             let (reads, writes) = (api.store_reads.load(SeqCst), api.store_writes.load(SeqCst));
             let headers = [("LT_CUSTOM_NOW", "2026-04-02T12:00:00Z")];
-            let (status, _, response) = send(api, method, path, &token, &headers, body).await;
+            let (status, _, response) = api.send_with(method, path, &token, &headers, body).await;
             assert!(status < 300, "[{}] {path}: {response}", api.backend);
             (api.store_reads.load(SeqCst) - reads, api.store_writes.load(SeqCst) - writes)
         };

@@ -4,33 +4,11 @@
 
 use api_tests::{TestApi, assert_error_body, backends, each_backend};
 use reqwest::Method;
-use serde_json::{Value, json};
+use serde_json::json;
 use shared::identity::{self, NewToken, NewUser, UserKind};
 use shared::permissions::{CEO, ROOT, STAFF};
 use shared::ratelimit::RateLimits;
 use uuid::Uuid;
-
-async fn call_as(
-    api: &TestApi,
-    method: Method,
-    path: &str,
-    token: &str,
-    headers: &[(&str, &str)],
-    body: Option<Value>,
-) -> (u16, reqwest::header::HeaderMap, Value) {
-    let mut request = api.http.request(method, api.url(path)).bearer_auth(token);
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    if let Some(body) = body {
-        request = request.json(&body);
-    }
-    let response = request.send().await.expect("request reaches the server");
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    let body = response.json::<Value>().await.unwrap_or(Value::Null);
-    (status, headers, body)
-}
 
 async fn german_user(api: &TestApi, workspace: Uuid, role: &str, kind: UserKind) -> identity::User {
     let email = format!("{}@test.example", Uuid::new_v4().simple());
@@ -48,36 +26,36 @@ async fn root_acts_as_another_user_with_its_own_permissions() {
 
         // The request acts as the target: base roles come localized in the target's language.
         let (status, _, ceo) =
-            call_as(api, Method::GET, &format!("/administration/roles/{CEO}"), &root, &header, None).await;
+            api.send_with(Method::GET, &format!("/administration/roles/{CEO}"), &root, &header, None).await;
         assert_eq!(status, 200, "[{}] {ceo}", api.backend);
         assert_eq!(ceo["name"], "Geschäftsführung", "[{}] acting as the German user", api.backend);
 
         // ... with the token owner's permissions: Staff may not create roles, Root may.
         let body = json!({"name": "Via imposter", "icon": "fa-mask", "type": "normal"});
         let (status, _, role) =
-            call_as(api, Method::POST, "/administration/roles?responseShape=full", &root, &header, Some(body)).await;
+            api.send_with(Method::POST, "/administration/roles?responseShape=full", &root, &header, Some(body)).await;
         assert_eq!(status, 201, "[{}] {role}", api.backend);
         assert_eq!(role["createdBy"], target_id, "[{}] the acting user is recorded", api.backend);
 
         // Header names are case-insensitive, and the hyphenated spelling works too.
         for name in ["lt_imposter_user_id", "Lt-Imposter-User-Id"] {
-            let (status, _, ceo) =
-                call_as(api, Method::GET, &format!("/administration/roles/{CEO}"), &root, &[(name, &target_id)], None)
-                    .await;
+            let (status, _, ceo) = api
+                .send_with(Method::GET, &format!("/administration/roles/{CEO}"), &root, &[(name, &target_id)], None)
+                .await;
             assert_eq!((status, ceo["name"].clone()), (200, json!("Geschäftsführung")), "[{}] {name}", api.backend);
         }
 
         // Acting as a customer-organization member: what needs an employee is refused.
         let member = german_user(api, api.workspace_id, STAFF, UserKind::OrganizationMember).await;
-        let (status, _, body) = call_as(
-            api,
-            Method::POST,
-            "/tags/project/create",
-            &root,
-            &[("LT_IMPOSTER_USER_ID", &member.id.to_string())],
-            Some(json!({"name": "P"})),
-        )
-        .await;
+        let (status, _, body) = api
+            .send_with(
+                Method::POST,
+                "/tags/project/create",
+                &root,
+                &[("LT_IMPOSTER_USER_ID", &member.id.to_string())],
+                Some(json!({"name": "P"})),
+            )
+            .await;
         assert_error_body(api.backend, status, &body, 403);
     })
     .await;
@@ -90,7 +68,8 @@ async fn imposter_mode_needs_the_permission() {
         let (target, _) = api.user(STAFF, UserKind::Employee).await;
         for header in [("LT_IMPOSTER_USER_ID", target.id.to_string()), ("LT_CUSTOM_NOW", "2030-01-01T00:00:00Z".into())]
         {
-            let (status, _, body) = call_as(api, Method::GET, "/tags/task", &ceo, &[(header.0, &header.1)], None).await;
+            let (status, _, body) =
+                api.send_with(Method::GET, "/tags/task", &ceo, &[(header.0, &header.1)], None).await;
             assert_error_body(api.backend, status, &body, 403);
             assert!(body["message"].as_str().unwrap().contains("PublicApi.allowImposterMode"), "{body}");
         }
@@ -105,9 +84,9 @@ async fn imposter_mode_needs_the_permission() {
             )
             .await;
         let (_, support) = api.user(role["id"].as_str().unwrap(), UserKind::Employee).await;
-        let (status, _, body) =
-            call_as(api, Method::GET, "/tags/task", &support, &[("LT_IMPOSTER_USER_ID", &target.id.to_string())], None)
-                .await;
+        let (status, _, body) = api
+            .send_with(Method::GET, "/tags/task", &support, &[("LT_IMPOSTER_USER_ID", &target.id.to_string())], None)
+            .await;
         assert_eq!(status, 200, "[{}] {body}", api.backend);
     })
     .await;
@@ -121,15 +100,15 @@ async fn the_target_must_be_an_active_user_of_the_same_workspace() {
         let (foreigner, _) = api.user_in(other.id, STAFF, UserKind::Employee, &["api:read"]).await;
         for target in [foreigner.id.to_string(), Uuid::new_v4().to_string()] {
             let (status, _, body) =
-                call_as(api, Method::GET, "/tags/task", &root, &[("LT_IMPOSTER_USER_ID", &target)], None).await;
+                api.send_with(Method::GET, "/tags/task", &root, &[("LT_IMPOSTER_USER_ID", &target)], None).await;
             assert_error_body(api.backend, status, &body, 404);
         }
         let (status, _, body) =
-            call_as(api, Method::GET, "/tags/task", &root, &[("LT_IMPOSTER_USER_ID", "someone")], None).await;
+            api.send_with(Method::GET, "/tags/task", &root, &[("LT_IMPOSTER_USER_ID", "someone")], None).await;
         assert_error_body(api.backend, status, &body, 400);
         assert!(body["errors"]["LT_IMPOSTER_USER_ID"].is_array(), "{body}");
         let (status, _, body) =
-            call_as(api, Method::GET, "/tags/task", &root, &[("LT_CUSTOM_NOW", "next tuesday")], None).await;
+            api.send_with(Method::GET, "/tags/task", &root, &[("LT_CUSTOM_NOW", "next tuesday")], None).await;
         assert_error_body(api.backend, status, &body, 400);
         assert!(body["errors"]["LT_CUSTOM_NOW"].is_array(), "{body}");
     })
@@ -141,15 +120,15 @@ async fn imposter_mode_keeps_the_tokens_scopes() {
     each_backend(async |_, api| {
         let (_, read_only) = api.user_in(api.workspace_id, ROOT, UserKind::Employee, &["api:read"]).await;
         let (target, _) = api.user(ROOT, UserKind::Employee).await;
-        let (status, _, body) = call_as(
-            api,
-            Method::POST,
-            "/tags/task/create",
-            &read_only,
-            &[("LT_IMPOSTER_USER_ID", &target.id.to_string())],
-            Some(json!({"name": "T"})),
-        )
-        .await;
+        let (status, _, body) = api
+            .send_with(
+                Method::POST,
+                "/tags/task/create",
+                &read_only,
+                &[("LT_IMPOSTER_USER_ID", &target.id.to_string())],
+                Some(json!({"name": "T"})),
+            )
+            .await;
         assert_error_body(api.backend, status, &body, 403);
         assert!(body["message"].as_str().unwrap().contains("api:write"), "{body}");
     })
@@ -172,7 +151,7 @@ async fn custom_now_never_revives_an_expired_token() {
         .unwrap();
         for now in ["2020-01-01T00:00:00Z", "2020-01-01"] {
             let (status, _, body) =
-                call_as(api, Method::GET, "/tags/task", &token, &[("LT_CUSTOM_NOW", now)], None).await;
+                api.send_with(Method::GET, "/tags/task", &token, &[("LT_CUSTOM_NOW", now)], None).await;
             assert_error_body(api.backend, status, &body, 401);
         }
     })
@@ -191,7 +170,7 @@ async fn imposter_requests_count_against_the_callers_bucket_and_real_window() {
         let headers = [("LT_IMPOSTER_USER_ID", target_id.as_str()), ("LT_CUSTOM_NOW", "2099-01-01T00:00:00Z")];
         let mut remaining = Vec::new();
         for _ in 0..4 {
-            let (status, h, _) = call_as(&api, Method::GET, "/tags/task", &root, &headers, None).await;
+            let (status, h, _) = api.send_with(Method::GET, "/tags/task", &root, &headers, None).await;
             remaining.push((status, h.get("x-ratelimit-remaining").map(|v| v.to_str().unwrap().to_owned())));
         }
         assert_eq!(
@@ -200,7 +179,7 @@ async fn imposter_requests_count_against_the_callers_bucket_and_real_window() {
             "[{}] charged to the imposter's token",
             api.backend
         );
-        let (status, h, _) = call_as(&api, Method::GET, "/tags/task", &target_token, &[], None).await;
+        let (status, h, _) = api.send_with(Method::GET, "/tags/task", &target_token, &[], None).await;
         assert_eq!(status, 200, "[{}] the target's own bucket is untouched", api.backend);
         assert_eq!(h["x-ratelimit-remaining"], "2");
     }

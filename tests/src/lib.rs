@@ -270,6 +270,30 @@ impl TestApi {
         (status, headers, body)
     }
 
+    /// Sends a request with extra headers (`LT_CUSTOM_NOW`, an imposter, an `Idempotency-Key`)
+    /// and returns status, headers and the JSON body (Null when it is none).
+    pub async fn send_with(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        token: &str,
+        headers: &[(&str, &str)],
+        body: Option<Value>,
+    ) -> (u16, reqwest::header::HeaderMap, Value) {
+        let mut request = self.http.request(method, self.url(path)).bearer_auth(token);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.expect("request reaches the server");
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let body = response.json::<Value>().await.unwrap_or(Value::Null);
+        (status, headers, body)
+    }
+
     pub async fn post(&self, path: &str, token: &str, body: Value) -> (u16, Value) {
         let (status, _, body) = self.call(reqwest::Method::POST, path, Some(token), Some(body)).await;
         (status, body)
