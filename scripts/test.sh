@@ -5,7 +5,8 @@
 # Spectral, schemathesis against the local server), the OAuth flow by a third-party client
 # (Authlib), by the MCP TypeScript SDK's own OAuth helpers (dynamic registration, and a Client ID
 # Metadata Document against the test harness's server) and in a headless Chromium (screenshot
-# in target/test-artifacts/consent.png), and the SAM template lint.
+# in target/test-artifacts/consent.png), the clients generated from the document (Python and
+# TypeScript: a catalog create and a file download), and the SAM template lint.
 # Installs and starts what it needs by itself; a missing service is a failure here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +29,7 @@ npm ci --prefix tools/tiptap --no-audit --no-fund --loglevel=error
 npm ci --prefix tools/playwright --no-audit --no-fund --loglevel=error
 npm ci --prefix tools/openapi-lint --no-audit --no-fund --loglevel=error
 npm ci --prefix tools/mcp-client --no-audit --no-fund --loglevel=error
+npm ci --prefix tools/generated-client --no-audit --no-fund --loglevel=error
 python3 -m pip install -q --disable-pip-version-check -r tools/requirements-test.txt
 
 # ---------------------------------------------------------------- services
@@ -134,6 +136,18 @@ node tests/mcp_client/cimd_flow.mjs "$work/cimd-ready.json"
 log "OAuth: headless Chromium signs in and approves on the consent page"
 node tests/browser/consent.mjs "http://127.0.0.1:$api_port" admin@demo.example workapi-demo-password \
   "$root/target/test-artifacts/consent.png"
+# Clients generated from the served document, as integrators generate them (issue 26): each
+# creates a catalog product, uploads an image and downloads it through its generated operations.
+log "Generated clients: openapi-python-client and openapi-typescript with openapi-fetch"
+gen="$work/generated"
+mkdir -p "$gen/ts"
+openapi-python-client generate --path "$work/openapi.json" --meta none --output-path "$gen/workapi_client" >/dev/null
+python3 tests/generated_client/python_flow.py "http://127.0.0.1:$api_port" "$token" "$gen" "$root/examples/logo.png"
+tools/generated-client/node_modules/.bin/openapi-typescript "$work/openapi.json" -o "$gen/ts/workapi.ts" >/dev/null 2>&1
+cp tests/generated_client/ts_flow.ts tests/generated_client/tsconfig.json "$gen/ts/"
+ln -s "$root/tools/generated-client/node_modules" "$gen/ts/node_modules"
+echo '{"type": "module"}' >"$gen/ts/package.json"
+(cd "$gen/ts" && node_modules/.bin/tsc -p tsconfig.json && node out/ts_flow.js "http://127.0.0.1:$api_port" "$token" "$root/examples/logo.png")
 st --config-file tools/schemathesis.toml run "http://127.0.0.1:$api_port/docs/json" -H "Authorization: Bearer $token" \
   --checks all --max-examples 100 --seed 1 --no-color
 
