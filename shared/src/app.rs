@@ -10,7 +10,6 @@ use crate::session::{SessionKeySet, SessionKeySource};
 use crate::store::Store;
 use crate::store::dynamo::DynamoStore;
 use crate::store::objects::{ObjectStore, open_objects};
-use crate::store::sqlite::SqliteStore;
 use crate::token::TokenKey;
 use std::sync::Arc;
 use tokio::sync::OnceCell;
@@ -243,11 +242,17 @@ impl AppState {
 /// `dynamodb:<table>` (endpoint, region and credentials from the AWS SDK's usual settings).
 pub async fn open_store(spec: &str) -> Result<Arc<dyn Store>, ConfigError> {
     match spec.split_once(':') {
+        #[cfg(feature = "embedded")]
         Some(("sqlite", path)) if !path.is_empty() => {
-            let store =
-                SqliteStore::open(std::path::Path::new(path)).map_err(|e| ConfigError::Invalid(e.to_string()))?;
+            let store = crate::store::sqlite::SqliteStore::open(std::path::Path::new(path))
+                .map_err(|e| ConfigError::Invalid(e.to_string()))?;
             Ok(Arc::new(store))
         }
+        #[cfg(not(feature = "embedded"))]
+        Some(("sqlite", _)) => Err(ConfigError::Invalid(
+            "this build has no embedded store (the local server and tests have it: feature `embedded` of shared)"
+                .into(),
+        )),
         Some(("dynamodb", table)) if !table.is_empty() => Ok(Arc::new(DynamoStore::from_env(table).await)),
         _ => Err(ConfigError::Invalid(format!("a store is sqlite:<file> or dynamodb:<table>, not {spec:?}"))),
     }

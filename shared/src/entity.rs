@@ -214,7 +214,7 @@ where
     Ok(store.increment(counter, attr, 1, Item::new(), Condition::Exists).await?)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "embedded"))]
 mod tests {
     use super::*;
     use crate::store::sqlite::SqliteStore;

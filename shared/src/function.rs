@@ -1,6 +1,6 @@
 //! One descriptor per function (docs/functions.md): its name, the path prefixes API Gateway
 //! routes to it, its tags in the document, its routes with their documentation, and the
-//! entities it owns. The registry (`docs::FUNCTIONS`) lists every descriptor; the document, the
+//! entities it owns. The registry (`registry::FUNCTIONS`) lists every descriptor; the document, the
 //! local server and the tests iterate it, and a function's `main.rs` is one call to
 //! [`run_on_lambda`].
 

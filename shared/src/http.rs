@@ -162,7 +162,15 @@ async fn limit_by_ip(State(state): State<AppState>, request: Request, next: Next
     // For layers on single routes (the idempotency layer), which cannot hold the state.
     parts.extensions.insert(state.clone());
     let ip = ratelimit::client_ip(&parts).unwrap_or_else(|| "unknown".into());
-    let admitted = ratelimit::hit(state.store(), state.rate_limits(), Bucket::Ip(&ip), clock::now_epoch()).await;
+    // The bearer token's credential record is read meanwhile: the first of authentication's two
+    // round trips (auth::Caller) overlaps the IP counter's.
+    let (admitted, credential) = tokio::join!(
+        ratelimit::hit(state.store(), state.rate_limits(), Bucket::Ip(&ip), clock::now_epoch()),
+        crate::auth::prefetch_credential(&parts, &state),
+    );
+    if let Some(credential) = credential {
+        parts.extensions.insert(credential);
+    }
     let mut response = match admitted {
         Ok(quota) => {
             reported.record(quota);

@@ -266,6 +266,6 @@ fn add_projection(operation: &mut Operation, compact: Value) {
 }
 
 /// The document as YAML.
-pub fn to_yaml(api: &OpenApi) -> Result<String, String> {
-    serde_norway::to_string(api).map_err(|e| e.to_string())
+pub fn to_yaml(document: &impl serde::Serialize) -> Result<String, String> {
+    serde_norway::to_string(document).map_err(|e| e.to_string())
 }

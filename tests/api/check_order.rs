@@ -31,7 +31,7 @@ struct Operation {
 
 /// Every write operation that needs a bearer credential.
 fn protected_writes() -> Vec<Operation> {
-    let doc = serde_json::to_value(docs::document()).unwrap();
+    let doc = serde_json::to_value(registry::document()).unwrap();
     let mut found = Vec::new();
     for (template, item) in doc["paths"].as_object().unwrap() {
         for (method, operation) in item.as_object().unwrap() {

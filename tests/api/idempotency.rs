@@ -231,7 +231,7 @@ async fn failed_answers_are_not_recorded_and_keys_are_checked_after_authenticati
 /// The operations the document marks with the optional `Idempotency-Key` parameter, with a
 /// path filled from the documented examples.
 fn declared_operations() -> Vec<(String, String)> {
-    let doc = serde_json::to_value(docs::document()).unwrap();
+    let doc = serde_json::to_value(registry::document()).unwrap();
     let mut found = Vec::new();
     for (template, item) in doc["paths"].as_object().unwrap() {
         for (method, operation) in item.as_object().unwrap() {

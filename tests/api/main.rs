@@ -24,6 +24,7 @@ mod openapi;
 mod projects_api;
 mod rate_limits;
 mod registry;
+mod round_trip_depth;
 mod secrets;
 mod sessions;
 mod store_conformance;

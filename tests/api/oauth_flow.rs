@@ -23,7 +23,7 @@ const REGISTER: &str = "/api/oauth/register";
 const AUTHORIZE: &str = "/api/oauth/authorize";
 const TOKEN: &str = "/api/oauth/token";
 const REVOKE: &str = "/api/oauth/revoke";
-const PASSWORD: &str = "a long enough test password";
+pub(crate) const PASSWORD: &str = "a long enough test password";
 const REDIRECT: &str = "https://app.example/callback";
 const LOOPBACK: &str = "http://127.0.0.1/cb";
 
@@ -40,12 +40,12 @@ fn form(pairs: &[(&str, &str)]) -> String {
     serializer.finish()
 }
 
-struct Registered {
+pub(crate) struct Registered {
     id: String,
     secret: Option<String>,
 }
 
-async fn register(api: &TestApi, name: &str, method: &str) -> Registered {
+pub(crate) async fn register(api: &TestApi, name: &str, method: &str) -> Registered {
     let body =
         json!({"redirect_uris": [REDIRECT, LOOPBACK], "client_name": name, "token_endpoint_auth_method": method});
     let (status, _, client) = api.call(reqwest::Method::POST, REGISTER, None, Some(body)).await;
@@ -61,7 +61,7 @@ async fn public_client(api: &TestApi) -> Registered {
 }
 
 /// A Root user of the test workspace with a login password; returns the user and the e-mail.
-async fn user(api: &TestApi) -> (User, String) {
+pub(crate) async fn user(api: &TestApi) -> (User, String) {
     let (user, _) = api.user(ROOT, UserKind::Employee).await;
     password::set_password(api.store.as_ref(), api.workspace_id, user.id, PASSWORD).await.unwrap();
     let email = user.email.clone();
@@ -204,7 +204,7 @@ fn oauth_error(answer: &Answer, status: u16, error: &str) {
 }
 
 /// Approves and redeems: the token response.
-async fn tokens(api: &TestApi, client: &Registered, email: &str, scope: &str) -> Value {
+pub(crate) async fn tokens(api: &TestApi, client: &Registered, email: &str, scope: &str) -> Value {
     let (verifier, challenge) = pkce();
     let pairs = with(request(&client.id, REDIRECT, &challenge), "scope", Some(scope));
     let code = code_for(api, &pairs, email).await;

@@ -682,7 +682,7 @@ async fn every_401_names_the_resource_metadata() {
 
 #[test]
 fn the_openapi_document_covers_registration_and_discovery() {
-    let doc = serde_json::to_value(docs::document()).unwrap();
+    let doc = serde_json::to_value(registry::document()).unwrap();
     let paths = &doc["paths"];
     for (path, method) in [
         ("/api/oauth/register", "post"),

@@ -14,7 +14,7 @@ fn repo() -> PathBuf {
 
 /// (METHOD, path template) of every documented operation.
 fn documented() -> BTreeSet<(String, String)> {
-    let doc = serde_json::to_value(docs::document()).unwrap();
+    let doc = serde_json::to_value(registry::document()).unwrap();
     let mut ops = BTreeSet::new();
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, _) in item.as_object().unwrap() {
@@ -116,7 +116,7 @@ fn every_event_names_a_documented_operation() {
 
 #[test]
 fn projected_endpoints_carry_their_declaration() {
-    let doc = serde_json::to_value(docs::document()).unwrap();
+    let doc = serde_json::to_value(registry::document()).unwrap();
     let create = &doc["paths"]["/tags/{type}/create"]["post"];
     assert_eq!(
         create["x-lt-response-projection"]["compact"],
@@ -148,11 +148,11 @@ async fn the_document_is_served_as_json_and_yaml() {
     let backend = backends().await.into_iter().next().unwrap();
     let api = TestApi::start(&backend).await;
     let json: Value = api.http.get(api.url("/docs/json")).send().await.unwrap().json().await.unwrap();
-    assert_eq!(json, serde_json::to_value(docs::document()).unwrap());
+    assert_eq!(json, serde_json::to_value(registry::document()).unwrap());
     let response = api.http.get(api.url("/docs/yaml")).send().await.unwrap();
     assert_eq!(response.headers()["content-type"], "application/yaml");
     let yaml: Value = serde_norway::from_str(&response.text().await.unwrap()).unwrap();
-    assert_eq!(yaml, serde_json::to_value(docs::document()).unwrap());
+    assert_eq!(yaml, serde_json::to_value(registry::document()).unwrap());
 }
 
 /// The document with every object's keys in sorted order, so the snapshot does not depend on
@@ -173,9 +173,9 @@ fn canonical(value: Value) -> Value {
 /// After an intended change: `UPDATE_SNAPSHOTS=1 cargo test -p api-tests -- openapi::the_document`.
 #[test]
 fn the_document_matches_its_snapshot() {
-    let path = repo().join("tests/snapshots/openapi.json");
+    let path = repo().join("functions/docs/openapi.json");
     let current =
-        serde_json::to_string_pretty(&canonical(serde_json::to_value(docs::document()).unwrap())).unwrap() + "\n";
+        serde_json::to_string_pretty(&canonical(serde_json::to_value(registry::document()).unwrap())).unwrap() + "\n";
     if std::env::var("UPDATE_SNAPSHOTS").is_ok_and(|v| v == "1") {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, &current).unwrap();
@@ -189,7 +189,7 @@ fn the_document_matches_its_snapshot() {
             .position(|(a, b)| a != b)
             .unwrap_or(stored.lines().count().min(current.lines().count()));
         panic!(
-            "the OpenAPI document differs from tests/snapshots/openapi.json from line {}:\n  snapshot: {}\n  now:      {}\n\
+            "the OpenAPI document differs from functions/docs/openapi.json from line {}:\n  snapshot: {}\n  now:      {}\n\
              If the change is intended, run UPDATE_SNAPSHOTS=1 cargo test -p api-tests -- openapi::the_document and commit the file.",
             line + 1,
             stored.lines().nth(line).unwrap_or("<end>"),

@@ -1,4 +1,4 @@
-//! The registry (`docs::FUNCTIONS`) against everything else that names functions: for every
+//! The registry (`registry::FUNCTIONS`) against everything else that names functions: for every
 //! function, its events, its SAM block (paths, shared managed policy, log group), its
 //! `cargo lambda watch` prefixes, and entity prefixes that never collide. Adding a function
 //! to the registry makes this test name whatever else is missing (docs/functions.md).
@@ -42,7 +42,7 @@ fn every_function_has_its_template_block_watch_route_and_events() {
     let template = read("template.yaml");
     let cargo = read("Cargo.toml");
     let mut missing = Vec::new();
-    for function in docs::FUNCTIONS {
+    for function in registry::FUNCTIONS {
         let name = function.name;
         let resource = format!("{}Function", resource_name(function));
         match template_block(&template, &resource) {
@@ -85,7 +85,7 @@ fn every_template_function_is_in_the_registry() {
     for line in resources.lines().filter(|l| l.starts_with("  ") && !l.starts_with("   ") && l.ends_with("Function:")) {
         let resource = line.trim().trim_end_matches(':');
         assert!(
-            docs::FUNCTIONS.iter().any(|f| format!("{}Function", resource_name(f)) == resource),
+            registry::FUNCTIONS.iter().any(|f| format!("{}Function", resource_name(f)) == resource),
             "template.yaml deploys {resource}, which the registry does not list"
         );
     }
@@ -93,7 +93,7 @@ fn every_template_function_is_in_the_registry() {
 
 #[test]
 fn entity_prefixes_never_collide() {
-    let mut kinds: Vec<_> = docs::FUNCTIONS.iter().flat_map(|f| f.entities.iter().copied()).collect();
+    let mut kinds: Vec<_> = registry::FUNCTIONS.iter().flat_map(|f| f.entities.iter().copied()).collect();
     kinds.sort_by_key(|k| k.name);
     kinds.dedup();
     assert!(kinds.len() >= 4, "{kinds:?}");
@@ -142,7 +142,7 @@ async fn every_event_reaches_a_documented_operation_of_its_function() {
     let key = TokenKey::generate();
     let demo = local::demo::ensure_demo(store.as_ref(), &key).await.unwrap().expect("an empty store");
     let state = AppState::new(store, TokenKeySource::Static(key));
-    for function in docs::FUNCTIONS {
+    for function in registry::FUNCTIONS {
         let document = serde_json::to_value(function.document()).unwrap();
         let operations: Vec<(String, String)> = document["paths"]
             .as_object()

@@ -1,12 +1,13 @@
 //! Store round trips per request, route by route (DESIGN §7): `cargo bench -p api-tests --bench roundtrips`.
-//! Counts calls on the embedded store; DynamoDB makes exactly the same calls (one trait).
+//! Counts calls on the embedded store (DynamoDB makes exactly the same calls: one trait), and the
+//! sequential depth: how many of them the request waited for one after another.
 
-use api_tests::{TestApi, backends};
+use api_tests::{RoundTrips, TestApi, backends};
 use reqwest::Method;
 use serde_json::{Value, json};
 use shared::identity::UserKind;
 use shared::permissions::ROOT;
-use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 /// One measured request: name, method, path, bearer token, JSON body.
 struct Case<'a>(&'a str, Method, String, Option<&'a str>, Option<Value>);
@@ -14,7 +15,8 @@ struct Case<'a>(&'a str, Method, String, Option<&'a str>, Option<Value>);
 #[tokio::main]
 async fn main() {
     let backend = backends().await.into_iter().next().expect("the embedded backend");
-    let api = TestApi::start(&backend).await;
+    // Each store call is delayed, so that concurrent calls overlap and the depth shows.
+    let api = TestApi::builder(&backend).store_latency(Duration::from_millis(5)).start().await;
     let (_, token) = api.user(ROOT, UserKind::Employee).await;
     // First use records lastUsedAt (at most once an hour); do it before counting.
     api.get("/tags/task", &token).await;
@@ -76,13 +78,11 @@ async fn main() {
         Case("forged token (401)", Method::GET, "/tags/task".into(), Some(&forged), None),
         Case("unknown route (404)", Method::GET, "/nope".into(), Some(&token), None),
     ];
-    println!("| Request | Status | Store reads | Store writes | Total |");
-    println!("|---|---|---|---|---|");
+    println!("| Request | Status | Store reads | Store writes | Total | Sequential depth |");
+    println!("|---|---|---|---|---|---|");
     for Case(name, method, path, auth, body) in cases {
-        let (reads, writes) = (api.store_reads.load(Ordering::SeqCst), api.store_writes.load(Ordering::SeqCst));
-        let (status, _, _) = api.call(method, &path, auth, body).await;
-        let reads = api.store_reads.load(Ordering::SeqCst) - reads;
-        let writes = api.store_writes.load(Ordering::SeqCst) - writes;
-        println!("| {name} | {status} | {reads} | {writes} | {} |", reads + writes);
+        let (trips, (status, _, _)) = api.round_trips(api.call(method, &path, auth, body)).await;
+        let RoundTrips { reads, writes, depth } = trips;
+        println!("| {name} | {status} | {reads} | {writes} | {} | {depth} |", reads + writes);
     }
 }

@@ -26,7 +26,8 @@ use shared::store::sqlite::SqliteStore;
 use shared::store::{Condition, Item, Key, Page, Query, Store, StoreResult, TxOp, Update};
 use shared::token::TokenKey;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 use uuid::Uuid;
 
 pub struct Backend {
@@ -175,6 +176,8 @@ pub struct TestApi {
     pub store_reads: Arc<AtomicUsize>,
     /// Store writes (put, update, delete, transact, increment) made by the server.
     pub store_writes: Arc<AtomicUsize>,
+    /// When each store call of the server started and ended ([`TestApi::round_trips`]).
+    store_calls: Arc<Mutex<Vec<(Instant, Instant)>>>,
     pub base: String,
     pub http: reqwest::Client,
     pub store: Arc<dyn Store>,
@@ -211,6 +214,7 @@ impl TestApi {
             objects: None,
             secrets: None,
             metadata_fetch: Default::default(),
+            store_latency: None,
         }
     }
 
@@ -303,6 +307,21 @@ impl TestApi {
         let (status, _, body) = self.call(reqwest::Method::GET, path, Some(token), None).await;
         (status, body)
     }
+
+    /// The store calls the server made while `request` ran, with their sequential depth; run
+    /// one request at a time.
+    pub async fn round_trips<T>(&self, request: impl Future<Output = T>) -> (RoundTrips, T) {
+        let (reads, writes) = (self.store_reads.load(Ordering::SeqCst), self.store_writes.load(Ordering::SeqCst));
+        self.store_calls.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        let out = request.await;
+        let calls = self.store_calls.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let trips = RoundTrips {
+            reads: self.store_reads.load(Ordering::SeqCst) - reads,
+            writes: self.store_writes.load(Ordering::SeqCst) - writes,
+            depth: sequential_depth(&calls),
+        };
+        (trips, out)
+    }
 }
 
 /// Builds a [`TestApi`]: `TestApi::builder(&backend).rate_limits(..).start().await`. Every knob
@@ -321,9 +340,17 @@ pub struct TestApiBuilder<'a> {
     objects: Option<Arc<dyn ObjectStore>>,
     secrets: Option<Arc<dyn SecretStore>>,
     metadata_fetch: shared::oauth::MetadataFetchForTests,
+    store_latency: Option<Duration>,
 }
 
 impl TestApiBuilder<'_> {
+    /// Delays every store call of the server by `latency` (default none), so that the bench can
+    /// tell concurrent calls from sequential ones ([`TestApi::round_trips`]).
+    pub fn store_latency(mut self, latency: Duration) -> Self {
+        self.store_latency = Some(latency);
+        self
+    }
+
     /// Where secret values go (default: a fresh directory, [`temp_secrets`]).
     pub fn secrets(mut self, secrets: Arc<dyn SecretStore>) -> Self {
         self.secrets = Some(secrets);
@@ -395,10 +422,13 @@ impl TestApiBuilder<'_> {
         });
         let sessions = self.session_keys.unwrap_or_else(|| SessionKeySource::fixed(SessionKeySet::generate("test")));
         let (store_reads, store_writes) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let store_calls = Arc::new(Mutex::new(Vec::new()));
         let counted = Arc::new(CountingStore {
             inner: backend.store.clone(),
             reads: store_reads.clone(),
             writes: store_writes.clone(),
+            calls: store_calls.clone(),
+            latency: self.store_latency,
         });
         let objects = self.objects.unwrap_or_else(|| temp_objects());
         let secrets = self.secrets.unwrap_or_else(|| temp_secrets());
@@ -424,6 +454,7 @@ impl TestApiBuilder<'_> {
             backend: backend.name,
             store_reads,
             store_writes,
+            store_calls,
             base: format!("http://{addr}"),
             http: reqwest::Client::new(),
             store: backend.store.clone(),
@@ -443,50 +474,75 @@ pub fn assert_error_body(backend: &str, status: u16, body: &Value, expected: u16
 }
 
 /// Counts the store calls the server makes, to prove which requests never read the store and to
-/// count round trips per request (bench `roundtrips`).
+/// count round trips per request (bench `roundtrips`); records when each ran, and may delay each
+/// by a fixed latency so that calls made concurrently overlap measurably.
 struct CountingStore {
     inner: Arc<dyn Store>,
     reads: Arc<AtomicUsize>,
     writes: Arc<AtomicUsize>,
+    calls: Arc<Mutex<Vec<(Instant, Instant)>>>,
+    latency: Option<Duration>,
 }
 
 impl CountingStore {
-    fn read(&self) {
-        self.reads.fetch_add(1, Ordering::SeqCst);
+    async fn timed<T>(&self, counter: &AtomicUsize, call: impl Future<Output = T>) -> T {
+        counter.fetch_add(1, Ordering::SeqCst);
+        let start = Instant::now();
+        if let Some(latency) = self.latency {
+            tokio::time::sleep(latency).await;
+        }
+        let out = call.await;
+        self.calls.lock().unwrap_or_else(|p| p.into_inner()).push((start, Instant::now()));
+        out
     }
-    fn write(&self) {
-        self.writes.fetch_add(1, Ordering::SeqCst);
+}
+
+/// The store calls of one request ([`TestApi::round_trips`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RoundTrips {
+    pub reads: usize,
+    pub writes: usize,
+    /// The longest chain of calls each started after the previous ended: the round trips the
+    /// request waited for one after another.
+    pub depth: usize,
+}
+
+/// The longest chain of intervals in which each starts after the previous one ended.
+pub fn sequential_depth(calls: &[(Instant, Instant)]) -> usize {
+    let mut calls = calls.to_vec();
+    calls.sort();
+    let mut depth = vec![1; calls.len()];
+    for i in 0..calls.len() {
+        for j in 0..i {
+            if calls[j].1 <= calls[i].0 {
+                depth[i] = depth[i].max(depth[j] + 1);
+            }
+        }
     }
+    depth.into_iter().max().unwrap_or(0)
 }
 
 #[async_trait::async_trait]
 impl Store for CountingStore {
     async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
-        self.read();
-        self.inner.get(key).await
+        self.timed(&self.reads, self.inner.get(key)).await
     }
     async fn put(&self, item: Item, cond: Condition) -> StoreResult<()> {
-        self.write();
-        self.inner.put(item, cond).await
+        self.timed(&self.writes, self.inner.put(item, cond)).await
     }
     async fn update(&self, key: &Key, update: Update, cond: Condition) -> StoreResult<Item> {
-        self.write();
-        self.inner.update(key, update, cond).await
+        self.timed(&self.writes, self.inner.update(key, update, cond)).await
     }
     async fn delete(&self, key: &Key, cond: Condition) -> StoreResult<Option<Item>> {
-        self.write();
-        self.inner.delete(key, cond).await
+        self.timed(&self.writes, self.inner.delete(key, cond)).await
     }
     async fn query(&self, query: Query) -> StoreResult<Page> {
-        self.read();
-        self.inner.query(query).await
+        self.timed(&self.reads, self.inner.query(query)).await
     }
     async fn transact(&self, ops: Vec<TxOp>) -> StoreResult<()> {
-        self.write();
-        self.inner.transact(ops).await
+        self.timed(&self.writes, self.inner.transact(ops)).await
     }
     async fn increment(&self, key: &Key, attr: &str, by: i64, init: Item, cond: Condition) -> StoreResult<i64> {
-        self.write();
-        self.inner.increment(key, attr, by, init, cond).await
+        self.timed(&self.writes, self.inner.increment(key, attr, by, init, cond)).await
     }
 }

@@ -34,7 +34,7 @@ struct Document {
 fn document() -> &'static Document {
     static DOCUMENT: OnceLock<Document> = OnceLock::new();
     DOCUMENT.get_or_init(|| {
-        let document = serde_json::to_value(docs::document()).expect("the document serializes");
+        let document = serde_json::to_value(registry::document()).expect("the document serializes");
         let mut operations = Vec::new();
         for (path, item) in document["paths"].as_object().into_iter().flatten() {
             for (method, operation) in item.as_object().into_iter().flatten() {

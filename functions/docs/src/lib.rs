@@ -1,39 +1,23 @@
 //! The `docs` function: `GET /docs/json` and `GET /docs/yaml` serve the OpenAPI 3.1 document of
-//! the whole API, generated from the route declarations of every function in [`FUNCTIONS`]
-//! (no hand-kept file).
+//! the whole API, and `/` and `/docs` say where it is.
 //!
-//! [`FUNCTIONS`] is the registry: the one list of every function. The document, the local
-//! server (`functions/local`) and the tests (`tests/`) iterate it; adding a function is one
-//! line here (docs/functions.md).
+//! The document is generated from every function's route declarations (`registry::document`)
+//! and kept in `functions/docs/openapi.json`, which the tests hold equal to it
+//! (`openapi::the_document_matches_its_snapshot`). This function embeds that file, so its
+//! bootstrap links no other function and does not grow when one is added (docs/performance.md).
 
 use axum::extract::State;
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
+use serde_json::Value;
 use shared::AppState;
 use shared::function::Function;
 use shared::openapi::ApiTag;
 use std::sync::OnceLock;
 use utoipa::ToSchema;
-use utoipa::openapi::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-
-/// Every function of the API, this one included.
-pub const FUNCTIONS: &[&Function] = &[
-    &tags::FUNCTION,
-    &administration::FUNCTION,
-    &projects::FUNCTION,
-    &contacts::FUNCTION,
-    &tasks::FUNCTION,
-    &workspace::FUNCTION,
-    &oauth::FUNCTION,
-    &helpdesk::FUNCTION,
-    &account::FUNCTION,
-    &billing::FUNCTION,
-    &agents::FUNCTION,
-    &FUNCTION,
-];
 
 pub const FUNCTION: Function = Function {
     name: "docs",
@@ -46,17 +30,13 @@ pub const FUNCTION: Function = Function {
     entities: &[],
 };
 
-/// The finished document, built once per container on first use.
-pub fn document() -> &'static OpenApi {
-    static DOCUMENT: OnceLock<OpenApi> = OnceLock::new();
-    DOCUMENT.get_or_init(|| {
-        let mut api = OpenApi::default();
-        for function in FUNCTIONS {
-            api.merge(function.document());
-        }
-        let tags: Vec<ApiTag> = FUNCTIONS.iter().flat_map(|f| f.tags.iter().copied()).collect();
-        shared::openapi::finish(api, &tags)
-    })
+/// The document as the tests generated and checked it.
+pub const DOCUMENT_JSON: &str = include_str!("../openapi.json");
+
+/// The embedded document, parsed once per container on first use.
+pub fn document() -> &'static Value {
+    static DOCUMENT: OnceLock<Value> = OnceLock::new();
+    DOCUMENT.get_or_init(|| serde_json::from_str(DOCUMENT_JSON).expect("openapi.json is the JSON the tests wrote"))
 }
 
 fn api() -> OpenApiRouter<AppState> {
@@ -98,10 +78,11 @@ pub struct DocumentUrls {
 
 fn index(state: &AppState, headers: &HeaderMap) -> axum::Json<ApiIndex> {
     let site = state.site_url().of(headers);
-    let info = &document().info;
+    let info = &document()["info"];
+    let text = |field: &str| info[field].as_str().unwrap_or_default().to_owned();
     axum::Json(ApiIndex {
-        name: info.title.clone(),
-        version: info.version.clone(),
+        name: text("title"),
+        version: text("version"),
         documentation: DocumentUrls { json: format!("{site}/docs/json"), yaml: format!("{site}/docs/yaml") },
         authorization_server: format!("{site}/api/.well-known/oauth-authorization-server"),
     })
@@ -134,7 +115,7 @@ async fn docs_index(State(state): State<AppState>, headers: HeaderMap) -> axum::
     responses((status = 200, description = "The OpenAPI 3.1 document", content_type = "application/json", body = Object,
         example = json!({"openapi": "3.1.0", "info": {"title": "workapi", "version": "1.0"}, "paths": {}}))))]
 async fn openapi_json() -> impl IntoResponse {
-    axum::Json(document())
+    ([(header::CONTENT_TYPE, "application/json")], DOCUMENT_JSON)
 }
 
 /// The document as YAML
@@ -170,4 +151,28 @@ fn yaml_media_type(headers: &HeaderMap) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests;
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_is_application_yaml_unless_text_yaml_is_asked_for() {
+        let with = |accept: &[&str]| {
+            let mut headers = HeaderMap::new();
+            for value in accept {
+                headers.append(header::ACCEPT, value.parse().unwrap());
+            }
+            yaml_media_type(&headers)
+        };
+        assert_eq!(with(&[]), "application/yaml");
+        assert_eq!(with(&["*/*"]), "application/yaml");
+        assert_eq!(with(&["application/yaml, text/yaml;q=0.5"]), "application/yaml");
+        assert_eq!(with(&["text/yaml"]), "text/yaml; charset=utf-8");
+        assert_eq!(with(&["application/json", "Text/YAML; q=0.9"]), "text/yaml; charset=utf-8");
+    }
+
+    #[test]
+    fn the_embedded_document_parses_and_names_the_api() {
+        assert_eq!(document()["openapi"], "3.1.0");
+        assert!(document()["info"]["title"].as_str().is_some_and(|t| !t.is_empty()));
+    }
+}

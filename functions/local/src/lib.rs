@@ -13,6 +13,6 @@ use shared::AppState;
 /// Every function's routes behind the shared HTTP conventions: exactly what API Gateway
 /// serves, in one process.
 pub fn app(state: AppState) -> Router {
-    let routes = docs::FUNCTIONS.iter().fold(Router::new(), |routes, function| routes.merge(function.routes()));
+    let routes = registry::FUNCTIONS.iter().fold(Router::new(), |routes, function| routes.merge(function.routes()));
     shared::http::service(routes, state)
 }

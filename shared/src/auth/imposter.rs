@@ -7,9 +7,9 @@
 
 use super::Caller;
 use crate::error::ApiError;
-use crate::identity;
+use crate::identity::{self, User};
 use crate::permissions::{Requirement, key};
-use crate::store::Store;
+use crate::store::{Store, StoreResult};
 use axum::http::request::Parts;
 use time::format_description::well_known::Rfc3339;
 use time::macros::format_description;
@@ -38,7 +38,21 @@ pub fn parse_instant(text: &str) -> Option<OffsetDateTime> {
     Date::parse(text, format_description!("[year]-[month]-[day]")).ok().map(|d| d.midnight().assume_utc())
 }
 
-pub(super) async fn apply(caller: &mut Caller, parts: &Parts, store: &dyn Store) -> Result<(), ApiError> {
+/// The user the request names to act as, when its header holds a user id: authentication reads
+/// it concurrently with the caller's own user, before [`apply`] checks that the caller may
+/// impersonate at all (a read wasted on a refused request, never a leak: `apply` decides).
+pub(super) fn named_target(parts: &Parts) -> Option<Uuid> {
+    header(parts, IMPOSTER_USER_HEADER).ok().flatten().and_then(|text| Uuid::parse_str(text).ok())
+}
+
+/// Applies imposter mode to an authenticated caller. `prefetched` is the read of
+/// [`named_target`]'s user, when authentication made it.
+pub(super) async fn apply(
+    caller: &mut Caller,
+    parts: &Parts,
+    store: &dyn Store,
+    prefetched: Option<(Uuid, StoreResult<Option<User>>)>,
+) -> Result<(), ApiError> {
     let target = header(parts, IMPOSTER_USER_HEADER)?;
     let custom_now = header(parts, CUSTOM_NOW_HEADER)?;
     if target.is_none() && custom_now.is_none() {
@@ -54,8 +68,11 @@ pub(super) async fn apply(caller: &mut Caller, parts: &Parts, store: &dyn Store)
         let id =
             Uuid::parse_str(text).map_err(|_| ApiError::field(IMPOSTER_USER_HEADER, "must be a user id (UUID)"))?;
         // Another workspace's user is indistinguishable from no user at all.
-        let user = identity::get_user(store, caller.workspace_id, id)
-            .await?
+        let read = match prefetched {
+            Some((named, read)) if named == id => read,
+            _ => identity::get_user(store, caller.workspace_id, id).await,
+        };
+        let user = read?
             .filter(|u| u.is_active)
             .ok_or_else(|| ApiError::not_found("The imposter user does not exist in this workspace"))?;
         caller.impersonated_by = Some(caller.user.id);

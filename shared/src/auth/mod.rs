@@ -15,14 +15,14 @@ use crate::app::AppState;
 use crate::clock;
 use crate::error::ApiError;
 use crate::identity::{self, SCOPE_READ, SCOPE_WRITE, TokenRecord, User, UserKind};
-use crate::oauth::access::{self, AccessRejection};
-use crate::permissions::{PermissionSet, Requirement};
+use crate::oauth::access::{self, AccessRecord, AccessRejection};
+use crate::permissions::{PermissionSet, Requirement, Roles};
 use crate::ratelimit::{self, Bucket, Reported};
 use crate::request::Permit;
 use crate::session;
 use crate::store::keys::{self, WsKeys};
-use crate::store::{Condition, Update, from_item};
-use crate::token;
+use crate::store::{Condition, Item, Key, Store, Update, from_item};
+use crate::token::{self, Kind};
 use axum::extract::FromRequestParts;
 use axum::http::{Method, request::Parts};
 use time::OffsetDateTime;
@@ -108,9 +108,80 @@ pub struct Verified {
     pub scopes: Vec<String>,
 }
 
+/// What is left to do for a credential once its own record is checked; done concurrently with
+/// the reads every caller needs (see [`Caller::from_request_parts`]).
+enum FollowUp {
+    Nothing,
+    /// An OAuth access token: its grant must still stand.
+    ConfirmGrant(AccessRecord),
+    /// A personal access token: refresh its coarse `lastUsedAt` (best effort).
+    RecordUse(Key),
+}
+
+impl FollowUp {
+    /// The grant's narrowing of the token's scopes, when there is a grant.
+    async fn run(self, store: &dyn Store, now: i64) -> Result<Option<Vec<String>>, ApiError> {
+        match self {
+            FollowUp::Nothing => Ok(None),
+            FollowUp::ConfirmGrant(record) => match access::confirm_grant(store, record).await {
+                Ok(grant) => Ok(Some(grant.scopes)),
+                Err(rejection) => Err(access_rejected(rejection)),
+            },
+            FollowUp::RecordUse(key) => {
+                let touched = store.update(&key, Update::default().set("lastUsedAt", now), Condition::Exists).await;
+                if let Err(e) = touched {
+                    tracing::warn!(error = %e, "could not record token use");
+                }
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// The credential record of a request's bearer token, read by the IP-limit layer
+/// (`http::limit_by_ip`) concurrently with the IP counter, so that authentication starts with it.
+#[derive(Clone)]
+pub struct PrefetchedCredential {
+    hash: String,
+    item: Option<Item>,
+}
+
+/// Reads the credential record of the request's bearer token when it is a personal access or
+/// OAuth access token whose keyed tag holds (a forged token never reaches the store). None for
+/// other credentials, and when the read failed: authentication then reads it itself.
+pub async fn prefetch_credential(parts: &Parts, state: &AppState) -> Option<PrefetchedCredential> {
+    let token = bearer(parts).ok()?;
+    let kind = if token.starts_with(token::PREFIX) {
+        Kind::Personal
+    } else if token.starts_with(token::OAUTH_ACCESS_PREFIX) {
+        Kind::OAuthAccess
+    } else {
+        return None;
+    };
+    token::verify_kind(state.token_key().await.ok()?, kind, token).ok()?;
+    let hash = token::token_hash(token);
+    match state.store().get(&keys::credential(&hash)).await {
+        Ok(item) => Some(PrefetchedCredential { hash, item }),
+        Err(e) => {
+            tracing::debug!(error = %e, "credential prefetch failed; authentication reads it");
+            None
+        }
+    }
+}
+
+/// The prefetched credential record of `token`, if the IP-limit layer read it.
+fn prefetched(parts: &Parts, token: &str) -> Option<Option<Item>> {
+    let prefetched = parts.extensions.get::<PrefetchedCredential>()?;
+    (prefetched.hash == token::token_hash(token)).then(|| prefetched.item.clone())
+}
+
 impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
+    /// At most two sequential store round trips (docs/performance.md): the credential record,
+    /// read with the IP counter; then, all at once, the grant (OAuth), the user, the token's
+    /// counter, the workspace's custom roles (loaded before the user's role is known: a base
+    /// role ignores them), the imposter target and the last-use refresh.
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
         // Authenticated already by a layer in front of the handler (the idempotency layer): one
         // authentication, one charge to the token's rate limit per request.
@@ -121,31 +192,45 @@ impl FromRequestParts<AppState> for Caller {
         // Security clock: nothing the request sends (LT_CUSTOM_NOW included) can move it.
         let now = clock::now_epoch();
         // The prefix names the kind of credential; each kind has one verifier.
-        let verified = if token.starts_with(token::PREFIX) {
-            verify_personal_token(state, token, now).await?
+        let (verified, follow_up) = if token.starts_with(token::PREFIX) {
+            verify_personal_token(state, token, prefetched(parts, token), now).await?
         } else if token.starts_with(token::OAUTH_ACCESS_PREFIX) {
-            verify_oauth_access_token(state, token, &state.site_url().resource(&parts.headers), now).await?
+            let this_api = state.site_url().resource(&parts.headers);
+            verify_oauth_access_token(state, token, prefetched(parts, token), &this_api, now).await?
         } else if session::looks_like(token) {
-            verify_session(state, token, now).await?
+            (verify_session(state, token, now).await?, FollowUp::Nothing)
         } else {
             return Err(invalid_token());
         };
-
-        let store = state.store();
-        let user = identity::get_user(store, verified.workspace_id, verified.user_id)
-            .await?
-            .filter(|u| u.is_active)
-            .ok_or_else(invalid_token)?;
-
         let scope = required_scope(&parts.method);
         if !verified.scopes.iter().any(|s| s == scope) {
             return Err(ApiError::insufficient_scope(scope));
         }
 
-        // Charged to the token (an imposter's requests too), after authentication so that
-        // unauthenticated noise cannot exhaust a real token's quota.
+        let store = state.store();
+        let workspace = WsKeys::new(verified.workspace_id);
         let token_bucket = verified.token_id.to_string();
-        let quota = ratelimit::hit(store, state.rate_limits(), Bucket::Token(&token_bucket), now).await;
+        let imposter_target = imposter::named_target(parts);
+        let (narrowed, user, quota, roles, target) = tokio::join!(
+            follow_up.run(store, now),
+            identity::get_user(store, verified.workspace_id, verified.user_id),
+            // Charged to the token (an imposter's requests too), once its record is known to be
+            // valid, so that forged or revoked tokens cannot exhaust a real token's quota.
+            ratelimit::hit(store, state.rate_limits(), Bucket::Token(&token_bucket), now),
+            Roles::load(store, workspace),
+            async {
+                match imposter_target {
+                    Some(id) => Some((id, identity::get_user(store, verified.workspace_id, id).await)),
+                    None => None,
+                }
+            },
+        );
+        let narrowed = narrowed?;
+        let user = user?.filter(|u| u.is_active).ok_or_else(invalid_token)?;
+        let scopes = narrowed.unwrap_or(verified.scopes);
+        if !scopes.iter().any(|s| s == scope) {
+            return Err(ApiError::insufficient_scope(scope));
+        }
         let reported = parts.extensions.get::<Reported>().cloned().unwrap_or_default();
         match quota {
             Ok(quota) => reported.record(quota),
@@ -155,17 +240,17 @@ impl FromRequestParts<AppState> for Caller {
             }
         }
 
-        let permissions = PermissionSet::of_role(store, WsKeys::new(verified.workspace_id), &user.role_id).await?;
+        let permissions = PermissionSet::of_role_loaded(roles, &user.role_id)?;
         let mut caller = Caller {
             workspace_id: verified.workspace_id,
             user,
             impersonated_by: None,
             token_id: verified.token_id,
-            scopes: verified.scopes,
+            scopes,
             permissions,
             business_now: clock::now(),
         };
-        imposter::apply(&mut caller, parts, store).await?;
+        imposter::apply(&mut caller, parts, store, target).await?;
         Ok(caller)
     }
 }
@@ -193,39 +278,55 @@ async fn verify_session(state: &AppState, token: &str, now: i64) -> Result<Verif
     })
 }
 
-/// An OAuth access token: format and keyed tag first (no I/O), then its record by hash and its
-/// grant (revoking the grant revokes the token). Its rate-limit bucket is the grant, so
-/// refreshing does not reset the quota. A token bound to another resource (RFC 8707: issued
-/// for another API, or under another site URL) is refused like an invalid one.
-async fn verify_oauth_access_token(
-    state: &AppState,
-    token: &str,
-    this_api: &str,
-    now: i64,
-) -> Result<Verified, ApiError> {
-    match access::verify_access(state.store(), state.token_key().await?, token, now).await {
-        Ok(access) if access.resource.as_deref().is_some_and(|r| r != this_api) => {
-            Err(ApiError::invalid_token("The token was issued for another resource"))
-        }
-        Ok(access) => Ok(Verified {
-            workspace_id: access.workspace_id,
-            user_id: access.user_id,
-            token_id: access.grant_id,
-            scopes: access.scopes,
-        }),
-        Err(AccessRejection::Invalid) => Err(invalid_token()),
-        Err(AccessRejection::Expired) => Err(ApiError::invalid_token("Token has expired")),
-        Err(AccessRejection::Revoked) => Err(ApiError::invalid_token("Token has been revoked")),
-        Err(AccessRejection::Store(e)) => Err(e.into()),
+fn access_rejected(rejection: AccessRejection) -> ApiError {
+    match rejection {
+        AccessRejection::Invalid => invalid_token(),
+        AccessRejection::Expired => ApiError::invalid_token("Token has expired"),
+        AccessRejection::Revoked => ApiError::invalid_token("Token has been revoked"),
+        AccessRejection::Store(e) => e.into(),
     }
 }
 
+/// An OAuth access token: format and keyed tag first (no I/O), then its record by hash; its
+/// grant is confirmed next (revoking the grant revokes the token). Its rate-limit bucket is the
+/// grant, so refreshing does not reset the quota. A token bound to another resource (RFC 8707:
+/// issued for another API, or under another site URL) is refused like an invalid one.
+async fn verify_oauth_access_token(
+    state: &AppState,
+    token: &str,
+    credential: Option<Option<Item>>,
+    this_api: &str,
+    now: i64,
+) -> Result<(Verified, FollowUp), ApiError> {
+    let record = access::verify_access_record(state.store(), state.token_key().await?, token, now, credential)
+        .await
+        .map_err(access_rejected)?;
+    if record.resource.as_deref().is_some_and(|r| r != this_api) {
+        return Err(ApiError::invalid_token("The token was issued for another resource"));
+    }
+    let verified = Verified {
+        workspace_id: record.workspace_id,
+        user_id: record.user_id,
+        token_id: record.grant_id,
+        scopes: record.scopes.clone(),
+    };
+    Ok((verified, FollowUp::ConfirmGrant(record)))
+}
+
 /// A personal access token: format and keyed tag first (no I/O), then its record by hash.
-async fn verify_personal_token(state: &AppState, token: &str, now: i64) -> Result<Verified, ApiError> {
+async fn verify_personal_token(
+    state: &AppState,
+    token: &str,
+    credential: Option<Option<Item>>,
+    now: i64,
+) -> Result<(Verified, FollowUp), ApiError> {
     token::verify(state.token_key().await?, token).map_err(|_| invalid_token())?;
-    let store = state.store();
     let credential_key = keys::credential(&token::token_hash(token));
-    let record: TokenRecord = match store.get(&credential_key).await? {
+    let item = match credential {
+        Some(item) => item,
+        None => state.store().get(&credential_key).await?,
+    };
+    let record: TokenRecord = match item {
         Some(item) => from_item(item)?,
         None => return Err(invalid_token()),
     };
@@ -235,17 +336,16 @@ async fn verify_personal_token(state: &AppState, token: &str, now: i64) -> Resul
     if record.expires_at.is_some_and(|at| at <= now) {
         return Err(ApiError::invalid_token("Token has expired"));
     }
-    if record.last_used_at.is_none_or(|at| now - at >= LAST_USED_GRANULARITY_SECS) {
-        // Best effort: a failure here must not fail the request.
-        let touched = store.update(&credential_key, Update::default().set("lastUsedAt", now), Condition::Exists).await;
-        if let Err(e) = touched {
-            tracing::warn!(error = %e, "could not record token use");
-        }
-    }
-    Ok(Verified {
+    let follow_up = if record.last_used_at.is_none_or(|at| now - at >= LAST_USED_GRANULARITY_SECS) {
+        FollowUp::RecordUse(credential_key)
+    } else {
+        FollowUp::Nothing
+    };
+    let verified = Verified {
         workspace_id: record.workspace_id,
         user_id: record.user_id,
         token_id: record.id,
         scopes: record.scopes,
-    })
+    };
+    Ok((verified, follow_up))
 }

@@ -3,7 +3,7 @@
 //! (`OAUTH#GRANT#<grantId>`). Every use reads the token's record and its grant, so revoking the
 //! grant revokes every token issued under it at once.
 
-use crate::store::{ENTITY, Store, StoreError, from_item, keys};
+use crate::store::{ENTITY, Item, Store, StoreError, from_item, keys};
 use crate::token::{self, Kind, TokenKey, token_hash};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -66,21 +66,27 @@ pub enum AccessRejection {
     Store(StoreError),
 }
 
-/// Verifies an access token: shape and keyed tag first (no I/O), then its credential and its
-/// grant.
-pub async fn verify_access(
+/// Verifies an access token's first half: shape, keyed tag, then the credential record (the one
+/// `credential` already read, when given), checked for revocation and expiry. Its grant is
+/// still to be confirmed ([`confirm_grant`]), which authentication does concurrently with its
+/// other reads.
+pub async fn verify_access_record(
     store: &dyn Store,
     key: &TokenKey,
     token: &str,
     now: i64,
-) -> Result<AccessGrant, AccessRejection> {
+    credential: Option<Option<Item>>,
+) -> Result<AccessRecord, AccessRejection> {
     token::verify_kind(key, Kind::OAuthAccess, token).map_err(|_| AccessRejection::Invalid)?;
-    let record: AccessRecord = match store.get(&keys::credential(&token_hash(token))).await {
-        Ok(Some(item)) if item.get(ENTITY).and_then(|v| v.as_str()) == Some(ENTITY_ACCESS_TOKEN) => {
+    let item = match credential {
+        Some(item) => item,
+        None => store.get(&keys::credential(&token_hash(token))).await.map_err(AccessRejection::Store)?,
+    };
+    let record: AccessRecord = match item {
+        Some(item) if item.get(ENTITY).and_then(|v| v.as_str()) == Some(ENTITY_ACCESS_TOKEN) => {
             from_item(item).map_err(AccessRejection::Store)?
         }
-        Ok(_) => return Err(AccessRejection::Invalid),
-        Err(e) => return Err(AccessRejection::Store(e)),
+        _ => return Err(AccessRejection::Invalid),
     };
     if record.revoked_at.is_some() {
         return Err(AccessRejection::Revoked);
@@ -88,6 +94,12 @@ pub async fn verify_access(
     if record.expires_at <= now {
         return Err(AccessRejection::Expired);
     }
+    Ok(record)
+}
+
+/// Verifies an access token's second half: the record's grant still stands (revoking the grant
+/// revokes its tokens), and the token's scopes within the grant's.
+pub async fn confirm_grant(store: &dyn Store, record: AccessRecord) -> Result<AccessGrant, AccessRejection> {
     let grant: GrantStatus = match store.get(&keys::oauth_grant(record.grant_id)).await {
         Ok(Some(item)) => from_item(item).map_err(AccessRejection::Store)?,
         Ok(None) => return Err(AccessRejection::Revoked),

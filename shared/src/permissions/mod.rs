@@ -8,8 +8,7 @@ pub mod roles;
 pub use catalog::key;
 pub use roles::{BASE_ROLES, BaseRole, CEO, GUEST, ROOT, RoleType, Roles, STAFF, TEAM_LEADER, base_role};
 
-use crate::store::keys::WsKeys;
-use crate::store::{Store, StoreResult};
+use crate::store::StoreResult;
 
 /// Effective permissions of a caller: key → allowed. Keys absent from the map are denied.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -26,9 +25,14 @@ impl PermissionSet {
     /// The effective permissions of a role of the workspace. Base roles need no store read;
     /// a custom role costs one query (all roles of the workspace). A role that cannot be
     /// resolved (unknown, or a corrupt chain) grants nothing.
-    pub async fn of_role(store: &dyn Store, keys: WsKeys, role_id: &str) -> StoreResult<Self> {
-        let roles = if base_role(role_id).is_some() { Roles::default() } else { Roles::load(store, keys).await? };
-        Ok(Self::from_roles(&roles, role_id))
+    /// The permissions of `role_id` given the workspace's custom roles as a load returned them:
+    /// authentication loads them before it knows the caller's role (concurrently with the user
+    /// read), and a base role needs none of them, so a failed load only matters to a custom role.
+    pub fn of_role_loaded(roles: StoreResult<Roles>, role_id: &str) -> StoreResult<Self> {
+        if base_role(role_id).is_some() {
+            return Ok(Self::from_roles(&Roles::default(), role_id));
+        }
+        Ok(Self::from_roles(&roles?, role_id))
     }
 
     pub fn from_roles(roles: &Roles, role_id: &str) -> Self {

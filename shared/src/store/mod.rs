@@ -16,6 +16,7 @@ pub mod keys;
 pub mod objects;
 #[cfg(feature = "s3")]
 pub mod s3;
+#[cfg(feature = "embedded")]
 pub mod sqlite;
 
 use async_trait::async_trait;

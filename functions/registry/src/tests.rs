@@ -108,19 +108,3 @@ fn the_document_names_its_servers_contact_and_licence() {
         }
     }
 }
-
-#[test]
-fn yaml_is_application_yaml_unless_text_yaml_is_asked_for() {
-    let with = |accept: &[&str]| {
-        let mut headers = HeaderMap::new();
-        for value in accept {
-            headers.append(header::ACCEPT, value.parse().unwrap());
-        }
-        yaml_media_type(&headers)
-    };
-    assert_eq!(with(&[]), "application/yaml");
-    assert_eq!(with(&["*/*"]), "application/yaml");
-    assert_eq!(with(&["application/yaml, text/yaml;q=0.5"]), "application/yaml");
-    assert_eq!(with(&["text/yaml"]), "text/yaml; charset=utf-8");
-    assert_eq!(with(&["application/json", "Text/YAML; q=0.9"]), "text/yaml; charset=utf-8");
-}

@@ -1,0 +1,45 @@
+//! The registry: [`FUNCTIONS`], the one list of every function of the API, and [`document`], the
+//! OpenAPI 3.1 document generated from their route declarations. The local server
+//! (`functions/local`) and the tests (`tests/`) iterate it; adding a function is one line here
+//! (docs/functions.md).
+//!
+//! Not deployed. The `docs` function serves the document without linking every function: it
+//! embeds `functions/docs/openapi.json`, which the test `openapi::the_document_matches_its_snapshot`
+//! keeps equal to [`document`].
+
+use shared::function::Function;
+use shared::openapi::ApiTag;
+use std::sync::OnceLock;
+use utoipa::openapi::OpenApi;
+
+/// Every function of the API.
+pub const FUNCTIONS: &[&Function] = &[
+    &tags::FUNCTION,
+    &administration::FUNCTION,
+    &projects::FUNCTION,
+    &contacts::FUNCTION,
+    &tasks::FUNCTION,
+    &workspace::FUNCTION,
+    &oauth::FUNCTION,
+    &helpdesk::FUNCTION,
+    &account::FUNCTION,
+    &billing::FUNCTION,
+    &agents::FUNCTION,
+    &docs::FUNCTION,
+];
+
+/// The document generated from every function's declarations, built once on first use.
+pub fn document() -> &'static OpenApi {
+    static DOCUMENT: OnceLock<OpenApi> = OnceLock::new();
+    DOCUMENT.get_or_init(|| {
+        let mut api = OpenApi::default();
+        for function in FUNCTIONS {
+            api.merge(function.document());
+        }
+        let tags: Vec<ApiTag> = FUNCTIONS.iter().flat_map(|f| f.tags.iter().copied()).collect();
+        shared::openapi::finish(api, &tags)
+    })
+}
+
+#[cfg(test)]
+mod tests;
