@@ -191,7 +191,6 @@ pub fn client_ip(parts: &Parts) -> Option<String> {
     use lambda_http::request::RequestContext;
     let ip = match parts.extensions.get::<RequestContext>() {
         Some(RequestContext::ApiGatewayV1(ctx)) => ctx.identity.source_ip.clone(),
-        Some(RequestContext::ApiGatewayV2(ctx)) => ctx.http.source_ip.clone(),
         _ => parts
             .extensions
             .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
