@@ -134,7 +134,7 @@ async fn the_transport_refuses_what_it_does_not_serve() {
         let (body, mut headers) = stateless(1, "tools/list", json!({}));
         headers[1].1 = "tools/call".into();
         let (status, _, answer) = post(api, Some(&token), &headers, &body.to_string()).await;
-        assert_eq!((status, answer["error"]["code"].as_i64()), (400, Some(-32001)), "[{b}] Mcp-Method: {answer}");
+        assert_eq!((status, answer["error"]["code"].as_i64()), (400, Some(-32020)), "[{b}] Mcp-Method: {answer}");
         headers.remove(1);
         let (status, _, answer) = post(api, Some(&token), &headers, &body.to_string()).await;
         assert_eq!(status, 400, "[{b}] Mcp-Method is required in 2026-07-28: {answer}");
@@ -142,19 +142,19 @@ async fn the_transport_refuses_what_it_does_not_serve() {
             stateless(1, "tools/call", json!({"name": "listTags", "arguments": {"type": "task"}}));
         headers[2].1 = "createTag".into();
         let (status, _, answer) = post(api, Some(&token), &headers, &body.to_string()).await;
-        assert_eq!((status, answer["error"]["code"].as_i64()), (400, Some(-32001)), "[{b}] Mcp-Name: {answer}");
+        assert_eq!((status, answer["error"]["code"].as_i64()), (400, Some(-32020)), "[{b}] Mcp-Name: {answer}");
         let (body, mut headers) = stateless(1, "tools/list", json!({}));
         headers[0].1 = "2025-11-25".into();
         let (status, _, answer) = post(api, Some(&token), &headers, &body.to_string()).await;
         assert_eq!(
             (status, answer["error"]["code"].as_i64()),
-            (400, Some(-32001)),
+            (400, Some(-32020)),
             "[{b}] version header vs _meta: {answer}"
         );
         // An unsupported version: 400 with the supported list.
         let (status, _, answer) =
             post(api, Some(&token), &[("MCP-Protocol-Version", "2024-01-01".into())], &list).await;
-        assert_eq!(status, 400, "[{b}] {answer}");
+        assert_eq!((status, answer["error"]["code"].as_i64()), (400, Some(-32022)), "[{b}] {answer}");
         let supported = &answer["error"]["data"]["supported"];
         assert!(supported.as_array().unwrap().contains(&json!(NEW)), "[{b}] {answer}");
         assert!(supported.as_array().unwrap().contains(&json!("2025-11-25")), "[{b}] {answer}");
@@ -209,6 +209,8 @@ async fn the_tools_are_the_documented_bearer_operations_filtered_by_scope() {
         let (status, response_headers, answer) = post(api, Some(&token), &headers, &body.to_string()).await;
         assert_eq!(status, 200, "[{b}] {answer}");
         assert!(response_headers["cache-control"].to_str().unwrap().contains("private"), "[{b}] per caller");
+        assert_eq!(answer["result"]["cacheScope"], "private", "[{b}]");
+        assert_eq!(answer["result"]["resultType"], "complete", "[{b}]");
         let tools = answer["result"]["tools"].as_array().unwrap();
         let names: BTreeSet<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
         let documented: BTreeSet<&str> = expected.iter().map(|(n, _)| n.as_str()).collect();
@@ -226,6 +228,11 @@ async fn the_tools_are_the_documented_bearer_operations_filtered_by_scope() {
                 assert!(jsonschema::draft202012::meta::is_valid(schema), "[{b}] {name} {key} is 2020-12");
                 jsonschema::draft202012::new(schema).unwrap_or_else(|e| panic!("{name} {key} compiles: {e}"));
                 assert!(!schema.to_string().contains("#/components/"), "[{b}] {name} {key} is self-contained");
+            }
+            if let Some(output) = tool.get("outputSchema") {
+                // An error's structured content is the error body; clients may check it too.
+                let error = json!({"statusCode": 400, "message": "Validation failed", "errors": {"name": ["required"]}});
+                assert!(jsonschema::draft202012::is_valid(output, &error), "[{b}] {name}: the error body validates");
             }
             assert!(tool["description"].as_str().is_some_and(|d| !d.is_empty()), "[{b}] {name}");
             assert!(tool["title"].is_string(), "[{b}] {name}");

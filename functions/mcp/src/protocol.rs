@@ -30,12 +30,17 @@ pub const NAME_HEADER: &str = "mcp-name";
 pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 pub const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
-// JSON-RPC error codes: the standard ones and MCP's header mismatch.
+// JSON-RPC error codes: the standard ones and those of the 2026-07-28 revision (both with
+// HTTP 400).
 pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
 pub const METHOD_NOT_FOUND: i64 = -32601;
 pub const INVALID_PARAMS: i64 = -32602;
-pub const HEADER_MISMATCH: i64 = -32001;
+pub const HEADER_MISMATCH: i64 = -32020;
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+/// How long a client may keep a tool list or the discovery result (2026-07-28 `ttlMs`): the
+/// tools change only with a deployment.
+const TTL_MS: u64 = 300_000;
 
 const INSTRUCTIONS: &str = "Every operation of the workapi REST API that a bearer token may call is a tool here, \
     named by its operationId. Arguments are the operation's path and query parameters and its JSON body's fields \
@@ -51,8 +56,23 @@ pub fn rpc_error(status: StatusCode, id: &Value, code: i64, message: &str, data:
     (status, axum::Json(json!({"jsonrpc": "2.0", "id": id, "error": error}))).into_response()
 }
 
-fn rpc_result(id: &Value, result: Value) -> Response {
+/// A result; under 2026-07-28 with the fields that revision requires of every result
+/// (`resultType`) and asks of every response (the server's identity in `_meta`).
+fn rpc_result(id: &Value, version: &str, mut result: Value) -> Response {
+    if version == STATELESS {
+        result["resultType"] = json!("complete");
+        result["_meta"] = json!({"io.modelcontextprotocol/serverInfo": server_info()});
+    }
     axum::Json(json!({"jsonrpc": "2.0", "id": id, "result": result})).into_response()
+}
+
+/// A 2026-07-28 cacheable result's scope and lifetime (ignored by older clients).
+fn cacheable(mut result: Value, scope: &str, version: &str) -> Value {
+    if version == STATELESS {
+        result["cacheScope"] = json!(scope);
+        result["ttlMs"] = json!(TTL_MS);
+    }
+    result
 }
 
 fn bad_request(id: &Value, code: i64, message: &str) -> Response {
@@ -124,6 +144,7 @@ pub async fn handle(state: &AppState, caller: &Caller, headers: &HeaderMap, body
     match method {
         "initialize" => rpc_result(
             &id,
+            &version,
             json!({
                 "protocolVersion": version,
                 "capabilities": capabilities(),
@@ -133,26 +154,32 @@ pub async fn handle(state: &AppState, caller: &Caller, headers: &HeaderMap, body
         ),
         "server/discover" => rpc_result(
             &id,
-            json!({
-                "supportedVersions": SUPPORTED,
-                "capabilities": capabilities(),
-                "serverInfo": server_info(),
-                "instructions": INSTRUCTIONS,
-            }),
+            &version,
+            cacheable(
+                json!({
+                    "supportedVersions": SUPPORTED,
+                    "capabilities": capabilities(),
+                    "serverInfo": server_info(),
+                    "instructions": INSTRUCTIONS,
+                }),
+                // The same for every caller.
+                "public",
+                &version,
+            ),
         ),
-        "ping" => rpc_result(&id, json!({})),
+        "ping" => rpc_result(&id, &version, json!({})),
         "tools/list" => {
             let visible: Vec<&Value> =
                 tools::all().iter().filter(|tool| caller.scopes.contains(&tool.scope)).map(|t| &t.listing).collect();
-            let mut response = rpc_result(&id, json!({"tools": visible}));
-            // Per caller (its scopes): no shared cache may keep it.
+            // Per caller (its scopes): private, in the result and for HTTP caches.
+            let mut response = rpc_result(&id, &version, cacheable(json!({"tools": visible}), "private", &version));
             let headers = response.headers_mut();
             headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
             headers.insert(header::VARY, HeaderValue::from_static("Authorization"));
             response
         }
         "tools/call" => match call::run(state, caller, headers, &params).await {
-            Ok(result) => rpc_result(&id, result),
+            Ok(result) => rpc_result(&id, &version, result),
             Err(call::Refused::Rpc(code, message)) => rpc_error(StatusCode::OK, &id, code, &message, None),
             Err(call::Refused::Http(response)) => response,
         },
@@ -193,13 +220,13 @@ fn request_version(headers: &HeaderMap, params: &Value, method: &str) -> Result<
     if SUPPORTED.contains(&version.as_str()) { Ok(version) } else { Err(unsupported(version)) }
 }
 
-/// 400 naming the revisions served.
+/// 400 naming the revisions served (2026-07-28 `UnsupportedProtocolVersionError`).
 fn unsupported(requested: String) -> Refusal {
     Box::new(move |id| {
         rpc_error(
             StatusCode::BAD_REQUEST,
             id,
-            INVALID_PARAMS,
+            UNSUPPORTED_PROTOCOL_VERSION,
             &format!("Unsupported protocol version {requested}; supported: {}", SUPPORTED.join(", ")),
             Some(json!({"supported": SUPPORTED, "requested": requested})),
         )

@@ -218,16 +218,24 @@ fn is_plain_object(schema: &Value) -> bool {
 }
 
 /// The first 2xx JSON response's schema as an object schema: itself when it is an object,
-/// else wrapped as the property `result` (then true). None when the operation answers no JSON.
+/// else wrapped as the property `result` (then true), with no top-level property required.
+/// None when the operation answers no JSON.
 fn output_schema(operation: &Value, schemas: &Map<String, Value>) -> Option<(Value, bool)> {
     let responses = operation["responses"].as_object()?;
     let (_, response) = responses.iter().find(|(status, _)| status.starts_with('2'))?;
     let schema = response.pointer("/content/application~1json/schema")?;
     let resolved = resolve(schema, schemas)?;
     if resolved["type"] == "object" && resolved.get("oneOf").is_none() && resolved.get("anyOf").is_none() {
-        return Some((resolved.clone(), false));
+        let mut object = resolved.clone();
+        // No top-level property is required: projection (`fieldsToReturn`) may leave any out,
+        // and an error's structured content (the error body) must validate too, since some
+        // clients check it against this schema even with isError (docs/mcp.md).
+        if let Some(fields) = object.as_object_mut() {
+            fields.remove("required");
+        }
+        return Some((object, false));
     }
-    Some((json!({"type": "object", "properties": {"result": schema}, "required": ["result"]}), true))
+    Some((json!({"type": "object", "properties": {"result": schema}}), true))
 }
 
 /// The schema with every component reference rewritten to `#/$defs/…` and the referenced
