@@ -231,7 +231,8 @@ async fn the_tools_are_the_documented_bearer_operations_filtered_by_scope() {
             }
             if let Some(output) = tool.get("outputSchema") {
                 // An error's structured content is the error body; clients may check it too.
-                let error = json!({"statusCode": 400, "message": "Validation failed", "errors": {"name": ["required"]}});
+                let error =
+                    json!({"statusCode": 400, "message": "Validation failed", "errors": {"name": ["required"]}});
                 assert!(jsonschema::draft202012::is_valid(output, &error), "[{b}] {name}: the error body validates");
             }
             assert!(tool["description"].as_str().is_some_and(|d| !d.is_empty()), "[{b}] {name}");
@@ -347,4 +348,42 @@ async fn limited(backend: &Backend) {
     let (status, answer) =
         rpc(&api, &token, "tools/call", json!({"name": "listTags", "arguments": {"type": "task"}})).await;
     assert_eq!(status, 429, "[{}] the fourth request: {answer}", api.backend);
+}
+
+/// Browser-based MCP clients: the preflights of `/mcp` (an allowed origin) and of the MCP
+/// resource's metadata (any origin) allow the MCP headers, and a 401 exposes its challenge.
+#[tokio::test]
+async fn browser_clients_may_send_the_mcp_headers() {
+    for backend in api_tests::backends().await {
+        let origins = AllowedOrigins::parse("https://app.example").unwrap();
+        let api = TestApi::builder(&backend).cors_origins(origins).start().await;
+        let b = api.backend;
+        for path in ["/mcp", "/.well-known/oauth-protected-resource/mcp"] {
+            let response = api
+                .http
+                .request(Method::OPTIONS, api.url(path))
+                .header("Origin", "https://app.example")
+                .header("Access-Control-Request-Method", "POST")
+                .header(
+                    "Access-Control-Request-Headers",
+                    "mcp-protocol-version, mcp-method, mcp-name, authorization, content-type",
+                )
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status().as_u16(), 204, "[{b}] {path}");
+            let allowed = response.headers()["access-control-allow-headers"].to_str().unwrap().to_ascii_lowercase();
+            for header in ["mcp-protocol-version", "mcp-method", "mcp-name", "authorization", "content-type"] {
+                assert!(allowed.split(", ").any(|h| h == header), "[{b}] {path}: {header} in {allowed}");
+            }
+        }
+        let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
+        let (status, headers, _) = post(&api, None, &[("Origin", "https://app.example".into())], &list).await;
+        assert_eq!(status, 401, "[{b}]");
+        assert_eq!(headers["access-control-allow-origin"], "https://app.example", "[{b}]");
+        assert!(headers["access-control-expose-headers"].to_str().unwrap().contains("WWW-Authenticate"), "[{b}]");
+        let (_, token) = api.user(ROOT, UserKind::Employee).await;
+        let (status, _, _) = post(&api, Some(&token), &[("Origin", "https://app.example".into())], &list).await;
+        assert_eq!(status, 200, "[{b}] an allowed origin");
+    }
 }
