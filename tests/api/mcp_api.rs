@@ -71,13 +71,12 @@ fn documented_bearer_operations() -> Vec<(String, String)> {
     let document = serde_json::to_value(docs::document()).unwrap();
     let mut found = Vec::new();
     for item in document["paths"].as_object().unwrap().values() {
-        for (method, operation) in item.as_object().unwrap() {
+        for operation in item.as_object().unwrap().values() {
             let bearer = operation["security"].as_array().into_iter().flatten().find_map(|r| r.get("bearer"));
             let json_or_none =
                 operation.get("requestBody").is_none_or(|b| b["content"].get("application/json").is_some());
             if let (Some(scopes), true) = (bearer, json_or_none) {
                 let name = operation["operationId"].as_str().unwrap().to_owned();
-                let _ = method;
                 found.push((name, scopes[0].as_str().unwrap().to_owned()));
             }
         }
@@ -311,9 +310,9 @@ async fn tools_run_the_operations_in_process() {
         assert_eq!(bad_type["isError"], true, "[{b}] {bad_type}");
         assert_eq!(bad_type["structuredContent"]["statusCode"], 400, "[{b}] routed, refused by the path: {bad_type}");
         let missing = call_tool(api, &token, "listTags", json!({})).await;
-        assert_eq!(missing["structuredContent"]["errors"]["type"].is_array(), true, "[{b}] {missing}");
+        assert!(missing["structuredContent"]["errors"]["type"].is_array(), "[{b}] {missing}");
         let unknown = call_tool(api, &token, "listTags", json!({"type": "task", "nope": 1})).await;
-        assert_eq!(unknown["structuredContent"]["errors"]["nope"].is_array(), true, "[{b}] {unknown}");
+        assert!(unknown["structuredContent"]["errors"]["nope"].is_array(), "[{b}] {unknown}");
         let (status, answer) = rpc(api, &token, "tools/call", json!({"name": "noSuchTool", "arguments": {}})).await;
         assert_eq!((status, answer["error"]["code"].as_i64()), (200, Some(-32602)), "[{b}] {answer}");
 
