@@ -1016,6 +1016,15 @@ async fn the_mcp_endpoint_is_a_resource_of_its_own() {
         let (status, answer) = mcp_call(&for_mcp).await;
         assert_eq!((status, &answer["result"]["isError"]), (200, &json!(false)), "[{b}] {answer}");
         assert_eq!(list_tags(api, &for_mcp).await, 401, "[{b}] an MCP token on the REST API");
+        // The same store and keys under another site URL: a foreign resource there, at /mcp too.
+        let elsewhere = TestApi::builder(backend)
+            .token_key(api.key.clone())
+            .site_url(SiteUrl::configured("https://elsewhere.example").unwrap())
+            .start()
+            .await;
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+        let refused = http().post(elsewhere.url("/mcp")).bearer_auth(&for_mcp).json(&body).send().await.unwrap();
+        assert_eq!(refused.status().as_u16(), 401, "[{b}] an MCP token of another site");
         let wrong = token_call(
             api,
             &client,
