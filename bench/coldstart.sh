@@ -3,12 +3,13 @@
 # a local Lambda Runtime API, median of 10 cold starts, 50 warm invocations each, peak RSS.
 # The functions run as deployed: DynamoDB store (DynamoDB Local here), token key from the
 # environment, one real authenticated request (tags: list tags; administration: list roles;
-# projects: get a project; tasks: get a task, both of the demo seed), or a
+# projects: get a project; tasks: get a task, both of the demo seed; mcp: tools/list), or a
 # public document (oauth: authorization-server metadata; docs: the OpenAPI document).
 #
 #   bench/coldstart.sh            # build (cargo lambda build --release) and measure
 #   LT_NO_BUILD=1 bench/coldstart.sh
 #   LT_FUNCTIONS="tags tasks" bench/coldstart.sh   # only these (release builds take minutes each)
+#   LT_FUNCTIONS="mcp" bench/coldstart.sh          # the MCP function (not in the default list)
 #
 # Needs cargo-lambda (pip install cargo-lambda==1.9.2), Java 17, and the cold-start tool of the
 # workplace (LT_COLDSTART_TOOL, default ../shared/tools/lambda-coldstart.py). Not part of CI.
@@ -50,6 +51,8 @@ sed "s/\${TOKEN}/$token/" events/administration/list-roles.json >"$work/administ
 cli seed load --workspace "$ws" seed/demo.json >/dev/null
 sed "s/\${TOKEN}/$token/" events/projects/get-project.json >"$work/projects.json"
 sed "s/\${TOKEN}/$token/" events/tasks/get-task.json >"$work/tasks.json"
+# mcp: a 2026-07-28 tools/list (the tool list is built on the first request).
+sed "s/\${TOKEN}/$token/" events/mcp/tools-list.json >"$work/mcp.json"
 
 env_args=(--env TABLE_NAME=bench --env "LT_TOKEN_KEY=$LT_TOKEN_KEY" --env "LT_SESSION_KEYS=$LT_SESSION_KEYS"
   --env "AWS_ENDPOINT_URL=$AWS_ENDPOINT_URL" --env LT_SITE_URL=https://api.bench.example
@@ -57,7 +60,7 @@ env_args=(--env TABLE_NAME=bench --env "LT_TOKEN_KEY=$LT_TOKEN_KEY" --env "LT_SE
   --env AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH=true --env RUST_LOG=warn)
 for fn in "${functions[@]}"; do
   case "$fn" in
-    tags | administration | projects | tasks) event="$work/$fn.json" ;;
+    tags | administration | projects | tasks | mcp) event="$work/$fn.json" ;;
     oauth) event=events/oauth/authorization-server-metadata.json ;;
     docs) event=events/docs/json.json ;;
   esac

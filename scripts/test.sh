@@ -6,7 +6,8 @@
 # (Authlib), by the MCP TypeScript SDK's own OAuth helpers (dynamic registration, and a Client ID
 # Metadata Document against the test harness's server) and in a headless Chromium (screenshot
 # in target/test-artifacts/consent.png), the clients generated from the document (Python and
-# TypeScript: a catalog create and a file download), and the SAM template lint.
+# TypeScript: a catalog create and a file download), the MCP endpoint through the MCP TypeScript
+# and Python SDKs' clients, and the SAM template lint.
 # Installs and starts what it needs by itself; a missing service is a failure here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -133,6 +134,13 @@ if [ ! -s "$work/cimd-ready.json" ]; then
   exit 1
 fi
 node tests/mcp_client/cimd_flow.mjs "$work/cimd-ready.json"
+# The MCP endpoint (docs/mcp.md) through two independent real clients: the TypeScript SDK's
+# Streamable HTTP transport with its OAuth provider (a token bound to {base}/mcp, one consent
+# sign-in), and the Python SDK with the personal access token, in its 2026-07-28 and 2025-11-25 modes.
+log "MCP: the TypeScript SDK's client and OAuth provider list the tools and call a read, a create and a failing call"
+node tests/mcp_client/tools_flow.mjs "http://127.0.0.1:$api_port" admin@demo.example workapi-demo-password "$token"
+log "MCP: the Python SDK (2026-07-28 and 2025-11-25) lists the tools and calls a read, a create and a failing call"
+python3 tests/mcp_client/python_flow.py "http://127.0.0.1:$api_port" "$token"
 log "OAuth: headless Chromium signs in and approves on the consent page"
 node tests/browser/consent.mjs "http://127.0.0.1:$api_port" admin@demo.example workapi-demo-password \
   "$root/target/test-artifacts/consent.png"

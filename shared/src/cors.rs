@@ -19,10 +19,12 @@ use axum::http::{HeaderMap, HeaderValue, Method, header};
 /// The environment variable (and SAM parameter `CorsAllowedOrigins`) listing the API's origins.
 pub const ORIGINS_ENV: &str = "LT_CORS_ALLOWED_ORIGINS";
 
-/// Request headers a page may send: the credential, the body type, and the spec's own headers
-/// (both spellings of the imposter headers, as accepted by `shared::auth`).
+/// Request headers a page may send: the credential, the body type, the spec's own headers
+/// (both spellings of the imposter headers, as accepted by `shared::auth`), and the MCP
+/// headers (browser-based MCP clients send them to `/mcp` and to the discovery documents).
 pub const ALLOWED_HEADERS: &str = "Authorization, Content-Type, Idempotency-Key, LT-Response-Shape, \
-     LT_IMPOSTER_USER_ID, LT-Imposter-User-Id, LT_CUSTOM_NOW, LT-Custom-Now";
+     LT_IMPOSTER_USER_ID, LT-Imposter-User-Id, LT_CUSTOM_NOW, LT-Custom-Now, \
+     MCP-Protocol-Version, Mcp-Method, Mcp-Name";
 /// Response headers a page may read besides the CORS-safelisted ones. `WWW-Authenticate` names
 /// the protected-resource metadata on every 401 (browser-based OAuth clients discover the
 /// authorization server from it).
@@ -87,7 +89,8 @@ impl AllowedOrigins {
         !self.any && self.origins.is_empty()
     }
 
-    fn allows(&self, origin: &str) -> bool {
+    /// Whether a browser's `Origin` is one of these (the MCP endpoint checks it on every request).
+    pub fn allows(&self, origin: &str) -> bool {
         self.any || self.origins.iter().any(|o| o.eq_ignore_ascii_case(origin))
     }
 }
@@ -234,6 +237,9 @@ mod tests {
             "lt-response-shape",
             "lt_imposter_user_id",
             "lt_custom_now",
+            "mcp-protocol-version",
+            "mcp-method",
+            "mcp-name",
         ] {
             assert!(allowed.split(", ").any(|h| h == name), "{name}");
         }

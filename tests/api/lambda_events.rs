@@ -170,6 +170,7 @@ fn oauth_events_run_through_the_lambda_adapter() {
                 "login",
                 "protected-resource-metadata",
                 "protected-resource-metadata-api",
+                "protected-resource-metadata-mcp",
                 "register",
                 "register-delete",
                 "register-read",
@@ -231,10 +232,14 @@ fn oauth_registration_events_run_through_the_lambda_adapter() {
         let rfc = body(&invoke(router.clone(), &events["authorization-server-metadata-rfc8414"]).await);
         assert_eq!(spec, rfc);
         assert_eq!(spec["issuer"], issuer);
-        for name in ["protected-resource-metadata", "protected-resource-metadata-api"] {
+        for name in
+            ["protected-resource-metadata", "protected-resource-metadata-api", "protected-resource-metadata-mcp"]
+        {
             let resource = body(&invoke(router.clone(), &events[name]).await);
             assert_eq!(resource["authorization_servers"], json!([issuer]), "{name}");
         }
+        let mcp = body(&invoke(router.clone(), &events["protected-resource-metadata-mcp"]).await);
+        assert_eq!(mcp["resource"], "https://abc123.execute-api.eu-central-1.amazonaws.com/mcp");
 
         let configured = SiteUrl::configured("https://work.example.com").unwrap();
         let store = Arc::new(SqliteStore::in_memory().unwrap());
@@ -243,6 +248,30 @@ fn oauth_registration_events_run_through_the_lambda_adapter() {
         assert_eq!(spec["issuer"], "https://work.example.com/api", "the configured site URL, not the Host");
         let resource = body(&invoke(router, &events["protected-resource-metadata"]).await);
         assert_eq!(resource["resource"], "https://work.example.com");
+    });
+}
+
+/// The MCP function's events (docs/mcp.md): the 2025-11-25 `initialize`, and the 2026-07-28
+/// `tools/list` and `tools/call` with their headers, as the demo admin.
+#[test]
+fn mcp_events_run_through_the_lambda_adapter() {
+    stage_ignored_as_deployed();
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let (state, demo) = demo_state().await;
+        let router = mcp::FUNCTION.router(state);
+        let events = load_events("mcp");
+        assert_eq!(events.keys().collect::<Vec<_>>(), ["initialize", "tools-call", "tools-list"]);
+        let fill = |name: &str| events[name].replace("${TOKEN}", &demo.token);
+        let run = async |name: &str| invoke(router.clone(), &fill(name)).await;
+        let initialized = run("initialize").await;
+        assert_eq!(initialized["statusCode"], 200, "{initialized}");
+        assert_eq!(body(&initialized)["result"]["protocolVersion"], "2025-11-25");
+        let listed = run("tools-list").await;
+        assert_eq!(listed["statusCode"], 200, "{listed}");
+        assert!(body(&listed)["result"]["tools"].as_array().unwrap().len() > 50, "{listed}");
+        let called = body(&run("tools-call").await);
+        assert_eq!(called["result"]["isError"], false, "{called}");
+        assert!(called["result"]["structuredContent"]["result"].is_array(), "{called}");
     });
 }
 

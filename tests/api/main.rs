@@ -18,6 +18,7 @@ mod helpdesk_api;
 mod idempotency;
 mod imposter;
 mod lambda_events;
+mod mcp_api;
 mod oauth_flow;
 mod oauth_registration;
 mod openapi;

@@ -895,7 +895,7 @@ async fn resource_indicators_bind_tokens_to_this_api() {
         let base = request(&client.id, REDIRECT, &challenge);
 
         for other in
-            ["https://other.example/", "https://other.example", &format!("{this_api}//"), &format!("{this_api}/mcp")]
+            ["https://other.example/", "https://other.example", &format!("{this_api}//"), &format!("{this_api}/mcp/")]
         {
             let pairs = with(base.clone(), "resource", Some(other));
             for answer in [authorize_page(api, &pairs).await, decide(api, &pairs, &email, PASSWORD, "approve").await] {
@@ -965,6 +965,93 @@ async fn resource_indicators_bind_tokens_to_this_api() {
         let (status, _, _) =
             elsewhere.call(reqwest::Method::GET, "/tags/task", Some(str_of(&unbound, "access_token")), None).await;
         assert_eq!(status, 200, "[{}] an unbound token", backend.name);
+    })
+    .await;
+}
+
+/// The MCP endpoint is the second resource (docs/mcp.md, "Which token works where"): a token
+/// bound to `{site_url}/mcp` works at `/mcp` (and in its tool calls) and nowhere else, one
+/// bound to `{site_url}` works on the REST API and not at `/mcp`, an unbound one works on both;
+/// a code or grant bound to one resource cannot be exchanged or refreshed for the other.
+#[tokio::test]
+async fn the_mcp_endpoint_is_a_resource_of_its_own() {
+    each_backend(async |backend, api| {
+        let b = backend.name;
+        let client = public_client(api).await;
+        let (_, email) = user(api).await;
+        let this_api = api.base.clone();
+        let mcp = format!("{this_api}/mcp");
+        let mcp_call = async |token: &str| {
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "listTags", "arguments": {"type": "task"}}});
+            let response = http().post(api.url("/mcp")).bearer_auth(token).json(&body).send().await.unwrap();
+            let status = response.status().as_u16();
+            (status, response.json::<Value>().await.unwrap_or(Value::Null))
+        };
+        let (verifier, challenge) = pkce();
+        let base = request(&client.id, REDIRECT, &challenge);
+
+        let pairs = with(base.clone(), "resource", Some(&mcp));
+        let page = authorize_page(api, &pairs).await;
+        assert_eq!(page.status, 200, "[{b}] {}", page.text);
+        assert!(page.text.contains(&format!("name=\"resource\" value=\"{mcp}\"")), "[{b}] {}", page.text);
+        let code = code_for(api, &pairs, &email).await;
+        let wrong = token_call(
+            api,
+            &client,
+            vec![
+                ("grant_type", "authorization_code"),
+                ("code", &code),
+                ("redirect_uri", REDIRECT),
+                ("code_verifier", &verifier),
+                ("resource", &this_api),
+            ],
+        )
+        .await;
+        oauth_error(&wrong, 400, "invalid_target");
+        let issued = exchange(api, &client, &code, REDIRECT, &verifier).await;
+        assert_eq!(issued.status, 200, "[{b}] {}", issued.text);
+        let issued = issued.json();
+        let for_mcp = str_of(&issued, "access_token").to_owned();
+        let (status, answer) = mcp_call(&for_mcp).await;
+        assert_eq!((status, &answer["result"]["isError"]), (200, &json!(false)), "[{b}] {answer}");
+        assert_eq!(list_tags(api, &for_mcp).await, 401, "[{b}] an MCP token on the REST API");
+        // The same store and keys under another site URL: a foreign resource there, at /mcp too.
+        let elsewhere = TestApi::builder(backend)
+            .token_key(api.key.clone())
+            .site_url(SiteUrl::configured("https://elsewhere.example").unwrap())
+            .start()
+            .await;
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+        let refused = http().post(elsewhere.url("/mcp")).bearer_auth(&for_mcp).json(&body).send().await.unwrap();
+        assert_eq!(refused.status().as_u16(), 401, "[{b}] an MCP token of another site");
+        let wrong = token_call(
+            api,
+            &client,
+            vec![
+                ("grant_type", "refresh_token"),
+                ("refresh_token", str_of(&issued, "refresh_token")),
+                ("resource", &this_api),
+            ],
+        )
+        .await;
+        oauth_error(&wrong, 400, "invalid_target");
+
+        // Bound to the REST API: not accepted at /mcp, whose 401 names the MCP metadata.
+        let (verifier, challenge) = pkce();
+        let pairs = with(request(&client.id, REDIRECT, &challenge), "resource", Some(&this_api));
+        let code = code_for(api, &pairs, &email).await;
+        let issued = exchange(api, &client, &code, REDIRECT, &verifier).await.json();
+        let for_api = str_of(&issued, "access_token").to_owned();
+        assert_eq!(list_tags(api, &for_api).await, 200, "[{b}]");
+        let (status, answer) = mcp_call(&for_api).await;
+        assert_eq!(status, 401, "[{b}] a REST API token at /mcp: {answer}");
+
+        // Unbound: both.
+        let unbound = tokens(api, &client, &email, "api:read").await;
+        let unbound = str_of(&unbound, "access_token");
+        assert_eq!(list_tags(api, unbound).await, 200, "[{b}]");
+        assert_eq!(mcp_call(unbound).await.0, 200, "[{b}]");
     })
     .await;
 }

@@ -1,5 +1,5 @@
-//! The registry (`registry::FUNCTIONS`) against everything else that names functions: for every
-//! function, its events, its SAM block (paths, shared managed policy, log group), its
+//! The registry (`registry::FUNCTIONS`, with the MCP function: `local::functions()`) against
+//! everything else that names functions: for every function, its events, its SAM block (paths, shared managed policy, log group), its
 //! `cargo lambda watch` prefixes, and entity prefixes that never collide. Adding a function
 //! to the registry makes this test name whatever else is missing (docs/functions.md).
 
@@ -42,7 +42,7 @@ fn every_function_has_its_template_block_watch_route_and_events() {
     let template = read("template.yaml");
     let cargo = read("Cargo.toml");
     let mut missing = Vec::new();
-    for function in registry::FUNCTIONS {
+    for function in local::functions() {
         let name = function.name;
         let resource = format!("{}Function", resource_name(function));
         match template_block(&template, &resource) {
@@ -85,7 +85,7 @@ fn every_template_function_is_in_the_registry() {
     for line in resources.lines().filter(|l| l.starts_with("  ") && !l.starts_with("   ") && l.ends_with("Function:")) {
         let resource = line.trim().trim_end_matches(':');
         assert!(
-            registry::FUNCTIONS.iter().any(|f| format!("{}Function", resource_name(f)) == resource),
+            local::functions().any(|f| format!("{}Function", resource_name(f)) == resource),
             "template.yaml deploys {resource}, which the registry does not list"
         );
     }

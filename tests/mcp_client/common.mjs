@@ -9,6 +9,8 @@ import { fileURLToPath } from "node:url";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(path.join(here, "../../tools/mcp-client/package.json"));
 export const sdkAuth = await import(require.resolve("@modelcontextprotocol/sdk/client/auth.js"));
+/** Another module of the pinned SDK, e.g. `client/index.js`. */
+export const sdkModule = (path) => import(require.resolve(`@modelcontextprotocol/sdk/${path}`));
 
 /** Exits non-zero with the message unless `condition` holds. */
 export function check(condition, message) {

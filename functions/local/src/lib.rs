@@ -9,10 +9,17 @@ pub mod seed_billing;
 
 use axum::Router;
 use shared::AppState;
+use shared::function::Function;
+
+/// Every deployed function: the registry's, and the MCP function, which the registry cannot
+/// list because it depends on the registry (docs/mcp.md).
+pub fn functions() -> impl Iterator<Item = &'static Function> {
+    registry::FUNCTIONS.iter().copied().chain([&mcp::FUNCTION])
+}
 
 /// Every function's routes behind the shared HTTP conventions: exactly what API Gateway
 /// serves, in one process.
 pub fn app(state: AppState) -> Router {
-    let routes = registry::FUNCTIONS.iter().fold(Router::new(), |routes, function| routes.merge(function.routes()));
+    let routes = functions().fold(Router::new(), |routes, function| routes.merge(function.routes()));
     shared::http::service(routes, state)
 }

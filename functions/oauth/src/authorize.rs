@@ -201,19 +201,23 @@ pub async fn validate(
             )));
         }
     };
-    if let Some(resource) = params.resource.as_deref()
-        && !crate::discovery::names_this_api(resource, &endpoints.resource)
-    {
-        return Err(Refusal::Respond(error_redirect(
-            &redirect_uri,
-            state.as_deref(),
-            "invalid_target",
-            &format!("The resource must be this API, {}", endpoints.resource),
-            issuer,
-        )));
-    }
+    // One spelling per resource in codes and grants, whichever equivalent form was sent.
+    let resource = match params.resource.as_deref() {
+        None => None,
+        Some(resource) => match crate::discovery::canonical_resource(resource, &endpoints.resource) {
+            Some(canonical) => Some(canonical),
+            None => {
+                return Err(Refusal::Respond(error_redirect(
+                    &redirect_uri,
+                    state.as_deref(),
+                    "invalid_target",
+                    &format!("The resource must be this API, {0}, or its MCP endpoint, {0}/mcp", endpoints.resource),
+                    issuer,
+                )));
+            }
+        },
+    };
     let code_challenge = params.code_challenge.clone().unwrap_or_default();
-    let resource = params.resource.as_ref().map(|_| endpoints.resource.clone());
     Ok(AuthRequest { client, redirect_uri, redirect_uri_given, state, scopes, code_challenge, resource })
 }
 

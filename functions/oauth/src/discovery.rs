@@ -21,8 +21,8 @@ const CACHE: &str = "public, max-age=300";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Endpoints {
     pub issuer: String,
-    /// This API's resource identifier (RFC 8707, RFC 9728): the only `resource` a token can be
-    /// requested for.
+    /// This API's resource identifier (RFC 8707, RFC 9728). Tokens can be requested for it or
+    /// for the MCP endpoint's, `{resource}/mcp` ([`canonical_resource`]).
     pub resource: String,
     pub authorization: String,
     pub token: String,
@@ -118,6 +118,19 @@ pub fn names_this_api(resource: &str, this_api: &str) -> bool {
         || (resource.strip_suffix('/') == Some(this_api) && url::Url::parse(resource).is_ok_and(|u| u.path() == "/"))
 }
 
+/// The path of the MCP endpoint, whose resource identifier is `{site_url}/mcp` (docs/mcp.md).
+pub const MCP_PATH: &str = "/mcp";
+
+/// The canonical spelling of a `resource` this server issues tokens for: the REST API
+/// (`this_api`) or the MCP endpoint (`{this_api}/mcp`, exactly); None for any other.
+pub fn canonical_resource(resource: &str, this_api: &str) -> Option<String> {
+    if names_this_api(resource, this_api) {
+        return Some(this_api.to_owned());
+    }
+    let mcp = format!("{this_api}{MCP_PATH}");
+    (resource == mcp).then_some(mcp)
+}
+
 fn strings(values: &[&str]) -> Vec<String> {
     values.iter().map(|s| (*s).to_owned()).collect()
 }
@@ -180,10 +193,10 @@ pub async fn authorization_server_origin(State(state): State<AppState>, headers:
     serve_as_metadata(&state, &headers)
 }
 
-fn serve_resource_metadata(state: &AppState, headers: &HeaderMap) -> impl IntoResponse + use<> {
+fn serve_resource_metadata(state: &AppState, headers: &HeaderMap, path: &str) -> impl IntoResponse + use<> {
     let site = state.site_url();
     let metadata = ProtectedResourceMetadata {
-        resource: site.resource(headers),
+        resource: site.resource(headers) + path,
         authorization_servers: vec![site.issuer(headers)],
         scopes_supported: strings(SCOPES),
         bearer_methods_supported: strings(&["header"]),
@@ -198,7 +211,19 @@ fn serve_resource_metadata(state: &AppState, headers: &HeaderMap) -> impl IntoRe
 #[utoipa::path(get, path = "/.well-known/oauth-protected-resource", operation_id = "oauthProtectedResourceMetadata", tag = "oauth",
     responses((status = 200, description = "Protected-resource metadata of the API (RFC 9728); named by `WWW-Authenticate` on every 401", body = ProtectedResourceMetadata)))]
 pub async fn protected_resource(State(state): State<AppState>, headers: HeaderMap) -> impl IntoResponse {
-    serve_resource_metadata(&state, &headers)
+    serve_resource_metadata(&state, &headers, "")
+}
+
+/// Protected-resource metadata of the MCP endpoint
+///
+/// RFC 9728 metadata of the MCP endpoint `{site_url}/mcp`, at the location §3.1 derives from
+/// that resource identifier: the same authorization server and scopes. The 401s of `/mcp`
+/// name this URL; tokens bound to this resource are accepted at `/mcp` only (docs/mcp.md).
+/// Public, cacheable per host.
+#[utoipa::path(get, path = "/.well-known/oauth-protected-resource/mcp", operation_id = "oauthProtectedResourceMetadataMcp", tag = "oauth",
+    responses((status = 200, description = "Protected-resource metadata of the MCP endpoint (RFC 9728); named by `WWW-Authenticate` on the 401s of `/mcp`", body = ProtectedResourceMetadata)))]
+pub async fn protected_resource_mcp(State(state): State<AppState>, headers: HeaderMap) -> impl IntoResponse {
+    serve_resource_metadata(&state, &headers, MCP_PATH)
 }
 
 /// Protected-resource metadata (under the issuer)
@@ -208,12 +233,12 @@ pub async fn protected_resource(State(state): State<AppState>, headers: HeaderMa
 #[utoipa::path(get, path = "/api/.well-known/oauth-protected-resource", operation_id = "oauthProtectedResourceMetadataApi", tag = "oauth",
     responses((status = 200, description = "The same protected-resource metadata under the issuer's path", body = ProtectedResourceMetadata)))]
 pub async fn protected_resource_api(State(state): State<AppState>, headers: HeaderMap) -> impl IntoResponse {
-    serve_resource_metadata(&state, &headers)
+    serve_resource_metadata(&state, &headers, "")
 }
 
 #[cfg(test)]
 mod resource_tests {
-    use super::names_this_api;
+    use super::{canonical_resource, names_this_api};
 
     #[test]
     fn the_resource_names_this_api_with_or_without_the_root_slash() {
@@ -230,5 +255,18 @@ mod resource_tests {
             assert!(!names_this_api(other, api), "{other}");
         }
         assert!(!names_this_api("https://work.example.com/app/", "https://work.example.com/app"));
+    }
+
+    #[test]
+    fn the_mcp_endpoint_is_the_second_resource() {
+        let api = "https://work.example.com";
+        assert_eq!(canonical_resource("https://work.example.com/", api).as_deref(), Some(api));
+        assert_eq!(
+            canonical_resource("https://work.example.com/mcp", api).as_deref(),
+            Some("https://work.example.com/mcp")
+        );
+        for other in ["https://work.example.com/mcp/", "https://work.example.com/MCP", "https://other.example/mcp"] {
+            assert_eq!(canonical_resource(other, api), None, "{other}");
+        }
     }
 }

@@ -119,6 +119,8 @@ impl std::fmt::Debug for Issued {
 pub enum GrantError {
     InvalidGrant(&'static str),
     InvalidScope,
+    /// The request names another resource than the one the code or grant is bound to.
+    InvalidTarget,
     Store(StoreError),
 }
 
@@ -126,6 +128,12 @@ impl From<StoreError> for GrantError {
     fn from(e: StoreError) -> Self {
         GrantError::Store(e)
     }
+}
+
+/// A bound code or grant asked for another resource (RFC 8707 §2.2: the server issues tokens
+/// for the resources the grant covers, here the one it was bound to).
+fn differs(bound: Option<&str>, asked: Option<&str>) -> bool {
+    matches!((bound, asked), (Some(bound), Some(asked)) if bound != asked)
 }
 
 const UNKNOWN_CODE: &str = "The authorization code is invalid or has expired";
@@ -197,6 +205,9 @@ async fn redeem(
     }
     if record.expires_at <= now {
         return Err(GrantError::InvalidGrant(UNKNOWN_CODE));
+    }
+    if differs(record.resource.as_deref(), request.resource) {
+        return Err(GrantError::InvalidTarget);
     }
     let grant = Grant {
         id: record.grant_id,
@@ -289,6 +300,9 @@ pub async fn refresh(store: &dyn Store, key: &TokenKey, request: Refresh<'_>, no
         return Err(GrantError::InvalidGrant(UNKNOWN_REFRESH));
     }
 
+    if differs(grant.resource.as_deref(), request.resource) {
+        return Err(GrantError::InvalidTarget);
+    }
     let resource = grant.resource.clone().or_else(|| request.resource.map(str::to_owned));
     let next = Grant { version: grant.version + 1, resource, ..grant.clone() };
     let (mut ops, issued) = new_tokens(key, &next, scopes, now)?;

@@ -97,6 +97,7 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(discovery::authorization_server_origin))
         .routes(routes!(discovery::protected_resource))
         .routes(routes!(discovery::protected_resource_api))
+        .routes(routes!(discovery::protected_resource_mcp))
         .merge(authorize::api())
         .merge(token::api())
 }

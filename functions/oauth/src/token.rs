@@ -225,6 +225,11 @@ impl From<Issued> for TokenResponse {
 fn grant_failure(e: GrantError) -> OAuthError {
     match e {
         GrantError::InvalidGrant(description) => OAuthError::invalid_grant(description),
+        GrantError::InvalidTarget => OAuthError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_target",
+            "The resource differs from the one the grant was authorized for",
+        ),
         GrantError::InvalidScope => OAuthError::new(
             StatusCode::BAD_REQUEST,
             "invalid_scope",
@@ -266,15 +271,18 @@ async fn token_response(state: &AppState, headers: &HeaderMap, body: &[u8]) -> R
     }
     let client = authenticate_client(state, headers, &params.client).await?;
     let this_api = state.site_url().resource(headers);
-    if params.resource.as_deref().is_some_and(|r| !crate::discovery::names_this_api(r, &this_api)) {
-        return Err(OAuthError::new(
-            StatusCode::BAD_REQUEST,
-            "invalid_target",
-            format!("The resource must be this API, {this_api}"),
-        ));
-    }
-    // One spelling of this API in codes and grants, whichever equivalent form was sent.
-    let resource = params.resource.as_ref().map(|_| this_api.as_str());
+    // One spelling per resource in codes and grants, whichever equivalent form was sent.
+    let resource = match params.resource.as_deref() {
+        None => None,
+        Some(resource) => Some(crate::discovery::canonical_resource(resource, &this_api).ok_or_else(|| {
+            OAuthError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_target",
+                format!("The resource must be this API, {this_api}, or its MCP endpoint, {this_api}/mcp"),
+            )
+        })?),
+    };
+    let resource = resource.as_deref();
     let key = state.token_key().await.map_err(OAuthError::server_error)?;
     // Security clock: token lifetimes never follow LT_CUSTOM_NOW.
     let now = clock::now_epoch();

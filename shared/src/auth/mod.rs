@@ -99,6 +99,16 @@ pub fn required_scope(method: &Method) -> &'static str {
     if matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) { SCOPE_READ } else { SCOPE_WRITE }
 }
 
+/// How an endpoint that authenticates for itself checks the credential, put in the request's
+/// extensions before extracting the [`Caller`] (the MCP endpoint, docs/mcp.md): the resource an
+/// OAuth token bound to a resource must name (`{site_url}` + `resource_path`), and the scope the
+/// request needs (None: any; the endpoint checks each operation's scope itself).
+#[derive(Debug, Clone, Copy)]
+pub struct Audience {
+    pub resource_path: &'static str,
+    pub scope: Option<&'static str>,
+}
+
 /// What a verified bearer credential establishes, whatever its kind.
 pub struct Verified {
     pub workspace_id: Uuid,
@@ -189,21 +199,24 @@ impl FromRequestParts<AppState> for Caller {
             return Ok(caller.clone());
         }
         let token = bearer(parts)?;
+        let audience = parts.extensions.get::<Audience>().copied();
         // Security clock: nothing the request sends (LT_CUSTOM_NOW included) can move it.
         let now = clock::now_epoch();
         // The prefix names the kind of credential; each kind has one verifier.
         let (verified, follow_up) = if token.starts_with(token::PREFIX) {
             verify_personal_token(state, token, prefetched(parts, token), now).await?
         } else if token.starts_with(token::OAUTH_ACCESS_PREFIX) {
-            let this_api = state.site_url().resource(&parts.headers);
-            verify_oauth_access_token(state, token, prefetched(parts, token), &this_api, now).await?
+            let resource = state.site_url().resource(&parts.headers) + audience.map_or("", |a| a.resource_path);
+            verify_oauth_access_token(state, token, prefetched(parts, token), &resource, now).await?
         } else if session::looks_like(token) {
             (verify_session(state, token, now).await?, FollowUp::Nothing)
         } else {
             return Err(invalid_token());
         };
-        let scope = required_scope(&parts.method);
-        if !verified.scopes.iter().any(|s| s == scope) {
+        // The scope the request needs: its method's, unless the endpoint checks per operation.
+        let scope = audience.map_or(Some(required_scope(&parts.method)), |a| a.scope);
+        let lacks = |scopes: &[String]| scope.filter(|needed| !scopes.iter().any(|s| s == needed));
+        if let Some(scope) = lacks(&verified.scopes) {
             return Err(ApiError::insufficient_scope(scope));
         }
 
@@ -228,7 +241,7 @@ impl FromRequestParts<AppState> for Caller {
         let narrowed = narrowed?;
         let user = user?.filter(|u| u.is_active).ok_or_else(invalid_token)?;
         let scopes = narrowed.unwrap_or(verified.scopes);
-        if !scopes.iter().any(|s| s == scope) {
+        if let Some(scope) = lacks(&scopes) {
             return Err(ApiError::insufficient_scope(scope));
         }
         let reported = parts.extensions.get::<Reported>().cloned().unwrap_or_default();

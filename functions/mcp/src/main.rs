@@ -1,0 +1,4 @@
+//! The MCP function on AWS Lambda.
+fn main() -> Result<(), shared::function::LambdaError> {
+    shared::function::run_on_lambda(&mcp::FUNCTION)
+}

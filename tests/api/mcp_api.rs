@@ -1,0 +1,388 @@
+//! The MCP endpoint over HTTP (docs/mcp.md), on every store backend: the transport and its
+//! errors, the 401 challenge, the tools (every documented bearer operation, filtered by scope,
+//! valid JSON Schema 2020-12), and tools/call running operations in process.
+
+use api_tests::{Backend, TestApi, each_backend};
+use reqwest::Method;
+use serde_json::{Value, json};
+use shared::cors::AllowedOrigins;
+use shared::identity::UserKind;
+use shared::permissions::ROOT;
+use shared::ratelimit::RateLimits;
+use std::collections::BTreeSet;
+
+const NEW: &str = "2026-07-28";
+
+/// A 2026-07-28 request: the version in `_meta` and in its header, `Mcp-Method` and (for
+/// tools/call) `Mcp-Name`.
+fn stateless(id: u64, method: &str, mut params: Value) -> (Value, Vec<(&'static str, String)>) {
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": NEW,
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    let mut headers = vec![("MCP-Protocol-Version", NEW.to_owned()), ("Mcp-Method", method.to_owned())];
+    if let Some(name) = params["name"].as_str() {
+        headers.push(("Mcp-Name", name.to_owned()));
+    }
+    (json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}), headers)
+}
+
+async fn post(
+    api: &TestApi,
+    token: Option<&str>,
+    headers: &[(&str, String)],
+    body: &str,
+) -> (u16, reqwest::header::HeaderMap, Value) {
+    let mut request = api.http.post(api.url("/mcp")).header("content-type", "application/json").body(body.to_owned());
+    request = request.header("accept", "application/json, text/event-stream");
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    for (name, value) in headers {
+        request = request.header(*name, value);
+    }
+    let response = request.send().await.expect("the server answers");
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let bytes = response.bytes().await.unwrap();
+    let body = if bytes.is_empty() { Value::Null } else { serde_json::from_slice(&bytes).expect("a JSON body") };
+    (status, headers, body)
+}
+
+/// A 2026-07-28 call: its status and JSON-RPC answer.
+async fn rpc(api: &TestApi, token: &str, method: &str, params: Value) -> (u16, Value) {
+    let (body, headers) = stateless(1, method, params);
+    let (status, _, answer) = post(api, Some(token), &headers, &body.to_string()).await;
+    (status, answer)
+}
+
+async fn call_tool(api: &TestApi, token: &str, name: &str, arguments: Value) -> Value {
+    let (status, answer) = rpc(api, token, "tools/call", json!({"name": name, "arguments": arguments})).await;
+    assert_eq!(status, 200, "[{}] {name}: {answer}", api.backend);
+    answer["result"].clone()
+}
+
+async fn list_tools(api: &TestApi, token: &str) -> Vec<Value> {
+    let (status, answer) = rpc(api, token, "tools/list", json!({})).await;
+    assert_eq!(status, 200, "[{}] {answer}", api.backend);
+    answer["result"]["tools"].as_array().expect("tools").clone()
+}
+
+/// The operations that should be tools: documented, needing a bearer token, JSON or no body.
+fn documented_bearer_operations() -> Vec<(String, String)> {
+    let document = serde_json::to_value(registry::document()).unwrap();
+    let mut found = Vec::new();
+    for item in document["paths"].as_object().unwrap().values() {
+        for operation in item.as_object().unwrap().values() {
+            let bearer = operation["security"].as_array().into_iter().flatten().find_map(|r| r.get("bearer"));
+            let json_or_none =
+                operation.get("requestBody").is_none_or(|b| b["content"].get("application/json").is_some());
+            if let (Some(scopes), true) = (bearer, json_or_none) {
+                let name = operation["operationId"].as_str().unwrap().to_owned();
+                found.push((name, scopes[0].as_str().unwrap().to_owned()));
+            }
+        }
+    }
+    found
+}
+
+#[tokio::test]
+async fn the_transport_refuses_what_it_does_not_serve() {
+    each_backend(async |_, api| {
+        let (_, token) = api.user(ROOT, UserKind::Employee).await;
+        let b = api.backend;
+        let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
+
+        // 401 without a credential and with a bad one, naming the MCP resource's metadata.
+        for credential in [None, Some("lt_pat_not_a_token")] {
+            let (status, headers, body) = post(api, credential, &[], &list).await;
+            assert_eq!(status, 401, "[{b}] {body}");
+            assert_eq!(body["statusCode"], 401);
+            let challenge = headers["www-authenticate"].to_str().unwrap();
+            assert!(
+                challenge.contains(&format!(
+                    "resource_metadata=\"{}\"",
+                    api.url("/.well-known/oauth-protected-resource/mcp")
+                )),
+                "[{b}] {challenge}"
+            );
+            assert!(challenge.contains("scope=\"api:read api:write\""), "[{b}] {challenge}");
+            assert_eq!(challenge.contains("invalid_token"), credential.is_some(), "[{b}] {challenge}");
+        }
+        // POST only.
+        for method in [Method::GET, Method::DELETE, Method::PUT] {
+            let (status, headers, body) = api.call(method.clone(), "/mcp", Some(&token), None).await;
+            assert_eq!(status, 405, "[{b}] {method} {body}");
+            assert_eq!(headers["allow"], "POST", "[{b}] {method}");
+        }
+        // An Origin that is not allowed (none are configured here) is refused before anything.
+        let (status, _, body) = post(api, Some(&token), &[("Origin", "https://evil.example".into())], &list).await;
+        assert_eq!((status, body["statusCode"].as_u64()), (403, Some(403)), "[{b}] {body}");
+        let (status, _, _) = post(api, Some(&token), &[("Origin", api.base.clone())], &list).await;
+        assert_eq!(status, 200, "[{b}] the site's own origin");
+
+        // JSON-RPC errors.
+        let (status, _, body) = post(api, Some(&token), &[], "{not json").await;
+        assert_eq!((status, body["error"]["code"].as_i64()), (400, Some(-32700)), "[{b}] {body}");
+        let (status, _, body) = post(api, Some(&token), &[], &format!("[{list}]")).await;
+        assert_eq!((status, body["error"]["code"].as_i64()), (400, Some(-32600)), "[{b}] batches: {body}");
+        let (status, _, body) = post(api, Some(&token), &[], r#"{"jsonrpc": "1.0", "id": 1, "method": "ping"}"#).await;
+        assert_eq!((status, body["error"]["code"].as_i64()), (400, Some(-32600)), "[{b}] {body}");
+        let (status, body) = rpc(api, &token, "no/such", json!({})).await;
+        assert_eq!((status, body["error"]["code"].as_i64()), (200, Some(-32601)), "[{b}] {body}");
+
+        // The 2026-07-28 headers must match the body.
+        let (body, mut headers) = stateless(1, "tools/list", json!({}));
+        headers[1].1 = "tools/call".into();
+        let (status, _, answer) = post(api, Some(&token), &headers, &body.to_string()).await;
+        assert_eq!((status, answer["error"]["code"].as_i64()), (400, Some(-32020)), "[{b}] Mcp-Method: {answer}");
+        headers.remove(1);
+        let (status, _, answer) = post(api, Some(&token), &headers, &body.to_string()).await;
+        assert_eq!(status, 400, "[{b}] Mcp-Method is required in 2026-07-28: {answer}");
+        let (body, mut headers) =
+            stateless(1, "tools/call", json!({"name": "listTags", "arguments": {"type": "task"}}));
+        headers[2].1 = "createTag".into();
+        let (status, _, answer) = post(api, Some(&token), &headers, &body.to_string()).await;
+        assert_eq!((status, answer["error"]["code"].as_i64()), (400, Some(-32020)), "[{b}] Mcp-Name: {answer}");
+        let (body, mut headers) = stateless(1, "tools/list", json!({}));
+        headers[0].1 = "2025-11-25".into();
+        let (status, _, answer) = post(api, Some(&token), &headers, &body.to_string()).await;
+        assert_eq!(
+            (status, answer["error"]["code"].as_i64()),
+            (400, Some(-32020)),
+            "[{b}] version header vs _meta: {answer}"
+        );
+        // An unsupported version: 400 with the supported list.
+        let (status, _, answer) =
+            post(api, Some(&token), &[("MCP-Protocol-Version", "2024-01-01".into())], &list).await;
+        assert_eq!((status, answer["error"]["code"].as_i64()), (400, Some(-32022)), "[{b}] {answer}");
+        let supported = &answer["error"]["data"]["supported"];
+        assert!(supported.as_array().unwrap().contains(&json!(NEW)), "[{b}] {answer}");
+        assert!(supported.as_array().unwrap().contains(&json!("2025-11-25")), "[{b}] {answer}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn both_generations_of_clients_are_served_statelessly() {
+    each_backend(async |_, api| {
+        let (_, token) = api.user(ROOT, UserKind::Employee).await;
+        let b = api.backend;
+        // 2025-11-25: initialize, the initialized notification, ping; no session id ever.
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}});
+        let (status, headers, body) = post(api, Some(&token), &[], &initialize.to_string()).await;
+        assert_eq!(status, 200, "[{b}] {body}");
+        assert_eq!(body["result"]["protocolVersion"], "2025-11-25");
+        assert_eq!(body["result"]["capabilities"]["tools"]["listChanged"], false);
+        assert!(headers.get("mcp-session-id").is_none(), "[{b}] no session");
+        assert!(headers["content-type"].to_str().unwrap().starts_with("application/json"));
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+        let versioned = [("MCP-Protocol-Version", "2025-11-25".to_owned())];
+        let (status, _, body) = post(api, Some(&token), &versioned, &initialized).await;
+        assert_eq!((status, body), (202, Value::Null), "[{b}]");
+        let ping = json!({"jsonrpc": "2.0", "id": "p", "method": "ping"}).to_string();
+        let (status, _, body) = post(api, Some(&token), &versioned, &ping).await;
+        assert_eq!((status, &body["result"], &body["id"]), (200, &json!({}), &json!("p")), "[{b}] {body}");
+        // An initialize for an unknown revision is answered with the newest one that has it.
+        let mut old = initialize.clone();
+        old["params"]["protocolVersion"] = json!("2099-01-01");
+        let (_, _, body) = post(api, Some(&token), &[], &old.to_string()).await;
+        assert_eq!(body["result"]["protocolVersion"], "2025-11-25", "[{b}] {body}");
+
+        // 2026-07-28: server/discover.
+        let (status, body) = rpc(api, &token, "server/discover", json!({})).await;
+        assert_eq!(status, 200, "[{b}] {body}");
+        assert!(body["result"]["supportedVersions"].as_array().unwrap().contains(&json!(NEW)), "[{b}] {body}");
+        assert_eq!(body["result"]["serverInfo"]["name"], "workapi");
+        assert!(body["result"]["capabilities"]["tools"].is_object());
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_tools_are_the_documented_bearer_operations_filtered_by_scope() {
+    each_backend(async |_, api| {
+        let b = api.backend;
+        let (_, token) = api.user(ROOT, UserKind::Employee).await;
+        let expected = documented_bearer_operations();
+        let (body, headers) = stateless(1, "tools/list", json!({}));
+        let (status, response_headers, answer) = post(api, Some(&token), &headers, &body.to_string()).await;
+        assert_eq!(status, 200, "[{b}] {answer}");
+        assert!(response_headers["cache-control"].to_str().unwrap().contains("private"), "[{b}] per caller");
+        assert_eq!(answer["result"]["cacheScope"], "private", "[{b}]");
+        assert_eq!(answer["result"]["resultType"], "complete", "[{b}]");
+        let tools = answer["result"]["tools"].as_array().unwrap();
+        let names: BTreeSet<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        let documented: BTreeSet<&str> = expected.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, documented, "[{b}] one tool per documented bearer operation");
+        assert_eq!(tools.len(), expected.len());
+        assert!(tools.len() >= 50, "[{b}] {}", tools.len());
+        for skipped in ["oauthToken", "apiIndex", "openApiJson", "uploadFile"] {
+            assert!(!names.contains(skipped), "[{b}] {skipped}");
+        }
+        for tool in tools {
+            let name = tool["name"].as_str().unwrap();
+            for key in ["inputSchema", "outputSchema"] {
+                let Some(schema) = tool.get(key) else { continue };
+                assert_eq!(schema["type"], "object", "[{b}] {name} {key}");
+                assert!(jsonschema::draft202012::meta::is_valid(schema), "[{b}] {name} {key} is 2020-12");
+                jsonschema::draft202012::new(schema).unwrap_or_else(|e| panic!("{name} {key} compiles: {e}"));
+                assert!(!schema.to_string().contains("#/components/"), "[{b}] {name} {key} is self-contained");
+            }
+            if let Some(output) = tool.get("outputSchema") {
+                // An error's structured content is the error body; clients may check it too.
+                let error =
+                    json!({"statusCode": 400, "message": "Validation failed", "errors": {"name": ["required"]}});
+                assert!(jsonschema::draft202012::is_valid(output, &error), "[{b}] {name}: the error body validates");
+            }
+            assert!(tool["description"].as_str().is_some_and(|d| !d.is_empty()), "[{b}] {name}");
+            assert!(tool["title"].is_string(), "[{b}] {name}");
+        }
+        let tool = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap().clone();
+        assert_eq!(tool("listTags")["annotations"]["readOnlyHint"], true);
+        assert_eq!(tool("deleteTag")["annotations"]["destructiveHint"], true);
+        assert_eq!(tool("disableHelpdesk")["annotations"]["destructiveHint"], true);
+        assert_eq!(tool("createTag")["annotations"]["destructiveHint"], false);
+        assert_eq!(tool("saveTagColor")["annotations"]["idempotentHint"], true);
+        assert_eq!(tool("createTag")["annotations"]["idempotentHint"], false);
+        let create = tool("createTag")["inputSchema"].clone();
+        assert_eq!(create["properties"]["type"]["$ref"], "#/$defs/TagType", "[{b}] path parameter: {create}");
+        assert!(create["properties"]["name"].is_object(), "[{b}] flattened body: {create}");
+        assert!(create["properties"]["fieldsToReturn"].is_object(), "[{b}] projection: {create}");
+
+        // A read-only token sees the read tools only, and a write tool is a 403 for it.
+        let (_, reader) = api.user_in(api.workspace_id, ROOT, UserKind::Employee, &["api:read"]).await;
+        let read_tools = list_tools(api, &reader).await;
+        let reads = expected.iter().filter(|(_, scope)| scope == "api:read").count();
+        assert_eq!(read_tools.len(), reads, "[{b}]");
+        assert!(read_tools.iter().all(|t| t["annotations"]["readOnlyHint"] == true), "[{b}] no write tool");
+        let (body, headers) =
+            stateless(1, "tools/call", json!({"name": "createTag", "arguments": {"type": "task", "name": "x"}}));
+        let (status, headers, answer) = post(api, Some(&reader), &headers, &body.to_string()).await;
+        assert_eq!(status, 403, "[{b}] {answer}");
+        assert_eq!(answer["statusCode"], 403);
+        let challenge = headers["www-authenticate"].to_str().unwrap();
+        assert!(challenge.contains("error=\"insufficient_scope\""), "[{b}] {challenge}");
+        assert!(challenge.contains("scope=\"api:read api:write\""), "[{b}] {challenge}");
+        let (status, _) = api.get("/tags/task", &reader).await;
+        assert_eq!(status, 200, "[{b}] the read-only token still reads");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn tools_run_the_operations_in_process() {
+    each_backend(async |_, api| {
+        let b = api.backend;
+        let (_, token) = api.user(ROOT, UserKind::Employee).await;
+        let name = format!("Via MCP {}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
+
+        // A create through a tool, visible through the REST API.
+        let created = call_tool(api, &token, "createTag", json!({"type": "task", "name": name})).await;
+        assert_eq!(created["isError"], false, "[{b}] {created}");
+        let tag = created["structuredContent"].clone();
+        assert_eq!(tag["name"], name.as_str(), "[{b}] {created}");
+        let text: Value = serde_json::from_str(created["content"][0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(text, tag, "[{b}] the JSON as text too");
+        let (status, listed) = api.get("/tags/task", &token).await;
+        assert_eq!(status, 200);
+        assert!(listed.as_array().unwrap().iter().any(|t| t["id"] == tag["id"]), "[{b}] {listed}");
+
+        // Projection through the tool's arguments, and a path parameter that needs encoding.
+        let colored = call_tool(
+            api,
+            &token,
+            "saveTagColor",
+            json!({"type": "task", "id": tag["id"], "color": "red", "fieldsToReturn": "color,isDeleted"}),
+        )
+        .await;
+        assert_eq!(colored["structuredContent"], json!({"color": "red", "isDeleted": false}), "[{b}] {colored}");
+        let listed = call_tool(api, &token, "listTags", json!({"type": "task"})).await;
+        assert!(listed["structuredContent"]["result"].as_array().unwrap().iter().any(|t| t["id"] == tag["id"]));
+
+        // API errors are tool results with isError and the error body.
+        let refused = call_tool(api, &token, "createTag", json!({"type": "task", "name": ""})).await;
+        assert_eq!(refused["isError"], true, "[{b}] {refused}");
+        assert_eq!(refused["structuredContent"]["statusCode"], 400, "[{b}] {refused}");
+        assert!(refused["structuredContent"]["errors"]["name"].is_array(), "[{b}] {refused}");
+        let text: Value = serde_json::from_str(refused["content"][0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(text, refused["structuredContent"]);
+        let bad_type = call_tool(api, &token, "listTags", json!({"type": "no/such type"})).await;
+        assert_eq!(bad_type["isError"], true, "[{b}] {bad_type}");
+        assert_eq!(bad_type["structuredContent"]["statusCode"], 400, "[{b}] routed, refused by the path: {bad_type}");
+        let missing = call_tool(api, &token, "listTags", json!({})).await;
+        assert!(missing["structuredContent"]["errors"]["type"].is_array(), "[{b}] {missing}");
+        let unknown = call_tool(api, &token, "listTags", json!({"type": "task", "nope": 1})).await;
+        assert!(unknown["structuredContent"]["errors"]["nope"].is_array(), "[{b}] {unknown}");
+        let (status, answer) = rpc(api, &token, "tools/call", json!({"name": "noSuchTool", "arguments": {}})).await;
+        assert_eq!((status, answer["error"]["code"].as_i64()), (200, Some(-32602)), "[{b}] {answer}");
+
+        // Idempotency-Key as an argument: the same key replays the first creation.
+        let key = uuid::Uuid::new_v4().to_string();
+        let role = json!({"name": format!("MCP role {}", &key[..8]), "icon": "fa-eye", "type": "normal", "idempotencyKey": key});
+        let first = call_tool(api, &token, "createRole", role.clone()).await;
+        assert_eq!(first["isError"], false, "[{b}] {first}");
+        let again = call_tool(api, &token, "createRole", role).await;
+        assert_eq!(again["structuredContent"]["id"], first["structuredContent"]["id"], "[{b}] {again}");
+    })
+    .await;
+}
+
+/// One charge to the token's rate limit per `/mcp` request: the in-process call is not charged
+/// again.
+#[tokio::test]
+async fn a_tool_call_is_one_request_to_the_rate_limit() {
+    for backend in api_tests::backends().await {
+        limited(&backend).await;
+    }
+}
+
+async fn limited(backend: &Backend) {
+    let limits = RateLimits { per_token: 3, per_ip: 1_000_000, window_secs: 60 };
+    let api = TestApi::builder(backend).rate_limits(limits).cors_origins(AllowedOrigins::none()).start().await;
+    let (_, token) = api.user(ROOT, UserKind::Employee).await;
+    for _ in 0..3 {
+        let result = call_tool(&api, &token, "listTags", json!({"type": "task"})).await;
+        assert_eq!(result["isError"], false, "[{}] {result}", api.backend);
+    }
+    let (status, answer) =
+        rpc(&api, &token, "tools/call", json!({"name": "listTags", "arguments": {"type": "task"}})).await;
+    assert_eq!(status, 429, "[{}] the fourth request: {answer}", api.backend);
+}
+
+/// Browser-based MCP clients: the preflights of `/mcp` (an allowed origin) and of the MCP
+/// resource's metadata (any origin) allow the MCP headers, and a 401 exposes its challenge.
+#[tokio::test]
+async fn browser_clients_may_send_the_mcp_headers() {
+    for backend in api_tests::backends().await {
+        let origins = AllowedOrigins::parse("https://app.example").unwrap();
+        let api = TestApi::builder(&backend).cors_origins(origins).start().await;
+        let b = api.backend;
+        for path in ["/mcp", "/.well-known/oauth-protected-resource/mcp"] {
+            let response = api
+                .http
+                .request(Method::OPTIONS, api.url(path))
+                .header("Origin", "https://app.example")
+                .header("Access-Control-Request-Method", "POST")
+                .header(
+                    "Access-Control-Request-Headers",
+                    "mcp-protocol-version, mcp-method, mcp-name, authorization, content-type",
+                )
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status().as_u16(), 204, "[{b}] {path}");
+            let allowed = response.headers()["access-control-allow-headers"].to_str().unwrap().to_ascii_lowercase();
+            for header in ["mcp-protocol-version", "mcp-method", "mcp-name", "authorization", "content-type"] {
+                assert!(allowed.split(", ").any(|h| h == header), "[{b}] {path}: {header} in {allowed}");
+            }
+        }
+        let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
+        let (status, headers, _) = post(&api, None, &[("Origin", "https://app.example".into())], &list).await;
+        assert_eq!(status, 401, "[{b}]");
+        assert_eq!(headers["access-control-allow-origin"], "https://app.example", "[{b}]");
+        assert!(headers["access-control-expose-headers"].to_str().unwrap().contains("WWW-Authenticate"), "[{b}]");
+        let (_, token) = api.user(ROOT, UserKind::Employee).await;
+        let (status, _, _) = post(&api, Some(&token), &[("Origin", "https://app.example".into())], &list).await;
+        assert_eq!(status, 200, "[{b}] an allowed origin");
+    }
+}
