@@ -22,6 +22,7 @@ pub mod http;
 pub mod idempotency;
 pub mod identity;
 pub mod input;
+mod jwt_crypto;
 pub mod oauth;
 pub mod openapi;
 pub mod permissions;

@@ -248,6 +248,7 @@ pub fn issue(
     let mut header = Header::new(ALGORITHM);
     header.kid = Some(keys.active.clone());
     let secret = keys.keys.get(&keys.active).ok_or("the active session key is missing from its set")?;
+    crate::jwt_crypto::install();
     let token = jsonwebtoken::encode(&header, &claims, &EncodingKey::from_secret(&secret.0))
         .map_err(|e| format!("signing a session: {:?}", e.kind()))?;
     Ok(Issued { token, session })
@@ -304,6 +305,7 @@ fn validation() -> &'static Validation {
 pub fn verify(keys: &SessionKeySet, token: &str, now: i64) -> Result<Session, Rejection> {
     let kid = key_id(token)?;
     let secret = keys.keys.get(&kid).ok_or(Rejection::UnknownKey)?;
+    crate::jwt_crypto::install();
     let data = jsonwebtoken::decode::<Claims>(token, &DecodingKey::from_secret(&secret.0), validation()).map_err(
         |e| match e.kind() {
             ErrorKind::InvalidSignature => Rejection::Signature,
