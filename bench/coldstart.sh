@@ -1,26 +1,31 @@
 #!/usr/bin/env bash
-# Cold-start benchmark of the release Lambda bootstraps (DESIGN §7): spawn → first response through
-# a local Lambda Runtime API, median of 10 cold starts, 50 warm invocations each, peak RSS.
+# Cold-start benchmark of the release Lambda bootstraps (DESIGN §7, docs/performance.md): spawn →
+# first response through a local Lambda Runtime API, 10 cold starts, 50 warm invocations each,
+# peak RSS; every function beside the floor (bench/floor: lambda_http + axum + an
+# aws-sdk-dynamodb client built at init, one GetItem per request), built in the same run and
+# profile, and each function's first response as a ratio to the floor's.
 # The functions run as deployed: DynamoDB store (DynamoDB Local here), token key from the
-# environment, one real authenticated request (tags: list tags; administration: list roles;
-# projects: get a project; tasks: get a task, both of the demo seed; mcp: tools/list), or a
-# public document (oauth: authorization-server metadata; docs: the OpenAPI document).
+# environment, and one real request each, authenticated with a token of its own (so no function
+# meets another's rate limit): a read of the demo seed's world, an upload for workspace, a
+# tools/list for mcp, a public document for oauth and docs.
 #
-#   bench/coldstart.sh            # build (cargo lambda build --release) and measure
+#   bench/coldstart.sh                          # build (cargo lambda build --release) and measure
 #   LT_NO_BUILD=1 bench/coldstart.sh
-#   LT_FUNCTIONS="tags tasks" bench/coldstart.sh   # only these (release builds take minutes each)
-#   LT_FUNCTIONS="mcp" bench/coldstart.sh          # the MCP function (not in the default list)
+#   LT_FUNCTIONS="tags tasks" bench/coldstart.sh   # only these, beside the floor
 #
-# Needs cargo-lambda (pip install cargo-lambda==1.9.2), Java 17, and the cold-start tool of the
-# workplace (LT_COLDSTART_TOOL, default ../shared/tools/lambda-coldstart.py). Not part of CI.
+# Prints one markdown table at the end (docs/performance.md). Needs cargo-lambda
+# (pip install cargo-lambda==1.9.2), Java 17, and the cold-start tool of the workplace
+# (LT_COLDSTART_TOOL, default ../shared/tools/lambda-coldstart.py). Not part of CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 tool="${LT_COLDSTART_TOOL:-$root/../shared/tools/lambda-coldstart.py}"
 [ -f "$tool" ] || { echo "cold-start tool not found at $tool (set LT_COLDSTART_TOOL)" >&2; exit 1; }
 
-read -r -a functions <<<"${LT_FUNCTIONS:-tags administration projects tasks oauth docs}"
-packages=()
+# Every deployed function: each crate under functions/ with a main.rs (not the local server).
+all=$(for main in functions/*/src/main.rs; do fn=${main#functions/}; fn=${fn%%/*}; [ "$fn" = local ] || echo "$fn"; done)
+read -r -a functions <<<"${LT_FUNCTIONS:-$(echo $all)}"
+packages=(-p floor)
 for fn in "${functions[@]}"; do packages+=(-p "$fn"); done
 [ -n "${LT_NO_BUILD:-}" ] || cargo lambda build --release "${packages[@]}"
 cargo build --quiet -p local --bin workapi
@@ -44,27 +49,62 @@ cli() { ./target/debug/workapi --store dynamodb:bench "$@"; }
 cli table create
 ws=$(cli workspace create --name Bench)
 user=$(cli user create --workspace "$ws" --email bench@bench.example --name Bench --role _root)
-token=$(cli token create --workspace "$ws" --user "$user" 2>/dev/null)
-sed "s/\${TOKEN}/$token/" events/tags/list.json >"$work/tags.json"
-sed "s/\${TOKEN}/$token/" events/administration/list-roles.json >"$work/administration.json"
-# Projects and tasks read the demo seed's world (docs/seed.md).
+# One token per function: its own rate-limit bucket.
+token() { cli token create --workspace "$ws" --user "$user" 2>/dev/null; }
+# The demo seed's world (docs/seed.md): projects, tasks, contacts, mail accounts.
 cli seed load --workspace "$ws" seed/demo.json >/dev/null
-sed "s/\${TOKEN}/$token/" events/projects/get-project.json >"$work/projects.json"
-sed "s/\${TOKEN}/$token/" events/tasks/get-task.json >"$work/tasks.json"
-# mcp: a 2026-07-28 tools/list (the tool list is built on the first request).
-sed "s/\${TOKEN}/$token/" events/mcp/tools-list.json >"$work/mcp.json"
+event_of() { # function -> the event it is measured with
+  case "$1" in
+    floor) echo events/tags/list.json ;;
+    account) echo events/account/list-notifications.json ;;
+    administration) echo events/administration/list-roles.json ;;
+    agents) echo events/agents/list-agents.json ;;
+    billing) echo events/billing/list-support-contingents.json ;;
+    contacts) echo events/contacts/list-contacts.json ;;
+    docs) echo events/docs/json.json ;;
+    helpdesk) echo events/helpdesk/list-email-accounts.json ;;
+    mcp) echo events/mcp/tools-list.json ;; # a 2026-07-28 tools/list (the tool list is built on first use)
+    oauth) echo events/oauth/authorization-server-metadata.json ;;
+    projects) echo events/projects/get-project.json ;;
+    tags) echo events/tags/list.json ;;
+    tasks) echo events/tasks/get-task.json ;;
+    workspace) echo events/workspace/upload.json ;;
+    *) echo "no cold-start event for $1" >&2; exit 1 ;;
+  esac
+}
+for fn in floor "${functions[@]}"; do
+  sed "s/\${TOKEN}/$(token)/" "$(event_of "$fn")" >"$work/$fn.event.json"
+done
 
 env_args=(--env TABLE_NAME=bench --env "LT_TOKEN_KEY=$LT_TOKEN_KEY" --env "LT_SESSION_KEYS=$LT_SESSION_KEYS"
   --env "AWS_ENDPOINT_URL=$AWS_ENDPOINT_URL" --env LT_SITE_URL=https://api.bench.example
   --env AWS_ACCESS_KEY_ID=test --env AWS_SECRET_ACCESS_KEY=test --env AWS_REGION=us-east-1
   --env AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH=true --env RUST_LOG=warn)
-for fn in "${functions[@]}"; do
-  case "$fn" in
-    tags | administration | projects | tasks | mcp) event="$work/$fn.json" ;;
-    oauth) event=events/oauth/authorization-server-metadata.json ;;
-    docs) event=events/docs/json.json ;;
-  esac
+env_args+=(--env "LT_OBJECTS=dir:$work/files")
+for fn in floor "${functions[@]}"; do
   bootstrap=target/lambda/$fn/bootstrap
-  printf '\n== %s: %s bytes stripped\n' "$fn" "$(stat -c %s "$bootstrap")"
-  python3 "$tool" --event "$event" -R 10 -N 50 "${env_args[@]}" -- "$bootstrap"
+  printf '== %s: %s bytes stripped\n' "$fn" "$(stat -c %s "$bootstrap")" >&2
+  python3 "$tool" --event "$work/$fn.event.json" -R 10 -N 50 --warmup 1 --label "$fn" --json "${env_args[@]}" \
+    -- "$bootstrap" >"$work/$fn.result.json"
 done
+python3 - "$work" floor "${functions[@]}" <<'PY'
+import json, os, sys
+work, names = sys.argv[1], sys.argv[2:]
+def load(name):
+    with open(os.path.join(work, f"{name}.result.json")) as f:
+        return json.load(f)["summary"]
+def event(name):
+    with open(os.path.join(work, f"{name}.event.json")) as f:
+        e = json.load(f)
+    return f"{e['httpMethod']} {e['path']}"
+floor = load("floor")["t_first_ms"]["median"]
+print("| Function, request | Bootstrap | Init (spawn → ready) | Spawn → first response, min / median / max | × floor | Warm p50 / p99 | Peak RSS | Statuses |")
+print("|---|---:|---:|---:|---:|---:|---:|---|")
+for name in names:
+    s = load(name)
+    size = os.path.getsize(f"target/lambda/{name}/bootstrap") / 1e6
+    first, ready, warm, rss = s["t_first_ms"], s["t_ready_ms"], s["warm_ms"], s["peak_rss_kb"]
+    print(f"| {name}, `{event(name)}` | {size:.1f} MB | {ready['median']:.1f} ms | "
+          f"{first['min']:.1f} / {first['median']:.1f} / {first['max']:.1f} ms | {first['median'] / floor:.2f} | "
+          f"{warm['p50']:.2f} / {warm['p99']:.2f} ms | {rss['max'] / 1024:.1f} MiB | {s['status_codes']} |")
+PY
