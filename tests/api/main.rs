@@ -21,6 +21,7 @@ mod lambda_events;
 mod oauth_flow;
 mod oauth_registration;
 mod openapi;
+mod operations_catalogue;
 mod projects_api;
 mod rate_limits;
 mod registry;
