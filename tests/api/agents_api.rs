@@ -490,17 +490,15 @@ async fn agents_events_run_through_the_lambda_adapter() {
 /// so they hold on DynamoDB too. Authentication and rate limiting: 3 reads, 2 writes.
 #[tokio::test]
 async fn store_round_trips_per_operation() {
-    use std::sync::atomic::Ordering::SeqCst;
     let backend = backends().await.into_iter().next().unwrap();
     let api = TestApi::start(&backend).await;
     let (admin, token) = api.user(ROOT, UserKind::Employee).await;
     let w = seeded(&api, admin.id).await;
     assert_eq!(api.get("/agents", &token).await.0, 200, "warm-up: the token's first use writes lastUsedAt");
     let count = async |method: reqwest::Method, path: String, body: Option<Value>| {
-        let (reads, writes) = (api.store_reads.load(SeqCst), api.store_writes.load(SeqCst));
-        let (status, _, _) = api.call(method, &path, Some(&token), body).await;
+        let (trips, (status, _, _)) = api.round_trips(api.call(method, &path, Some(&token), body)).await;
         assert!(status < 300, "{path}: {status}");
-        (api.store_reads.load(SeqCst) - reads, api.store_writes.load(SeqCst) - writes)
+        (trips.reads, trips.writes)
     };
     let settings = format!("/agents/{}/managed-provider", w.agent);
     let mut lines = Vec::new();

@@ -547,16 +547,15 @@ async fn an_invoiced_task_s_accepted_quotation_cannot_be_withdrawn() {
 
 #[tokio::test]
 async fn each_operation_makes_the_documented_store_round_trips() {
-    use std::sync::atomic::Ordering::SeqCst;
     each_backend(async |_, api| {
         let (root, token) = api.user(ROOT, UserKind::Employee).await;
         let w = seeded(api, &[root.id]).await;
         let count = async |method: Method, path: &str, body: Option<Value>| {
-            let (reads, writes) = (api.store_reads.load(SeqCst), api.store_writes.load(SeqCst));
             let headers = [("LT_CUSTOM_NOW", "2026-04-02T12:00:00Z")];
-            let (status, _, response) = api.send_with(method, path, &token, &headers, body).await;
+            let (trips, (status, _, response)) =
+                api.round_trips(api.send_with(method, path, &token, &headers, body)).await;
             assert!(status < 300, "[{}] {path}: {response}", api.backend);
-            (api.store_reads.load(SeqCst) - reads, api.store_writes.load(SeqCst) - writes)
+            (trips.reads, trips.writes)
         };
         // Authentication and rate limiting: a project get is that plus one read.
         count(Method::GET, "/projects", None).await;

@@ -22,6 +22,7 @@ mod mcp_api;
 mod oauth_flow;
 mod oauth_registration;
 mod openapi;
+mod operations_catalogue;
 mod projects_api;
 mod rate_limits;
 mod registry;

@@ -570,15 +570,13 @@ async fn the_seed_s_tasks_load_idempotently_and_every_problem_is_named() {
 #[tokio::test]
 async fn each_operation_makes_the_documented_store_round_trips() {
     use reqwest::Method;
-    use std::sync::atomic::Ordering::SeqCst;
     each_backend(async |_, api| {
         let (member, token) = api.user(TEAM_LEADER, UserKind::Employee).await;
         let w = seeded(api, member.id).await;
         let count = async |method: Method, path: &str, body: Option<Value>| {
-            let (reads, writes) = (api.store_reads.load(SeqCst), api.store_writes.load(SeqCst));
-            let (status, _, response) = api.call(method, path, Some(&token), body).await;
+            let (trips, (status, _, response)) = api.round_trips(api.call(method, path, Some(&token), body)).await;
             assert!(status < 300, "[{}] {path}: {response}", api.backend);
-            (api.store_reads.load(SeqCst) - reads, api.store_writes.load(SeqCst) - writes, response)
+            (trips.reads, trips.writes, response)
         };
         // Warm up (the token's lastUsedAt), then measure authentication and rate limiting: a
         // project get is that plus one read.

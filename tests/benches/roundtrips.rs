@@ -1,88 +1,112 @@
-//! Store round trips per request, route by route (DESIGN §7): `cargo bench -p api-tests --bench roundtrips`.
-//! Counts calls on the embedded store (DynamoDB makes exactly the same calls: one trait), and the
-//! sequential depth: how many of them the request waited for one after another.
+//! Store round trips per request, for every documented operation (DESIGN §7, docs/performance.md):
+//! `cargo bench -p api-tests --bench roundtrips`. Runs the operation catalogue
+//! (`api_tests::operations`) once, in its order, and counts the server's calls on the embedded
+//! store (DynamoDB makes exactly the same calls: one trait), with the sequential depth: how many
+//! of them the request waited for one after another. Then authentication alone per credential
+//! kind, and the requests that fail before any handler.
 
+use api_tests::operations::{Catalogue, Request, catalogue, success};
 use api_tests::{RoundTrips, TestApi, backends};
 use reqwest::Method;
-use serde_json::{Value, json};
-use shared::identity::UserKind;
-use shared::permissions::ROOT;
+use serde_json::Value;
 use std::time::Duration;
 
-/// One measured request: name, method, path, bearer token, JSON body.
-struct Case<'a>(&'a str, Method, String, Option<&'a str>, Option<Value>);
+async fn measure(api: &TestApi, catalogue: &Catalogue, request: &Request) -> (RoundTrips, u16, Vec<u8>) {
+    let (trips, (status, body)) = api.round_trips(catalogue.send(api, request)).await;
+    (trips, status, body)
+}
+
+/// The round trips of `GET path` with a bearer token given as is.
+async fn with_token(api: &TestApi, path: &str, token: Option<&str>) -> (RoundTrips, u16) {
+    let (trips, (status, _, _)) = api.round_trips(api.call(Method::GET, path, token, None)).await;
+    (trips, status)
+}
 
 #[tokio::main]
 async fn main() {
     let backend = backends().await.into_iter().next().expect("the embedded backend");
     // Each store call is delayed, so that concurrent calls overlap and the depth shows.
     let api = TestApi::builder(&backend).store_latency(Duration::from_millis(5)).start().await;
-    let (_, token) = api.user(ROOT, UserKind::Employee).await;
-    // First use records lastUsedAt (at most once an hour); do it before counting.
-    api.get("/tags/task", &token).await;
-    let (_, tag) = api.post("/tags/task/create", &token, json!({"name": "Existing"})).await;
-    let id = tag["id"].as_str().unwrap().to_owned();
-    let forged = shared::token::mint(&shared::token::TokenKey::generate());
-    let role_body = json!({"name": "Reviewers", "icon": "fa-eye", "type": "normal", "parentId": "_staff"});
-    let (_, role) = api.post("/administration/roles", &token, role_body.clone()).await;
-    let role_id = role["id"].as_str().unwrap().to_owned();
-    let (_, holder) = api.user(&role_id, UserKind::Employee).await;
-    api.get("/tags/task", &holder).await;
-    let (_, activity) = api.post("/administration/task-settings/activities", &token, json!({"name": "Dev"})).await;
-    let activity_id = activity["id"].as_str().unwrap().to_owned();
+    let catalogue = catalogue(&api).await;
+    // The token's first use records lastUsedAt (at most once an hour); do it before counting.
+    api.get("/tags/task", &catalogue.root_token).await;
 
-    let cases = vec![
-        Case("list tags", Method::GET, "/tags/task".into(), Some(&token), None),
-        Case("create a new tag", Method::POST, "/tags/task/create".into(), Some(&token), Some(json!({"name": "New"}))),
-        Case(
-            "create an existing name",
-            Method::POST,
-            "/tags/task/create".into(),
-            Some(&token),
-            Some(json!({"name": "existing"})),
-        ),
-        Case(
-            "save a colour",
-            Method::PUT,
-            format!("/tags/task/{id}/color"),
-            Some(&token),
-            Some(json!({"color": "red"})),
-        ),
-        Case("soft-delete", Method::DELETE, format!("/tags/task/{id}"), Some(&token), None),
-        Case("list tags as a custom-role holder", Method::GET, "/tags/task".into(), Some(&holder), None),
-        Case("list roles", Method::GET, "/administration/roles".into(), Some(&token), None),
-        Case("create a role", Method::POST, "/administration/roles".into(), Some(&token), Some(role_body)),
-        Case(
-            "patch a role",
-            Method::PATCH,
-            format!("/administration/roles/{role_id}"),
-            Some(&token),
-            Some(json!({"name": "Reviewers 2"})),
-        ),
-        Case(
-            "toggle a permission",
-            Method::PATCH,
-            format!("/administration/roles/{role_id}/permissions/Projects.edit"),
-            Some(&token),
-            Some(json!({"allow": true})),
-        ),
-        Case(
-            "replace a work activity",
-            Method::PUT,
-            format!("/administration/task-settings/activities/{activity_id}"),
-            Some(&token),
-            Some(json!({"name": "Development", "translations": [{"language": "de", "name": "Entwicklung"}]})),
-        ),
-        Case("OpenAPI document", Method::GET, "/docs/json".into(), None, None),
-        Case("no token (401)", Method::GET, "/tags/task".into(), None, None),
-        Case("forged token (401)", Method::GET, "/tags/task".into(), Some(&forged), None),
-        Case("unknown route (404)", Method::GET, "/nope".into(), Some(&token), None),
-    ];
-    println!("| Request | Status | Store reads | Store writes | Total | Sequential depth |");
-    println!("|---|---|---|---|---|---|");
-    for Case(name, method, path, auth, body) in cases {
-        let (trips, (status, _, _)) = api.round_trips(api.call(method, &path, auth, body)).await;
+    println!("| Function | Operation | Status | Store reads | Store writes | Total | Sequential depth |");
+    println!("|---|---|---|---|---|---|---|");
+    let (mut failed, mut max_depth) = (Vec::new(), 0);
+    let mut access_token = None;
+    let mut session_token = None;
+    for request in &catalogue.requests {
+        let (trips, status, body) = measure(&api, &catalogue, request).await;
+        if !success(request, status) {
+            failed.push(format!("{} {status}: {}", request.operation_id, String::from_utf8_lossy(&body)));
+        }
+        let answer: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        match request.operation_id.as_str() {
+            // Measured at once: the catalogue's last request deletes the client, and its tokens.
+            "oauthToken" => {
+                if let Some(token) = answer["access_token"].as_str() {
+                    with_token(&api, "/tags/task", Some(token)).await; // first use
+                    access_token = Some(with_token(&api, "/tags/task", Some(token)).await);
+                }
+            }
+            "login" => session_token = answer["accessToken"].as_str().map(str::to_owned),
+            _ => {}
+        }
         let RoundTrips { reads, writes, depth } = trips;
+        max_depth = max_depth.max(depth);
+        println!(
+            "| {} | `{}` {} | {status} | {reads} | {writes} | {} | {depth} |",
+            request.function,
+            request.operation_id,
+            request.method,
+            reads + writes
+        );
+    }
+
+    // Authentication alone: a request whose handler makes no store call of its own would show
+    // it; `GET /tags/task` makes one query, so its depth less one is authentication's.
+    println!(
+        "\n| Credential (`GET /tags/task`, one query of its own) | Status | Store reads | Store writes | Sequential depth | Authentication depth |"
+    );
+    println!("|---|---|---|---|---|---|");
+    let registration = with_token(&api, "/tags/task", Some(&catalogue.registration_token)).await;
+    let mut measured = Vec::new();
+    for (name, token) in
+        [("personal access token", Some(catalogue.root_token.clone())), ("login session (JWT)", session_token)]
+    {
+        if let Some(token) = token {
+            with_token(&api, "/tags/task", Some(&token)).await; // first use
+            measured.push((name, Some(with_token(&api, "/tags/task", Some(&token)).await)));
+        } else {
+            measured.push((name, None));
+        }
+    }
+    measured.push(("OAuth access token", access_token));
+    for (name, result) in measured {
+        let Some((RoundTrips { reads, writes, depth }, status)) = result else {
+            println!("| {name} | not measured: no token | | | | |");
+            continue;
+        };
+        println!("| {name} | {status} | {reads} | {writes} | {depth} | {} |", depth.saturating_sub(1));
+    }
+    let (RoundTrips { reads, writes, depth }, status) = registration;
+    println!(
+        "| registration access token (RFC 7592; not an API credential) | {status} | {reads} | {writes} | {depth} | {depth} |"
+    );
+
+    // Requests refused before any handler.
+    let forged = shared::token::mint(&shared::token::TokenKey::generate());
+    println!("\n| Request | Status | Store reads | Store writes | Total | Sequential depth |");
+    println!("|---|---|---|---|---|---|");
+    for (name, path, token) in [
+        ("no token (401)", "/tags/task", None),
+        ("forged token (401)", "/tags/task", Some(forged.as_str())),
+        ("unknown route (404)", "/nope", Some(catalogue.root_token.as_str())),
+    ] {
+        let (RoundTrips { reads, writes, depth }, status) = with_token(&api, path, token).await;
         println!("| {name} | {status} | {reads} | {writes} | {} | {depth} |", reads + writes);
     }
+    eprintln!("max sequential depth over the catalogue: {max_depth}");
+    assert!(failed.is_empty(), "catalogue requests that failed:\n{}", failed.join("\n"));
 }

@@ -7,6 +7,7 @@
 //! a failure so CI can never pass by skipping.
 
 pub mod document_server;
+pub mod operations;
 pub mod response_check;
 
 use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
@@ -187,6 +188,10 @@ pub struct TestApi {
     pub objects: Arc<dyn ObjectStore>,
     /// Where the server keeps secret values.
     pub secrets: Arc<dyn SecretStore>,
+    /// The merged router the server serves, on the same state (store, keys, limits), without the
+    /// harness's response check: for in-process calls (`tower::ServiceExt::oneshot`, the
+    /// handler bench). Requests need a `ConnectInfo<SocketAddr>` extension, as served.
+    pub router: axum::Router,
 }
 
 impl TestApi {
@@ -442,7 +447,8 @@ impl TestApiBuilder<'_> {
             .secrets(secrets.clone())
             .metadata_fetch_for_tests(self.metadata_fetch)
             .build();
-        let app = local::app(state).layer(axum::middleware::from_fn(response_check::validate));
+        let router = local::app(state);
+        let app = router.clone().layer(axum::middleware::from_fn(response_check::validate));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a test port");
         let addr = listener.local_addr().expect("local address");
         tokio::spawn(async move {
@@ -462,6 +468,7 @@ impl TestApiBuilder<'_> {
             workspace_id: workspace.id,
             objects,
             secrets,
+            router,
         }
     }
 }
@@ -492,7 +499,11 @@ impl CountingStore {
             tokio::time::sleep(latency).await;
         }
         let out = call.await;
-        self.calls.lock().unwrap_or_else(|p| p.into_inner()).push((start, Instant::now()));
+        // Without a latency there is no depth to tell (calls do not overlap measurably), and an
+        // unbounded record would grow through the handler bench's many calls.
+        if self.latency.is_some() {
+            self.calls.lock().unwrap_or_else(|p| p.into_inner()).push((start, Instant::now()));
+        }
         out
     }
 }
@@ -503,7 +514,8 @@ pub struct RoundTrips {
     pub reads: usize,
     pub writes: usize,
     /// The longest chain of calls each started after the previous ended: the round trips the
-    /// request waited for one after another.
+    /// request waited for one after another. Recorded only under a store latency
+    /// ([`TestApiBuilder::store_latency`]); 0 without.
     pub depth: usize,
 }
 
