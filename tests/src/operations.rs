@@ -359,6 +359,7 @@ pub async fn catalogue(api: &TestApi) -> Catalogue {
         ("oauthAuthorizationServerMetadata", Method::GET, "/api/.well-known/oauth-authorization-server".into(), Public, Body::Empty, false),
         ("oauthProtectedResourceMetadata", Method::GET, "/.well-known/oauth-protected-resource".into(), Public, Body::Empty, false),
         ("oauthProtectedResourceMetadataApi", Method::GET, "/api/.well-known/oauth-protected-resource".into(), Public, Body::Empty, false),
+        ("oauthProtectedResourceMetadataMcp", Method::GET, "/.well-known/oauth-protected-resource/mcp".into(), Public, Body::Empty, false),
         // authentication
         ("login", Method::POST, "/api/auth/login".into(), Public, j(json!({"email": email, "password": PASSWORD})), false),
         ("registerOAuthClient", Method::POST, "/api/oauth/register".into(), Public, j(registration.clone()), false),
