@@ -81,10 +81,21 @@ pub async fn get<E: Entity>(store: &dyn Store, key: &Key) -> StoreResult<Option<
 }
 
 /// Writes a new entity; one that exists already is a 409 with `conflict` as its message.
+///
+/// When the put was applied but its answer lost (a reset, a timeout after the write), the
+/// SDK's retry finds the item there: an item equal to ours is ours, not a conflict
+/// (docs/reliability.md).
 pub async fn create<E: Entity>(store: &dyn Store, entity: &E, scope: E::Scope, conflict: &str) -> ApiResult<()> {
-    match store.put(to_item(entity, scope)?, Condition::NotExists).await {
+    let item = to_item(entity, scope)?;
+    match store.put(item.clone(), Condition::NotExists).await {
         Ok(()) => Ok(()),
-        Err(StoreError::ConditionFailed) => Err(ApiError::conflict(conflict)),
+        Err(StoreError::ConditionFailed) => {
+            let key = entity.key(scope);
+            match store.get(&key).await? {
+                Some(existing) if existing == item => Ok(()),
+                _ => Err(ApiError::conflict(conflict)),
+            }
+        }
         Err(e) => Err(e.into()),
     }
 }
