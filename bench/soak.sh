@@ -5,7 +5,7 @@
 # requests, status mix, p50/p99, the server's RSS at start and end, and every acknowledged create
 # read back. Exits non-zero on a 5xx other than 503, a transport error or a lost create.
 #
-#   bench/soak.sh                         # 10 minutes at 40 requests/s
+#   bench/soak.sh                         # 10 minutes at 20 requests/s; server log in target/soak-server.log
 #   SOAK_SECS=60 SOAK_RATE=20 bench/soak.sh
 #
 # Debug builds (as the test command); needs Java 17 for DynamoDB Local.

@@ -314,6 +314,5 @@ pub async fn fetch_token_key(secret_id: &str) -> Result<TokenKey, crate::error::
     })?;
     let value =
         out.secret_string().ok_or_else(|| ApiError::internal(format!("secret {secret_id} has no string value")))?;
-    TokenKey::from_hex(value)
-        .ok_or_else(|| ApiError::internal(format!("secret {secret_id} is not 64 hex characters")))
+    TokenKey::from_hex(value).ok_or_else(|| ApiError::internal(format!("secret {secret_id} is not 64 hex characters")))
 }

@@ -297,6 +297,15 @@ pub struct Success {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_store_call_and_the_request_deadline_fit_the_function_timeout_with_room_to_answer() {
+        let p = crate::aws::AwsSettings::PRODUCTION;
+        assert!(p.connect < p.attempt && p.attempt < p.operation);
+        assert!(p.operation < REQUEST_DEADLINE);
+        // template.yaml: `Timeout: 10`.
+        assert!(REQUEST_DEADLINE + std::time::Duration::from_secs(2) <= std::time::Duration::from_secs(10));
+    }
+
     fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
         let mut map = HeaderMap::new();
         for (name, value) in pairs {

@@ -283,9 +283,7 @@ impl SecretsManagerSecrets {
     }
 
     async fn client(&self) -> &aws_sdk_secretsmanager::Client {
-        self.client
-            .get_or_init(|| async { aws_sdk_secretsmanager::Client::new(crate::aws::sdk_config().await) })
-            .await
+        self.client.get_or_init(|| async { aws_sdk_secretsmanager::Client::new(crate::aws::sdk_config().await) }).await
     }
 }
 
@@ -309,8 +307,13 @@ impl SecretStore for SecretsManagerSecrets {
         let sent = self.client().await.create_secret().name(&id).secret_string(value.expose()).send().await;
         match sent {
             Ok(_) => Ok(()),
+            // Names are fresh ids: an existing secret holding our value is this very create,
+            // applied once already, its answer lost and the call retried by the SDK.
             Err(e) if e.as_service_error().is_some_and(|s| s.is_resource_exists_exception()) => {
-                Err(SecretError::Exists(id))
+                match self.get(name).await {
+                    Ok(Some(existing)) if existing.expose() == value.expose() => Ok(()),
+                    _ => Err(SecretError::Exists(id)),
+                }
             }
             Err(e) => Err(sdk_error("creating", &id, &e)),
         }

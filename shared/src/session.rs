@@ -430,7 +430,10 @@ impl SessionKeySource {
             }
             Err(e) => match cached {
                 Some(keys) => {
-                    tracing::warn!(error = e.cause().unwrap_or_default(), "could not refresh the session keys; keeping the cached set");
+                    tracing::warn!(
+                        error = e.cause().unwrap_or_default(),
+                        "could not refresh the session keys; keeping the cached set"
+                    );
                     Ok(keys)
                 }
                 None => Err(e),

@@ -106,7 +106,12 @@ async fn a_transaction_cancelled_by_a_conflict_is_retried_or_answers_503_and_nev
     let Some((px, api)) = proxied(FAST_AWS).await else { return };
     let (_, token) = api.user(ROOT, UserKind::Employee).await;
     // Once: the role edit's read-modify-write retry (entity::retry_on_conflict) absorbs it.
-    let role = crate::administration_api::create_role(&api, &token, crate::administration_api::role_body(Some(STAFF), json!({}))).await;
+    let role = crate::administration_api::create_role(
+        &api,
+        &token,
+        crate::administration_api::role_body(Some(STAFF), json!({})),
+    )
+    .await;
     let role = crate::administration_api::id(&role);
     px.proxy.reset_counts();
     px.proxy.inject(Rule::on("TransactWriteItems", Fault::TransactionConflict));
@@ -129,7 +134,8 @@ async fn a_transaction_cancelled_by_a_conflict_is_retried_or_answers_503_and_nev
     if status == 503 {
         assert_eq!(retry_after(&headers), Some("2"));
     }
-    let (status, _, _) = api.send_with(Method::POST, "/tags/task/create", &token, &key, Some(json!({"name": name}))).await;
+    let (status, _, _) =
+        api.send_with(Method::POST, "/tags/task/create", &token, &key, Some(json!({"name": name}))).await;
     assert!(status == 200 || status == 201, "{status}");
     let (_, list) = api.get("/tags/task", &token).await;
     let found = list.as_array().unwrap().iter().filter(|t| t["name"] == json!(name)).count();
@@ -291,94 +297,100 @@ async fn send(api: &TestApi, request: &Request, key: &str) -> (u16, reqwest::hea
 /// clean run's change. Printed as the table of docs/reliability.md.
 #[tokio::test]
 async fn the_fault_table() {
-    let Some(not_applied) = proxied_dynamo("the fault suite", ONE_ATTEMPT).await else { return };
-    let Some(applied) = proxied_dynamo("the fault suite", FAST_AWS).await else { return };
+    // The writes run concurrently, each with proxies of its own (a rule's "nth request" counts
+    // one write's requests only).
+    let Some(rows) =
+        futures::future::join_all(WRITES.iter().map(table_rows)).await.into_iter().collect::<Option<Vec<_>>>()
+    else {
+        return;
+    };
+    println!("| write | store call hit | fault | answer | store keeps | retry, same key |");
+    println!("|---|---|---|---|---|---|");
+    for row in rows.concat() {
+        println!("{row}");
+    }
+}
+
+/// The rows of one write; None after a loud skip.
+async fn table_rows(write: &Write) -> Option<Vec<String>> {
+    let not_applied = proxied_dynamo("the fault suite", ONE_ATTEMPT).await?;
+    let applied = proxied_dynamo("the fault suite", FAST_AWS).await?;
     let is_write = |op: &str| matches!(op, "PutItem" | "UpdateItem" | "DeleteItem" | "TransactWriteItems");
     let mut table = Vec::new();
-    for write in WRITES {
-        if std::env::var("LT_FAULT_WRITES").is_ok_and(|only| !write.name.contains(only.as_str())) {
-            continue;
-        }
-        for (fault, px) in [(Fault::Status(500), &not_applied), (Fault::Reset, &applied)] {
-            // Each run on a workspace of its own (a fresh server), so worlds never collide.
+    for (fault, px) in [(Fault::Status(500), &not_applied), (Fault::Reset, &applied)] {
+        // Each run on a workspace of its own (a fresh server), so worlds never collide.
+        let api = &TestApi::start(&backend(px)).await;
+        let request = (write.prepare)(api).await;
+        let before = snapshot(px, api.workspace_id).await;
+        px.proxy.reset_counts();
+        let (status, _, body) = send(api, &request, &Uuid::new_v4().to_string()).await;
+        assert!((200..300).contains(&status), "{}: the clean run: {status} {body}", write.name);
+        let steps = px.proxy.sequence();
+        let expected = change(&before, &snapshot(px, api.workspace_id).await);
+        assert!(!expected.is_empty(), "{}: the clean run changed nothing", write.name);
+        for (step, operation) in steps.iter().enumerate().map(|(i, op)| (i + 1, op)) {
+            // An applied call whose answer is lost matters only for writes (a read is sent
+            // again and nothing changes); a failed call matters at every step.
+            if fault == Fault::Reset && !is_write(operation) {
+                continue;
+            }
             let api = &TestApi::start(&backend(px)).await;
             let request = (write.prepare)(api).await;
             let before = snapshot(px, api.workspace_id).await;
+            let key = Uuid::new_v4().to_string();
             px.proxy.reset_counts();
-            let (status, _, body) = send(api, &request, &Uuid::new_v4().to_string()).await;
-            assert!((200..300).contains(&status), "{}: the clean run: {status} {body}", write.name);
-            let steps = px.proxy.sequence();
-            let expected = change(&before, &snapshot(px, api.workspace_id).await);
-            assert!(!expected.is_empty(), "{}: the clean run changed nothing", write.name);
-            for (step, operation) in steps.iter().enumerate().map(|(i, op)| (i + 1, op)) {
-                // An applied call whose answer is lost matters only for writes (a read is sent
-                // again and nothing changes); a failed call matters at every step.
-                if fault == Fault::Reset && !is_write(operation) {
-                    continue;
-                }
-                let api = &TestApi::start(&backend(px)).await;
-                let request = (write.prepare)(api).await;
-                let before = snapshot(px, api.workspace_id).await;
-                let key = Uuid::new_v4().to_string();
-                px.proxy.reset_counts();
-                px.proxy.inject(Rule::any(fault.clone()).nth(step));
-                let (status, headers, body) = send(api, &request, &key).await;
-                px.proxy.heal();
-                let first_calls = px.proxy.sequence();
-                let kept = change(&before, &snapshot(px, api.workspace_id).await);
-                let ok = (200..300).contains(&status);
-                assert!(
-                    ok || status == 503,
-                    "{} step {step} {fault:?}: {status} {body} (a fault answers 503 or does not matter)",
-                    write.name
-                );
-                if status == 503 {
-                    assert_eq!(retry_after(&headers), Some("2"));
-                }
-                // A sequence counter is an allocator: a number taken by a write that then failed
-                // is not given back (a gap in the sorts or numbers), as with database sequences.
-                let without_counters = |c: &[String]| -> Vec<String> {
-                    c.iter().filter(|x| !x.ends_with("Sequence")).cloned().collect()
-                };
-                let outcome = if kept.is_empty() {
-                    "none"
-                } else if without_counters(&kept).is_empty() {
-                    "none (the counter advanced)"
-                } else if kept == expected {
-                    "all"
-                } else {
-                    panic!("{} step {step} {fault:?}: half-written: {kept:?}, whole change {expected:?}", write.name)
-                };
-                let (retried, _, retry_body) = send(api, &request, &key).await;
-                let finally = change(&before, &snapshot(px, api.workspace_id).await);
-                // After a success whose idempotency record could not be completed (the last store
-                // call), the key stays "in progress" (409) until it expires: the client has its
-                // answer, and the retry creates nothing (docs/reliability.md).
-                let unrecorded = ok && retried == 409 && step == steps.len();
-                assert!(
-                    (200..300).contains(&retried) || unrecorded,
-                    "{} step {step} {fault:?}: the retry: {retried} {retry_body}; the first answer {status} {body}; calls {first_calls:?}",
-                    write.name
-                );
-                assert_eq!(
-                    without_counters(&finally),
-                    without_counters(&expected),
-                    "{} step {step} {fault:?}: the retry completes it exactly once; calls {first_calls:?}",
-                    write.name
-                );
-                table.push(format!(
-                    "| {} | {step}/{}: {operation} | {fault:?} | {status} | {outcome} | {retried}, exactly once |",
-                    write.name,
-                    steps.len()
-                ));
+            px.proxy.inject(Rule::any(fault.clone()).nth(step));
+            let (status, headers, body) = send(api, &request, &key).await;
+            px.proxy.heal();
+            let first_calls = px.proxy.sequence();
+            let kept = change(&before, &snapshot(px, api.workspace_id).await);
+            let ok = (200..300).contains(&status);
+            assert!(
+                ok || status == 503,
+                "{} step {step} {fault:?}: {status} {body} (a fault answers 503 or does not matter)",
+                write.name
+            );
+            if status == 503 {
+                assert_eq!(retry_after(&headers), Some("2"));
             }
+            // A sequence counter is an allocator: a number taken by a write that then failed
+            // is not given back (a gap in the sorts or numbers), as with database sequences.
+            let without_counters =
+                |c: &[String]| -> Vec<String> { c.iter().filter(|x| !x.ends_with("Sequence")).cloned().collect() };
+            let outcome = if kept.is_empty() {
+                "none"
+            } else if without_counters(&kept).is_empty() {
+                "none (the counter advanced)"
+            } else if kept == expected {
+                "all"
+            } else {
+                panic!("{} step {step} {fault:?}: half-written: {kept:?}, whole change {expected:?}", write.name)
+            };
+            let (retried, _, retry_body) = send(api, &request, &key).await;
+            let finally = change(&before, &snapshot(px, api.workspace_id).await);
+            // After a success whose idempotency record could not be completed (the last store
+            // call), the key stays "in progress" (409) until it expires: the client has its
+            // answer, and the retry creates nothing (docs/reliability.md).
+            let unrecorded = ok && retried == 409 && step == steps.len();
+            assert!(
+                (200..300).contains(&retried) || unrecorded,
+                "{} step {step} {fault:?}: the retry: {retried} {retry_body}; the first answer {status} {body}; calls {first_calls:?}",
+                write.name
+            );
+            assert_eq!(
+                without_counters(&finally),
+                without_counters(&expected),
+                "{} step {step} {fault:?}: the retry completes it exactly once; calls {first_calls:?}",
+                write.name
+            );
+            table.push(format!(
+                "| {} | {step}/{}: {operation} | {fault:?} | {status} | {outcome} | {retried}, exactly once |",
+                write.name,
+                steps.len()
+            ));
         }
     }
-    println!("| write | store call hit | fault | answer | store keeps | retry, same key |");
-    println!("|---|---|---|---|---|---|");
-    for row in table {
-        println!("{row}");
-    }
+    Some(table)
 }
 
 // ------------------------------------------------------------------ S3 and Secrets Manager
@@ -428,9 +440,7 @@ async fn an_upload_while_s3_or_the_store_fails_answers_503_and_leaves_no_record_
         let listed = direct_s3.list_objects_v2().bucket(&bucket).send().await.expect("list");
         listed.contents().len()
     };
-    let file_items = async || {
-        snapshot(&px, api.workspace_id).await.values().filter(|i| i["entity"] == "File").count()
-    };
+    let file_items = async || snapshot(&px, api.workspace_id).await.values().filter(|i| i["entity"] == "File").count();
     let usage = async || {
         let keys = shared::store::keys::WsKeys::new(api.workspace_id);
         workspace::quota::stored(px.direct.as_ref(), keys).await.expect("usage")
@@ -475,7 +485,8 @@ async fn with_secrets_manager_down_new_secrets_answer_503_and_the_rest_keeps_wor
         .retry_config(FAST_AWS.retries())
         .build();
     let prefix = format!("workapi-faults-{}/", Uuid::new_v4().simple());
-    let secrets = shared::secrets::SecretsManagerSecrets::with_client(prefix, aws_sdk_secretsmanager::Client::from_conf(config));
+    let secrets =
+        shared::secrets::SecretsManagerSecrets::with_client(prefix, aws_sdk_secretsmanager::Client::from_conf(config));
     let api = TestApi::builder(&backend(&px)).secrets(std::sync::Arc::new(secrets)).start().await;
     let (admin, token) = api.user(ROOT, UserKind::Employee).await;
     let w = crate::agents_api::seeded(&api, admin.id).await;
@@ -495,7 +506,13 @@ async fn with_secrets_manager_down_new_secrets_answer_503_and_the_rest_keeps_wor
         assert_eq!(api.get("/tags/task", &token).await.0, 200, "{fault:?}");
         proxy.heal();
     }
+    // One CreateSecret applied and its answer lost: the SDK's retry finds the secret it
+    // created, and the save completes.
+    proxy.reset_counts();
+    proxy.inject(Rule::on("CreateSecret", Fault::Reset));
     let path = format!("/agents/{}/managed-provider", w.agent);
     let (status, saved) = api.post(&path, &token, crate::agents_api::full_body(&w)).await;
-    assert_eq!(status, 201, "healed: {saved}");
+    assert_eq!(status, 201, "{saved}");
+    assert_eq!(proxy.injected("CreateSecret"), 1);
+    assert_eq!(api.get(&path, &token).await.0, 200);
 }

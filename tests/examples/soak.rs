@@ -4,8 +4,8 @@
 //! every acknowledged create reads back. docs/reliability.md#the-soak.
 //!
 //! Environment: `LT_DYNAMODB_ENDPOINT` (required), `SOAK_SECS` (600), `SOAK_RATE` (requests per
-//! second, 40), `SOAK_FAULTS` (fraction of store requests faulted, 0.01), `SOAK_USERS` (tokens,
-//! 50), `SOAK_SERVER` (the `workapi` binary, target/debug/workapi).
+//! second, 20), `SOAK_FAULTS` (fraction of store requests faulted, 0.01), `SOAK_USERS` (tokens,
+//! 50), `SOAK_CREATE_KIND` (one tag type for every create, e.g. `object`, which the load never lists), `SOAK_SERVER` (the `workapi` binary, target/debug/workapi).
 
 use api_tests::fault_proxy::{Fault, FaultProxy, Rule};
 use serde_json::{Value, json};
@@ -42,9 +42,12 @@ struct Tally {
 async fn main() {
     let endpoint = std::env::var("LT_DYNAMODB_ENDPOINT").expect("LT_DYNAMODB_ENDPOINT: a running DynamoDB Local");
     let secs: u64 = env("SOAK_SECS", 600);
-    let rate: u64 = env("SOAK_RATE", 40);
+    let rate: u64 = env("SOAK_RATE", 20);
     let fault_rate: f64 = env("SOAK_FAULTS", 0.01);
     let users: usize = env("SOAK_USERS", 50);
+    // `SOAK_CREATE_KIND=object` creates tags of a type the load never lists, so that the reads'
+    // working set stays the same size all along (tells a leak from a growing data set).
+    let create_kind = std::env::var("SOAK_CREATE_KIND").ok();
     let server = std::env::var("SOAK_SERVER").unwrap_or_else(|_| "target/debug/workapi".into());
 
     // The table, a workspace and its tokens, written directly (not through the proxy).
@@ -99,7 +102,9 @@ async fn main() {
         .env("LT_RATE_LIMIT_TOKEN", "100000000")
         .env("LT_RATE_LIMIT_IP", "100000000")
         .env("RUST_LOG", "warn")
-        .stderr(std::process::Stdio::from(std::fs::File::create("target/soak-server.log").expect("log file")))
+        // The server logs (warnings and errors: each names its request id) go to a file.
+        .stdout(std::process::Stdio::from(std::fs::File::create("target/soak-server.log").expect("log file")))
+        .stderr(std::process::Stdio::from(std::fs::File::create("target/soak-server.err").expect("log file")))
         .spawn()
         .expect("start the workapi server (cargo build -p local first)");
     let pid = child.id();
@@ -120,6 +125,19 @@ async fn main() {
 
     let tally = Arc::new(Mutex::new(Tally::default()));
     let started = Instant::now();
+    // The server's RSS once a minute, to tell a leak (steady growth) from a burst.
+    let samples = Arc::new(Mutex::new(vec![(0u64, rss_start)]));
+    let sampler = {
+        let samples = samples.clone();
+        tokio::spawn(async move {
+            let mut minute = tokio::time::interval(Duration::from_secs(60));
+            minute.tick().await;
+            loop {
+                minute.tick().await;
+                samples.lock().unwrap().push((started.elapsed().as_secs(), rss_kib(pid)));
+            }
+        })
+    };
     let mut ticker = tokio::time::interval(Duration::from_micros(1_000_000 / rate.max(1)));
     let mut n: u64 = 0;
     let mut inflight = tokio::task::JoinSet::new();
@@ -127,12 +145,16 @@ async fn main() {
         ticker.tick().await;
         n += 1;
         let token = tokens[(n as usize * 7919) % tokens.len()].clone();
-        let (http, base, tally) = (http.clone(), base.clone(), tally.clone());
+        let (http, base, tally, create_kind) = (http.clone(), base.clone(), tally.clone(), create_kind.clone());
         inflight.spawn(async move {
             // 30 % creates (two functions' tag types), 70 % reads across functions.
             let (label, request, created) = match n % 10 {
                 0 | 1 | 2 => {
-                    let kind = if n % 2 == 0 { "task" } else { "project" };
+                    let kind = match create_kind.as_deref() {
+                        Some(kind) => kind,
+                        None if n % 2 == 0 => "task",
+                        None => "project",
+                    };
                     let name = format!("soak-{n}-{}", uuid::Uuid::new_v4().simple());
                     let request = http.post(format!("{base}/tags/{kind}/create")).json(&json!({"name": name}));
                     ("POST /tags/{type}/create", request, Some((kind.to_owned(), name)))
@@ -166,6 +188,7 @@ async fn main() {
     }
     while inflight.join_next().await.is_some() {}
     let elapsed = started.elapsed();
+    sampler.abort();
     let rss_end = rss_kib(pid);
     let injected = proxy.injected("*");
     let store_requests = proxy.count("*");
@@ -175,14 +198,18 @@ async fn main() {
     let tally = Arc::try_unwrap(tally).ok().expect("all tasks done").into_inner().unwrap();
     let mut missing = 0;
     let mut listed: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for kind in ["task", "project"] {
+    let kinds: Vec<String> = match &create_kind {
+        Some(kind) => vec![kind.clone()],
+        None => vec!["task".into(), "project".into()],
+    };
+    for kind in &kinds {
         let (status, body) = get_json(&http, &format!("{base}/tags/{kind}"), &tokens[0]).await;
         assert_eq!(status, 200, "listing {kind} tags after the soak");
         let names = body.as_array().into_iter().flatten().filter_map(|t| t["name"].as_str().map(str::to_owned));
-        listed.insert(kind.to_owned(), names.collect());
+        listed.insert(kind.clone(), names.collect());
     }
     for (_, kind, name) in &tally.created {
-        if !listed[kind].contains(name) {
+        if !listed[kind.as_str()].contains(name) {
             missing += 1;
         }
     }
@@ -192,7 +219,12 @@ async fn main() {
 
     let mut latencies = tally.latencies_ms.clone();
     latencies.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let pct = |p: f64| latencies.get(((latencies.len() as f64 * p) as usize).min(latencies.len().saturating_sub(1))).copied().unwrap_or(0.0);
+    let pct = |p: f64| {
+        latencies
+            .get(((latencies.len() as f64 * p) as usize).min(latencies.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or(0.0)
+    };
     let total: usize = tally.statuses.values().flat_map(|m| m.values()).sum();
     let mut mix: BTreeMap<u16, usize> = BTreeMap::new();
     for per in tally.statuses.values() {
@@ -201,18 +233,31 @@ async fn main() {
         }
     }
     println!("## Soak report");
-    println!("duration {:.0} s, target rate {rate}/s, {users} tokens, store fault rate {fault_rate}", elapsed.as_secs_f64());
+    println!(
+        "duration {:.0} s, target rate {rate}/s, {users} tokens, store fault rate {fault_rate}",
+        elapsed.as_secs_f64()
+    );
     println!("requests answered {total}, transport errors {}", tally.transport_errors);
     println!("status mix {mix:?}");
     for (label, per) in &tally.statuses {
         println!("  {label}: {per:?}");
     }
-    println!("latency p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms", pct(0.50), pct(0.99), latencies.last().copied().unwrap_or(0.0));
+    println!(
+        "latency p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        pct(0.50),
+        pct(0.99),
+        latencies.last().copied().unwrap_or(0.0)
+    );
     println!("store requests {store_requests}, faults injected {injected}");
     println!(
         "server RSS start {rss_start} KiB, end {rss_end} KiB ({:+.1} %)",
         (rss_end as f64 - rss_start as f64) * 100.0 / rss_start.max(1) as f64
     );
+    let series: Vec<String> =
+        samples.lock().unwrap().iter().map(|(at, kib)| format!("{at}s {:.1}", *kib as f64 / 1024.0)).collect();
+    println!("server RSS each minute (MiB): {}", series.join(", "));
+    let slow = latencies.iter().filter(|ms| **ms > 1000.0).count();
+    println!("requests over 1 s: {slow}");
     println!("acknowledged creates {}, missing afterwards {missing}", tally.created.len());
     let server_errors: usize = mix.iter().filter(|(s, _)| **s >= 500 && **s != 503).map(|(_, c)| c).sum();
     println!("5xx other than 503: {server_errors}");

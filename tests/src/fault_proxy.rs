@@ -391,14 +391,18 @@ async fn serve(mut client: TcpStream, upstream: &str, shared: &Mutex<Shared>) ->
 fn error_response(fault: &Fault, request: &Message) -> (u16, &'static str, String) {
     let json = request.header("x-amz-target").is_some();
     let dynamo = |kind: &str, message: &str| {
-        serde_json::json!({"__type": format!("com.amazonaws.dynamodb.v20120810#{kind}"), "message": message}).to_string()
+        serde_json::json!({"__type": format!("com.amazonaws.dynamodb.v20120810#{kind}"), "message": message})
+            .to_string()
     };
     match fault {
         Fault::Throttling => (400, "application/x-amz-json-1.0", dynamo("ThrottlingException", "Rate exceeded")),
         Fault::ProvisionedThroughputExceeded => (
             400,
             "application/x-amz-json-1.0",
-            dynamo("ProvisionedThroughputExceededException", "The level of configured provisioned throughput was exceeded"),
+            dynamo(
+                "ProvisionedThroughputExceededException",
+                "The level of configured provisioned throughput was exceeded",
+            ),
         ),
         Fault::TransactionConflict => {
             let items = serde_json::from_slice::<serde_json::Value>(&request.body)
@@ -420,7 +424,9 @@ fn error_response(fault: &Fault, request: &Message) -> (u16, &'static str, Strin
             if json {
                 (*status, "application/x-amz-json-1.0", dynamo(code, "injected by the fault proxy"))
             } else {
-                let xml = format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>{code}</Code><Message>injected by the fault proxy</Message><RequestId>fault-proxy</RequestId></Error>");
+                let xml = format!(
+                    "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>{code}</Code><Message>injected by the fault proxy</Message><RequestId>fault-proxy</RequestId></Error>"
+                );
                 (*status, "application/xml", xml)
             }
         }
