@@ -149,10 +149,10 @@ async fn main() {
         inflight.spawn(async move {
             // 30 % creates (two functions' tag types), 70 % reads across functions.
             let (label, request, created) = match n % 10 {
-                0 | 1 | 2 => {
+                0..=2 => {
                     let kind = match create_kind.as_deref() {
                         Some(kind) => kind,
-                        None if n % 2 == 0 => "task",
+                        None if n.is_multiple_of(2) => "task",
                         None => "project",
                     };
                     let name = format!("soak-{n}-{}", uuid::Uuid::new_v4().simple());
