@@ -232,7 +232,9 @@ impl AppState {
         match &self.0.token_key {
             TokenKeySource::Static(key) => Ok(key),
             TokenKeySource::SecretsManager { secret_id, cached } => {
-                cached.get_or_try_init(|| fetch_token_key(secret_id)).await.map_err(crate::error::ApiError::internal)
+                // A failed first fetch is a dependency outage (503); once fetched, the key is
+                // cached for the container's life and Secrets Manager is never asked again.
+                cached.get_or_try_init(|| fetch_token_key(secret_id)).await
             }
         }
     }
@@ -305,13 +307,17 @@ pub fn session_key_source_from_env() -> Result<SessionKeySource, ConfigError> {
     Ok(SessionKeySource::fixed(keys))
 }
 
-/// Reads the token key from Secrets Manager. The error never contains the secret value.
-pub async fn fetch_token_key(secret_id: &str) -> Result<TokenKey, String> {
-    let config = aws_config::load_from_env().await;
-    let client = aws_sdk_secretsmanager::Client::new(&config);
+/// Reads the token key from Secrets Manager: 503 when Secrets Manager cannot answer, 500 when
+/// the secret is missing or malformed (a deployment fault). The error never contains the
+/// secret value.
+pub async fn fetch_token_key(secret_id: &str) -> Result<TokenKey, crate::error::ApiError> {
+    use crate::error::ApiError;
+    let client = aws_sdk_secretsmanager::Client::new(crate::aws::sdk_config().await);
     let out = client.get_secret_value().secret_id(secret_id).send().await.map_err(|e| {
-        format!("reading secret {secret_id}: {}", aws_sdk_secretsmanager::error::DisplayErrorContext(&e))
+        let cause = format!("reading secret {secret_id}: {}", aws_sdk_secretsmanager::error::DisplayErrorContext(&e));
+        if crate::aws::is_transient(&e) { ApiError::unavailable(cause) } else { ApiError::internal(cause) }
     })?;
-    let value = out.secret_string().ok_or_else(|| format!("secret {secret_id} has no string value"))?;
-    TokenKey::from_hex(value).ok_or_else(|| format!("secret {secret_id} is not 64 hex characters"))
+    let value =
+        out.secret_string().ok_or_else(|| ApiError::internal(format!("secret {secret_id} has no string value")))?;
+    TokenKey::from_hex(value).ok_or_else(|| ApiError::internal(format!("secret {secret_id} is not 64 hex characters")))
 }

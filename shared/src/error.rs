@@ -8,6 +8,10 @@ use std::collections::BTreeMap;
 use crate::store::StoreError;
 
 /// Field name → messages, as in the spec's validation error body.
+/// The `Retry-After` of a 503: long enough for a throttled partition or a restarted
+/// dependency to recover, short enough that a user does not give up.
+pub const RETRY_AFTER_SECS: &str = "2";
+
 pub type FieldErrors = BTreeMap<String, Vec<String>>;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -91,6 +95,22 @@ impl ApiError {
         }
     }
 
+    /// A dependency (the store, S3, Secrets Manager) failed beyond its retries, or the request
+    /// ran out of time: 503 with `Retry-After`, the cause logged once when the response is
+    /// produced, never sent (docs/reliability.md).
+    pub fn unavailable(cause: impl std::fmt::Display) -> Self {
+        ApiError {
+            cause: Some(cause.to_string()),
+            ..Self::new(StatusCode::SERVICE_UNAVAILABLE, "A dependency is unavailable; retry shortly")
+        }
+        .with_header(header::RETRY_AFTER, HeaderValue::from_static(RETRY_AFTER_SECS))
+    }
+
+    /// Why a server error happened (for a log line), never sent.
+    pub fn cause(&self) -> Option<&str> {
+        self.cause.as_deref()
+    }
+
     pub fn with_header(mut self, name: header::HeaderName, value: HeaderValue) -> Self {
         self.headers.push((name, value));
         self
@@ -126,14 +146,18 @@ impl From<StoreError> for ApiError {
     /// Store errors that reach a handler unhandled are server faults; a handler that expects a
     /// failed condition matches on it before converting.
     fn from(e: StoreError) -> Self {
-        ApiError::internal(e)
+        if e.is_transient() { ApiError::unavailable(e) } else { ApiError::internal(e) }
     }
 }
 
-/// An object store that fails (S3, the disk) is a server fault.
+/// An object store that is unreachable, slow or answers 5xx is a dependency outage (503); any
+/// other failure (a refused request, the disk) is a server fault.
 impl From<crate::store::objects::ObjectError> for ApiError {
     fn from(e: crate::store::objects::ObjectError) -> Self {
-        ApiError::internal(e)
+        match e {
+            crate::store::objects::ObjectError::Unavailable(_) => ApiError::unavailable(e),
+            crate::store::objects::ObjectError::Backend(_) => ApiError::internal(e),
+        }
     }
 }
 

@@ -127,16 +127,26 @@ pub async fn find_image(store: &dyn Store, keys: WsKeys, id: Uuid) -> ApiResult<
     Ok(record.filter(|r| r.workspace_id == keys.workspace_id()))
 }
 
-/// Stores a new file: the bytes first, then the record, so a record never names missing bytes
-/// (a failure in between leaves an unreferenced object, never a dangling record).
+/// Stores a new file: the bytes first, then the record, so a record never names missing bytes.
+/// When the record cannot be written and is certainly absent, the bytes are deleted again (best
+/// effort: when the store cannot even say, or S3 fails too, an unreferenced object may stay;
+/// docs/reliability.md). Bytes whose record may exist are never deleted.
 pub async fn save(state: &AppState, keys: WsKeys, record: &FileRecord, bytes: Vec<u8>) -> ApiResult<()> {
     if record.workspace_id != keys.workspace_id() {
         return Err(ApiError::internal("a file record names another workspace"));
     }
     let key = object_key(record.workspace_id, record.id);
     let disposition = record.content_disposition();
-    objects(state)?.put(&key, bytes, record.content_type.content_type(), &disposition).await?;
-    entity::create(state.store(), record, keys, "A file with this id exists already").await
+    let objects = objects(state)?;
+    objects.put(&key, bytes, record.content_type.content_type(), &disposition).await?;
+    let created = entity::create(state.store(), record, keys, "A file with this id exists already").await;
+    if created.is_err()
+        && let Ok(None) = state.store().get(&file_key(keys, record.id)).await
+        && let Err(e) = objects.delete(&key).await
+    {
+        tracing::warn!(error = %e, file = %record.id, "could not delete the bytes of a file whose record failed");
+    }
+    created
 }
 
 /// A URL that fetches a file's bytes without credentials, and when it stops working.

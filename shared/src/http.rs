@@ -23,6 +23,12 @@ pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 /// refuses request lines above 10 KiB itself; the local server's HTTP library, above 64 KiB.
 pub const MAX_URI_BYTES: usize = 8 * 1024;
 
+/// A request still running after this long is answered 503 (and its handler dropped), so the
+/// client gets the error body before the function's `Timeout: 10` (template.yaml) kills the
+/// invocation without one. One store call gives up sooner ([`crate::aws::AwsSettings`]: 5 s);
+/// this bounds a request that makes several slow ones. docs/reliability.md.
+pub const REQUEST_DEADLINE: std::time::Duration = std::time::Duration::from_secs(8);
+
 /// Paths served without a bearer credential: the OAuth endpoints and discovery documents,
 /// the login, the consent pages, the document, and the local server's signed file URLs (the
 /// signature is their credential, docs/files.md). Everything else is protected.
@@ -60,6 +66,7 @@ pub fn service(routes: Router<AppState>, state: AppState) -> Router {
         .layer(axum::middleware::from_fn(reject_long_uri))
         .layer(axum::middleware::from_fn_with_state(state.clone(), limit_by_ip))
         .layer(axum::middleware::map_response(normalize_error))
+        .layer(axum::middleware::from_fn(deadline))
         .layer(axum::middleware::from_fn_with_state(state.clone(), announce_resource_metadata))
         .layer(CatchPanicLayer::custom(|_panic: Box<dyn std::any::Any + Send>| {
             // The payload may describe internals: log it, never send it.
@@ -68,6 +75,28 @@ pub fn service(routes: Router<AppState>, state: AppState) -> Router {
         .layer(axum::middleware::from_fn_with_state(state, apply_cors))
         .layer(axum::middleware::map_response(security_headers))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
+}
+
+/// Runs the request inside a span naming its id (Lambda's request id, else a fresh one on the
+/// local server), so the one log line of a failure names the request, and answers 503 at
+/// [`REQUEST_DEADLINE`].
+async fn deadline(request: Request, next: Next) -> Response {
+    use lambda_http::RequestExt;
+    use tracing::Instrument;
+    let id = request
+        .lambda_context_ref()
+        .map(|context| context.request_id.clone())
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let span = tracing::error_span!("request", id = %id);
+    let (method, path) = (request.method().clone(), request.uri().path().to_owned());
+    async move {
+        match tokio::time::timeout(REQUEST_DEADLINE, next.run(request)).await {
+            Ok(response) => response,
+            Err(_) => ApiError::unavailable(format!("{method} {path} ran past {REQUEST_DEADLINE:?}")).into_response(),
+        }
+    }
+    .instrument(span)
+    .await
 }
 
 /// No route, or no such method on a route: 404 or 405, but only to an authenticated caller on
@@ -275,6 +304,15 @@ pub struct Success {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_store_call_and_the_request_deadline_fit_the_function_timeout_with_room_to_answer() {
+        let p = crate::aws::AwsSettings::PRODUCTION;
+        assert!(p.connect < p.attempt && p.attempt < p.operation);
+        assert!(p.operation < REQUEST_DEADLINE);
+        // template.yaml: `Timeout: 10`.
+        assert!(REQUEST_DEADLINE + std::time::Duration::from_secs(2) <= std::time::Duration::from_secs(10));
+    }
 
     fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
         let mut map = HeaderMap::new();

@@ -255,21 +255,39 @@ pub fn decide(item: &Item, fingerprint: &str) -> Found {
 
 async fn claim(state: &AppState, key: &Key, fingerprint: &str, now: i64) -> Result<Found, ApiError> {
     let store = state.store();
+    // This attempt's mark on the record: when the put was applied but its answer lost (a reset
+    // connection, a timeout after the write), the SDK's retry fails the condition, and the mark
+    // tells that the record is ours, not another request's (docs/reliability.md).
+    let nonce = uuid::Uuid::new_v4().to_string();
     let mut item = Item::new();
     item.insert(PK.into(), key.pk.clone().into());
     item.insert(SK.into(), key.sk.clone().into());
     item.insert(ENTITY.into(), ENTITY_RECORD.into());
     item.insert("fingerprint".into(), fingerprint.into());
+    item.insert("claim".into(), nonce.clone().into());
     item.insert("createdAt".into(), now.into());
     item.insert(TTL.into(), (now + IN_FLIGHT_SECS).into());
+    let ours = |existing: &Item| existing.get("claim").and_then(Value::as_str) == Some(nonce.as_str());
     // Twice at most: a record that expires between the failed put and the read is gone.
     for _ in 0..2 {
         match store.put(item.clone(), Condition::NotExists).await {
             Ok(()) => return Ok(Found::Claimed),
             Err(StoreError::ConditionFailed) => {}
-            Err(e) => return Err(e.into()),
+            Err(e) => {
+                // Perhaps applied: take back a record that is ours, so that the client's retry
+                // of this 503 is not refused as "in progress" for IN_FLIGHT_SECS.
+                if let Ok(Some(existing)) = store.get(key).await
+                    && ours(&existing)
+                {
+                    release(state, key).await;
+                }
+                return Err(e.into());
+            }
         }
         if let Some(existing) = store.get(key).await? {
+            if ours(&existing) {
+                return Ok(Found::Claimed);
+            }
             return Ok(decide(&existing, fingerprint));
         }
     }

@@ -172,8 +172,17 @@ fn add_components(api: &mut OpenApi) {
         ResponseBuilder::new().description("Rate limit exceeded").content("application/json", error_content()).build();
     too_many.headers = rate_headers();
     too_many.headers.insert("Retry-After".into(), integer_header("Seconds until the window resets"));
+    // A dependency (the table, S3, Secrets Manager) failing beyond its retries, or a request
+    // out of time: docs/reliability.md.
+    let mut unavailable = ResponseBuilder::new()
+        .description("A dependency is unavailable; retry after the given seconds")
+        .content("application/json", error_content())
+        .build();
+    unavailable.headers = rate_headers();
+    unavailable.headers.insert("Retry-After".into(), integer_header("Seconds to wait before retrying"));
     components.responses.insert("Error".into(), RefOr::T(error));
     components.responses.insert("TooManyRequests".into(), RefOr::T(too_many));
+    components.responses.insert("ServiceUnavailable".into(), RefOr::T(unavailable));
 
     let bearer = |description: &str| {
         SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).description(Some(description)).build())
@@ -228,6 +237,7 @@ fn complete_operation(operation: &mut Operation, method: HttpMethod, public: boo
         responses.entry(status.into()).or_insert_with(error_ref);
     }
     responses.entry("429".into()).or_insert_with(|| RefOr::Ref(Ref::from_response_name("TooManyRequests")));
+    responses.entry("503".into()).or_insert_with(|| RefOr::Ref(Ref::from_response_name("ServiceUnavailable")));
 }
 
 fn add_projection(operation: &mut Operation, compact: Value) {

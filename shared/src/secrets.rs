@@ -4,7 +4,7 @@
 //!
 //! - [`SecretsManagerSecrets`] (`secretsmanager:<name prefix>`): AWS Secrets Manager, one secret
 //!   per value, named `<prefix><name>`. Its client is built on first use with the timeouts and
-//!   retries of [`client_config`], so a function that never saves a secret never loads it.
+//!   retries of [`crate::aws::AwsSettings`], so a function that never saves a secret never loads it.
 //! - [`DirectorySecrets`] (`dir:<directory>`): one file per value, readable by the owner only;
 //!   the embedded default of the local server (`<data dir>/secrets`).
 //!
@@ -13,10 +13,8 @@
 
 use crate::error::ApiError;
 use async_trait::async_trait;
-use axum::http::{HeaderValue, StatusCode, header};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 /// Longest secret name (Secrets Manager allows 512 characters with the prefix).
 pub const MAX_NAME_CHARS: usize = 400;
@@ -107,11 +105,7 @@ pub type SecretResult<T> = Result<T, SecretError>;
 impl From<SecretError> for ApiError {
     fn from(e: SecretError) -> Self {
         match e {
-            SecretError::Unavailable(_) => {
-                tracing::error!(cause = %e, "the secret store failed");
-                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "A dependency is unavailable; retry shortly")
-                    .with_header(header::RETRY_AFTER, HeaderValue::from_static("2"))
-            }
+            SecretError::Unavailable(_) => ApiError::unavailable(e),
             other => ApiError::internal(other),
         }
     }
@@ -267,18 +261,6 @@ fn create_private_dirs(dir: &Path) -> std::io::Result<()> {
     builder.create(dir)
 }
 
-/// How long a Secrets Manager call may take: each attempt 2 s (connect 1 s), three attempts
-/// with the SDK's standard back-off, 5 s in all, inside the functions' 10 s timeout with room
-/// to answer 503.
-pub fn client_config() -> (aws_config::timeout::TimeoutConfig, aws_config::retry::RetryConfig) {
-    let timeouts = aws_config::timeout::TimeoutConfig::builder()
-        .connect_timeout(Duration::from_secs(1))
-        .operation_attempt_timeout(Duration::from_secs(2))
-        .operation_timeout(Duration::from_secs(5))
-        .build();
-    (timeouts, aws_config::retry::RetryConfig::standard().with_max_attempts(3))
-}
-
 /// Secrets in AWS Secrets Manager, named `<prefix><name>`.
 pub struct SecretsManagerSecrets {
     prefix: String,
@@ -301,13 +283,7 @@ impl SecretsManagerSecrets {
     }
 
     async fn client(&self) -> &aws_sdk_secretsmanager::Client {
-        self.client
-            .get_or_init(|| async {
-                let (timeouts, retries) = client_config();
-                let config = aws_config::from_env().timeout_config(timeouts).retry_config(retries).load().await;
-                aws_sdk_secretsmanager::Client::new(&config)
-            })
-            .await
+        self.client.get_or_init(|| async { aws_sdk_secretsmanager::Client::new(crate::aws::sdk_config().await) }).await
     }
 }
 
@@ -331,8 +307,13 @@ impl SecretStore for SecretsManagerSecrets {
         let sent = self.client().await.create_secret().name(&id).secret_string(value.expose()).send().await;
         match sent {
             Ok(_) => Ok(()),
+            // Names are fresh ids: an existing secret holding our value is this very create,
+            // applied once already, its answer lost and the call retried by the SDK.
             Err(e) if e.as_service_error().is_some_and(|s| s.is_resource_exists_exception()) => {
-                Err(SecretError::Exists(id))
+                match self.get(name).await {
+                    Ok(Some(existing)) if existing.expose() == value.expose() => Ok(()),
+                    _ => Err(SecretError::Exists(id)),
+                }
             }
             Err(e) => Err(sdk_error("creating", &id, &e)),
         }

@@ -10,6 +10,7 @@
 //! (jsonwebtoken), then the claims against the security clock with a small leeway. Only a token
 //! that passes all of that leads to a store read (the user).
 
+use crate::error::ApiError;
 use crate::identity::{SCOPE_READ, SCOPE_WRITE};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -401,7 +402,9 @@ impl SessionKeySource {
     /// older than the policy's `max_age`, is fetched again (at most once per `min_interval`).
     /// A failed refresh keeps the cached set (logged); only a failed first fetch is an error.
     /// Errors name the secret id, never its value.
-    pub async fn keys(&self, kid: Option<&str>) -> Result<Arc<SessionKeySet>, String> {
+    /// A failed first fetch is 503 when Secrets Manager cannot answer, 500 when the secret is
+    /// missing or malformed.
+    pub async fn keys(&self, kid: Option<&str>) -> Result<Arc<SessionKeySet>, ApiError> {
         let source = match self {
             SessionKeySource::Static(keys) => return Ok(keys.clone()),
             SessionKeySource::SecretsManager(source) => source,
@@ -429,7 +432,10 @@ impl SessionKeySource {
             }
             Err(e) => match cached {
                 Some(keys) => {
-                    tracing::warn!(error = %e, "could not refresh the session keys; keeping the cached set");
+                    tracing::warn!(
+                        error = e.cause().unwrap_or_default(),
+                        "could not refresh the session keys; keeping the cached set"
+                    );
                     Ok(keys)
                 }
                 None => Err(e),
@@ -450,10 +456,10 @@ impl SecretKeys {
         (fresh && kid.is_none_or(|kid| keys.contains(kid))).then_some(keys)
     }
 
-    async fn fetch(&self) -> Result<SessionKeySet, String> {
+    async fn fetch(&self) -> Result<SessionKeySet, ApiError> {
         let client = self
             .client
-            .get_or_init(|| async { aws_sdk_secretsmanager::Client::new(&aws_config::load_from_env().await) })
+            .get_or_init(|| async { aws_sdk_secretsmanager::Client::new(crate::aws::sdk_config().await) })
             .await;
         fetch_session_keys_with(client, &self.secret_id).await
     }
@@ -463,12 +469,14 @@ impl SecretKeys {
 async fn fetch_session_keys_with(
     client: &aws_sdk_secretsmanager::Client,
     secret_id: &str,
-) -> Result<SessionKeySet, String> {
+) -> Result<SessionKeySet, ApiError> {
     let out = client.get_secret_value().secret_id(secret_id).send().await.map_err(|e| {
-        format!("reading secret {secret_id}: {}", aws_sdk_secretsmanager::error::DisplayErrorContext(&e))
+        let cause = format!("reading secret {secret_id}: {}", aws_sdk_secretsmanager::error::DisplayErrorContext(&e));
+        if crate::aws::is_transient(&e) { ApiError::unavailable(cause) } else { ApiError::internal(cause) }
     })?;
-    let value = out.secret_string().ok_or_else(|| format!("secret {secret_id} has no string value"))?;
-    SessionKeySet::parse(value).map_err(|e| format!("secret {secret_id}: {e}"))
+    let value =
+        out.secret_string().ok_or_else(|| ApiError::internal(format!("secret {secret_id} has no string value")))?;
+    SessionKeySet::parse(value).map_err(|e| ApiError::internal(format!("secret {secret_id}: {e}")))
 }
 
 #[cfg(test)]

@@ -12,23 +12,23 @@ fn unique(name: &str) -> String {
     format!("{name} {}", &uuid::Uuid::new_v4().simple().to_string()[..8])
 }
 
-async fn send(api: &TestApi, method: Method, path: &str, token: &str, body: Option<Value>) -> (u16, Value) {
+pub(crate) async fn send(api: &TestApi, method: Method, path: &str, token: &str, body: Option<Value>) -> (u16, Value) {
     let (status, _, body) = api.call(method, path, Some(token), body).await;
     (status, body)
 }
 
 /// Creates a custom role as Root and returns its full view.
-async fn create_role(api: &TestApi, root: &str, body: Value) -> Value {
+pub(crate) async fn create_role(api: &TestApi, root: &str, body: Value) -> Value {
     let (status, role) = send(api, Method::POST, "/administration/roles?responseShape=full", root, Some(body)).await;
     assert_eq!(status, 201, "[{}] create role: {role}", api.backend);
     role
 }
 
-fn role_body(parent: Option<&str>, permissions: Value) -> Value {
+pub(crate) fn role_body(parent: Option<&str>, permissions: Value) -> Value {
     json!({"name": unique("Role"), "icon": "fa-star", "type": "normal", "parentId": parent, "permissions": permissions})
 }
 
-fn id(v: &Value) -> String {
+pub(crate) fn id(v: &Value) -> String {
     v["id"].as_str().expect("id").to_owned()
 }
 

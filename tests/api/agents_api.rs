@@ -19,17 +19,17 @@ const CLIENT_SECRET: &str = "oauth-client-RAWSECRET-ee02";
 const RAW_VALUES: [&str; 5] = [VENDOR_KEY, BEARER, ACCESS, REFRESH, CLIENT_SECRET];
 const SAVED_KEY: &str = "saved-provider-key-RAW-000111222333";
 
-struct World {
-    agent: Uuid,
-    other_agent: Uuid,
-    saved_key: Uuid,
-    skill: Uuid,
-    project: Uuid,
+pub(crate) struct World {
+    pub(crate) agent: Uuid,
+    pub(crate) other_agent: Uuid,
+    pub(crate) saved_key: Uuid,
+    pub(crate) skill: Uuid,
+    pub(crate) project: Uuid,
 }
 
 /// Agents, a saved key, a skill and a project, through the seed loader (as the local server
 /// and the operator do).
-async fn seeded(api: &TestApi, member: Uuid) -> World {
+pub(crate) async fn seeded(api: &TestApi, member: Uuid) -> World {
     let w = World {
         agent: Uuid::new_v4(),
         other_agent: Uuid::new_v4(),
@@ -53,7 +53,7 @@ async fn seeded(api: &TestApi, member: Uuid) -> World {
     w
 }
 
-fn full_body(w: &World) -> Value {
+pub(crate) fn full_body(w: &World) -> Value {
     json!({
         "enabled": true,
         "vendorApiKey": VENDOR_KEY,

@@ -11,21 +11,21 @@ use shared::identity::{self, UserKind};
 use shared::permissions::{CEO, ROOT, TEAM_LEADER};
 use uuid::Uuid;
 
-struct World {
-    project: Uuid,
-    contact: Uuid,
-    inactive: Uuid,
-    stranger: Uuid,
+pub(crate) struct World {
+    pub(crate) project: Uuid,
+    pub(crate) contact: Uuid,
+    pub(crate) inactive: Uuid,
+    pub(crate) stranger: Uuid,
     /// #1, at the project's 100/h.
-    support: Uuid,
+    pub(crate) support: Uuid,
     /// #2, 2 h estimated: its accepted quotation (200) replaces its time.
-    quoted: Uuid,
+    pub(crate) quoted: Uuid,
     /// Monthly 10 h from 15 January 2026, transferable.
-    retainer: Uuid,
+    pub(crate) retainer: Uuid,
     /// Monthly 5 h from 1 March 2026.
-    small: Uuid,
+    pub(crate) small: Uuid,
     /// Quarterly 20 h through 2025: ended.
-    ended: Uuid,
+    pub(crate) ended: Uuid,
 }
 
 fn seed_json(w: &World, members: &[Uuid]) -> Value {
@@ -93,7 +93,7 @@ async fn load(api: &TestApi, seed: &Value) -> Result<local::seed::Report, String
     local::seed::load(api.store.as_ref(), api.workspace_id, &file).await.map_err(|e| e.to_string())
 }
 
-async fn seeded(api: &TestApi, members: &[Uuid]) -> World {
+pub(crate) async fn seeded(api: &TestApi, members: &[Uuid]) -> World {
     let world = new_world();
     load(api, &seed_json(&world, members)).await.expect("seed loads");
     world

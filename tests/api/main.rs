@@ -13,6 +13,7 @@ mod base_url;
 mod billing_api;
 mod check_order;
 mod cors;
+mod faults;
 mod hardening;
 mod helpdesk_api;
 mod idempotency;

@@ -9,16 +9,16 @@ use std::collections::HashSet;
 use uuid::Uuid;
 
 /// The ids of one seeded world.
-struct World {
-    org: Uuid,
-    active: Uuid,
-    inactive: Uuid,
-    shared_project: Uuid,
-    other_project: Uuid,
-    category: Uuid,
-    other_category: Uuid,
-    catalog_category: Uuid,
-    product: Uuid,
+pub(crate) struct World {
+    pub(crate) org: Uuid,
+    pub(crate) active: Uuid,
+    pub(crate) inactive: Uuid,
+    pub(crate) shared_project: Uuid,
+    pub(crate) other_project: Uuid,
+    pub(crate) category: Uuid,
+    pub(crate) other_category: Uuid,
+    pub(crate) catalog_category: Uuid,
+    pub(crate) product: Uuid,
 }
 
 fn seed_json(w: &World, members: &[Uuid]) -> Value {
@@ -70,7 +70,7 @@ async fn load(api: &TestApi, workspace: Uuid, seed: &Value) -> Result<local::see
 }
 
 /// A seeded world whose first project has the active contact and `member` as its members.
-async fn seeded(api: &TestApi, member: Option<Uuid>) -> World {
+pub(crate) async fn seeded(api: &TestApi, member: Option<Uuid>) -> World {
     let world = new_world();
     let members: Vec<Uuid> = std::iter::once(world.active).chain(member).collect();
     load(api, api.workspace_id, &seed_json(&world, &members)).await.expect("seed loads");
@@ -331,7 +331,7 @@ async fn twenty_concurrent_manual_position_creates_get_distinct_consecutive_sort
     .await;
 }
 
-fn product_body(category: Uuid) -> Value {
+pub(crate) fn product_body(category: Uuid) -> Value {
     json!({"name": "Support", "categoryId": category, "description": "<p>Hours</p><table><tr><td>a</td></tr></table>",
            "pricePerUnit": 95, "priceUnitName": "hour", "priceFrequency": 3, "priceFixed": 10.5,
            "variants": [{"name": "Standard", "description": null, "id": Uuid::nil()},

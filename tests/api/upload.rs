@@ -28,7 +28,7 @@ async fn each_setup(test: impl AsyncFn(&TestApi)) {
 }
 
 /// One part of a form: name, file name, declared type, bytes.
-type Part<'a> = (&'a str, Option<&'a str>, &'a str, &'a [u8]);
+pub(crate) type Part<'a> = (&'a str, Option<&'a str>, &'a str, &'a [u8]);
 
 fn form(parts: &[Part]) -> (String, Vec<u8>) {
     let boundary = format!("workapi-{}", Uuid::new_v4().simple());
@@ -56,12 +56,12 @@ async fn send(api: &TestApi, token: Option<&str>, content_type: &str, body: Vec<
     (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
 }
 
-async fn upload(api: &TestApi, token: &str, parts: &[Part<'_>]) -> (u16, Value) {
+pub(crate) async fn upload(api: &TestApi, token: &str, parts: &[Part<'_>]) -> (u16, Value) {
     let (content_type, body) = form(parts);
     send(api, Some(token), &content_type, body).await
 }
 
-fn image_part<'a>(bytes: &'a [u8], name: &'a str) -> Part<'a> {
+pub(crate) fn image_part<'a>(bytes: &'a [u8], name: &'a str) -> Part<'a> {
     ("file", Some(name), "application/octet-stream", bytes)
 }
 

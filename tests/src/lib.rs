@@ -7,6 +7,7 @@
 //! a failure so CI can never pass by skipping.
 
 pub mod document_server;
+pub mod fault_proxy;
 pub mod operations;
 pub mod response_check;
 
@@ -14,6 +15,7 @@ use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use serde_json::Value;
 use shared::AppState;
 use shared::app::TokenKeySource;
+use shared::aws::AwsSettings;
 use shared::cors::AllowedOrigins;
 use shared::identity::{self, NewToken, NewUser, User, UserKind};
 use shared::oauth::issuer::SiteUrl;
@@ -49,15 +51,59 @@ fn table_name() -> &'static str {
 /// A DynamoDB store on DynamoDB Local, with static fake credentials so the SDK never probes
 /// for real ones.
 pub async fn dynamo_store(endpoint: &str) -> DynamoStore {
+    let store = dynamo_store_with(endpoint, AwsSettings::PRODUCTION);
+    store.create_table().await.expect("create the test table on DynamoDB Local");
+    store
+}
+
+/// A DynamoDB store of the test table reaching DynamoDB through `endpoint` (a fault proxy) with
+/// the given retries and timeouts; the table is not created.
+pub fn dynamo_store_with(endpoint: &str, settings: AwsSettings) -> DynamoStore {
     let config = aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .endpoint_url(endpoint)
         .region(Region::new("us-east-1"))
         .credentials_provider(Credentials::new("test", "test", None, None, "workapi-tests"))
+        .timeout_config(settings.timeouts())
+        .retry_config(settings.retries())
         .build();
-    let store = DynamoStore::new(aws_sdk_dynamodb::Client::from_conf(config), table_name());
-    store.create_table().await.expect("create the test table on DynamoDB Local");
-    store
+    DynamoStore::new(aws_sdk_dynamodb::Client::from_conf(config), table_name())
+}
+
+/// The fault suite's settings: the production shape (standard retries, 3 attempts) with small
+/// timeouts so that a hanging dependency costs a test about a second, not five.
+pub const FAST_AWS: AwsSettings = AwsSettings {
+    connect: std::time::Duration::from_millis(500),
+    attempt: std::time::Duration::from_millis(400),
+    operation: std::time::Duration::from_millis(1500),
+    max_attempts: 3,
+    initial_backoff: std::time::Duration::from_millis(10),
+};
+
+/// DynamoDB Local behind a [`fault_proxy::FaultProxy`]: `store` talks through the proxy with
+/// `settings`, `direct` bypasses it (to seed and check what the store kept). None after a
+/// loud skip naming `suite` (a failure under `LT_REQUIRE_SERVICES=1`).
+pub struct ProxiedDynamo {
+    pub proxy: fault_proxy::FaultProxy,
+    pub store: Arc<dyn Store>,
+    pub direct: Arc<dyn Store>,
+    /// DynamoDB Local's own URL (for a raw client that scans what the store kept).
+    pub endpoint: String,
+    pub table: String,
+}
+
+pub async fn proxied_dynamo(suite: &str, settings: AwsSettings) -> Option<ProxiedDynamo> {
+    let Ok(endpoint) = std::env::var("LT_DYNAMODB_ENDPOINT") else {
+        if services_required() {
+            panic!("LT_REQUIRE_SERVICES=1 but LT_DYNAMODB_ENDPOINT is not set: DynamoDB Local is required");
+        }
+        loud_skip(&format!("{suite} (LT_DYNAMODB_ENDPOINT not set)"));
+        return None;
+    };
+    let direct = Arc::new(dynamo_store(&endpoint).await);
+    let proxy = fault_proxy::FaultProxy::start(&endpoint).await;
+    let store = Arc::new(dynamo_store_with(&proxy.url(), settings));
+    Some(ProxiedDynamo { proxy, store, direct, endpoint, table: table_name().to_owned() })
 }
 
 /// The backends every suite runs against.

@@ -202,7 +202,7 @@ async fn login(State(state): State<AppState>, parts: Parts, body: Body<LoginBody
             ));
         }
     };
-    let keys = state.session_keys().keys(None).await.map_err(ApiError::internal)?;
+    let keys = state.session_keys().keys(None).await?;
     // Security clock: the session's times never follow LT_CUSTOM_NOW.
     let issued = session::issue(&keys, user.workspace_id, user.id, SESSION_SCOPES, clock::now_epoch())
         .map_err(ApiError::internal)?;

@@ -281,7 +281,8 @@ async fn verify_session(state: &AppState, token: &str, now: i64) -> Result<Verif
     };
     // Header checks first, so that garbage never makes the key set refresh.
     let kid = session::key_id(token).map_err(rejected)?;
-    let keys = state.session_keys().keys(Some(&kid)).await.map_err(ApiError::internal)?;
+    // Once fetched, the cached set serves while a refresh fails (Secrets Manager down).
+    let keys = state.session_keys().keys(Some(&kid)).await?;
     let session = session::verify(&keys, token, now).map_err(rejected)?;
     Ok(Verified {
         workspace_id: session.workspace_id,

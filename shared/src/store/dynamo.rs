@@ -6,6 +6,7 @@
 
 use super::*;
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, ConditionCheck, Delete, GlobalSecondaryIndex, KeySchemaElement,
@@ -29,10 +30,10 @@ impl DynamoStore {
         DynamoStore { client, table: table.into() }
     }
 
-    /// Builds a client from the SDK's standard configuration (env, profile, container role).
+    /// Builds a client from the SDK's standard configuration (env, profile, container role)
+    /// with the API's retry and timeout settings ([`crate::aws`]).
     pub async fn from_env(table: impl Into<String>) -> Self {
-        let config = aws_config::load_from_env().await;
-        DynamoStore::new(Client::new(&config), table)
+        DynamoStore::new(Client::new(crate::aws::sdk_config().await), table)
     }
 
     pub fn table(&self) -> &str {
@@ -98,14 +99,15 @@ impl DynamoStore {
     }
 }
 
-fn sdk<E: std::error::Error + 'static, R: std::fmt::Debug>(e: SdkError<E, R>) -> StoreError {
-    StoreError::Backend(DisplayErrorContext(&e).to_string())
+/// A failed call: [`StoreError::Unavailable`] when DynamoDB could not answer (throttled, timed
+/// out, reset, 5xx: [`crate::aws::is_transient`]), else [`StoreError::Backend`].
+fn sdk<E: ProvideErrorMetadata + std::error::Error + 'static>(e: SdkError<E, HttpResponse>) -> StoreError {
+    let message = DisplayErrorContext(&e).to_string();
+    if crate::aws::is_transient(&e) { StoreError::Unavailable(message) } else { StoreError::Backend(message) }
 }
 
 /// A failed condition of a single-item write is `ConditionFailed`; anything else is a backend error.
-fn write_error<E: ProvideErrorMetadata + std::error::Error + 'static, R: std::fmt::Debug>(
-    e: SdkError<E, R>,
-) -> StoreError {
+fn write_error<E: ProvideErrorMetadata + std::error::Error + 'static>(e: SdkError<E, HttpResponse>) -> StoreError {
     if e.as_service_error().and_then(|s| s.code()) == Some("ConditionalCheckFailedException") {
         StoreError::ConditionFailed
     } else {
@@ -205,7 +207,7 @@ pub(crate) fn to_attr(value: &Value) -> AttributeValue {
     }
 }
 
-pub(crate) fn from_attr(attr: &AttributeValue) -> Value {
+pub fn from_attr(attr: &AttributeValue) -> Value {
     match attr {
         AttributeValue::S(s) => Value::String(s.clone()),
         AttributeValue::N(n) => parse_number(n),

@@ -178,10 +178,28 @@ pub enum StoreError {
     /// The request was malformed (missing key attributes, too many operations, …): a bug.
     #[error("invalid store request: {0}")]
     Invalid(String),
-    /// The backend failed (network, throttling, disk). The message may hold internals and
-    /// must never reach a response body.
+    /// The backend failed for a reason of ours (a request it refused, a corrupt item, the
+    /// disk). The message may hold internals and must never reach a response body.
     #[error("store backend error: {0}")]
     Backend(String),
+    /// The backend could not answer beyond the client's retries: throttled, timed out, the
+    /// connection reset or the response cut, a 5xx (docs/reliability.md). Nothing is known to
+    /// be written by the failed call; the same request may succeed shortly (503).
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
+}
+
+impl StoreError {
+    /// Whether the failure is the dependency's and passes by itself: the store unavailable, or
+    /// a transaction cancelled without a failed condition (a concurrent transaction on the same
+    /// items, throttling) after the store's own retries. Such errors answer 503, not 500.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            StoreError::Unavailable(_) => true,
+            StoreError::TransactionCancelled { failed } => failed.is_empty(),
+            _ => false,
+        }
+    }
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;

@@ -39,6 +39,10 @@ pub enum ObjectError {
     /// The backend failed; the message never contains credentials or presigned URLs.
     #[error("object store: {0}")]
     Backend(String),
+    /// The backend could not answer beyond the client's retries (timeout, reset, 5xx,
+    /// throttling): a dependency outage, 503.
+    #[error("object store unavailable: {0}")]
+    Unavailable(String),
 }
 
 pub type ObjectResult<T> = Result<T, ObjectError>;
@@ -67,6 +71,9 @@ pub trait ObjectStore: Send + Sync {
 
     /// The object's bytes, None when absent.
     async fn get(&self, key: &ObjectKey) -> ObjectResult<Option<Vec<u8>>>;
+
+    /// Removes the object; an absent object is no error.
+    async fn delete(&self, key: &ObjectKey) -> ObjectResult<()>;
 
     /// A URL that GETs the object without other credentials until `expires_in` has passed;
     /// None when the backend cannot presign (the directory: the local server signs its own).
@@ -121,6 +128,18 @@ impl ObjectStore for DirectoryObjects {
 
     async fn presigned_get(&self, _key: &ObjectKey, _expires_in: Duration) -> ObjectResult<Option<String>> {
         Ok(None)
+    }
+
+    async fn delete(&self, key: &ObjectKey) -> ObjectResult<()> {
+        let path = self.path(key);
+        let removed = tokio::task::spawn_blocking(move || std::fs::remove_file(path))
+            .await
+            .map_err(|e| ObjectError::Backend(e.to_string()))?;
+        match removed {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(ObjectError::Backend(format!("deleting an object: {e}"))),
+        }
     }
 }
 

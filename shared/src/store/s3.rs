@@ -10,7 +10,8 @@
 use super::objects::{ObjectBackend, ObjectError, ObjectKey, ObjectResult, ObjectStore};
 use async_trait::async_trait;
 use aws_sdk_s3::Client;
-use aws_sdk_s3::error::DisplayErrorContext;
+use aws_sdk_s3::config::http::HttpResponse;
+use aws_sdk_s3::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::presigning::PresigningConfig;
 use aws_sdk_s3::primitives::ByteStream;
 use std::time::Duration;
@@ -39,9 +40,9 @@ impl S3Objects {
     async fn client(&self) -> &Client {
         self.client
             .get_or_init(|| async {
-                let config = aws_config::load_from_env().await;
+                let config = crate::aws::sdk_config().await;
                 let path_style = std::env::var("LT_S3_PATH_STYLE").is_ok_and(|v| v == "true" || v == "1");
-                Client::from_conf(aws_sdk_s3::config::Builder::from(&config).force_path_style(path_style).build())
+                Client::from_conf(aws_sdk_s3::config::Builder::from(config).force_path_style(path_style).build())
             })
             .await
     }
@@ -49,6 +50,19 @@ impl S3Objects {
 
 fn backend_error(what: &str, e: impl std::error::Error) -> ObjectError {
     ObjectError::Backend(format!("{what}: {}", DisplayErrorContext(e)))
+}
+
+/// A failed call: unavailable when S3 could not answer ([`crate::aws::is_transient`]: 503),
+/// else a backend error (500).
+fn call_error<E: ProvideErrorMetadata + std::error::Error + 'static>(
+    what: &str,
+    e: SdkError<E, HttpResponse>,
+) -> ObjectError {
+    if crate::aws::is_transient(&e) {
+        ObjectError::Unavailable(format!("{what}: {}", DisplayErrorContext(e)))
+    } else {
+        backend_error(what, e)
+    }
 }
 
 #[async_trait]
@@ -74,7 +88,7 @@ impl ObjectStore for S3Objects {
             .body(ByteStream::from(bytes))
             .send()
             .await
-            .map_err(|e| backend_error("S3 PutObject", e))?;
+            .map_err(|e| call_error("S3 PutObject", e))?;
         Ok(())
     }
 
@@ -83,10 +97,20 @@ impl ObjectStore for S3Objects {
         let output = match sent {
             Ok(output) => output,
             Err(e) if e.as_service_error().is_some_and(|s| s.is_no_such_key()) => return Ok(None),
-            Err(e) => return Err(backend_error("S3 GetObject", e)),
+            Err(e) => return Err(call_error("S3 GetObject", e)),
         };
-        let bytes = output.body.collect().await.map_err(|e| backend_error("S3 GetObject body", e))?;
+        // A body cut or reset mid-way is the service failing, not our request.
+        let bytes = output
+            .body
+            .collect()
+            .await
+            .map_err(|e| ObjectError::Unavailable(format!("S3 GetObject body: {}", DisplayErrorContext(e))))?;
         Ok(Some(bytes.into_bytes().to_vec()))
+    }
+
+    async fn delete(&self, key: &ObjectKey) -> ObjectResult<()> {
+        let sent = self.client().await.delete_object().bucket(&self.bucket).key(key.as_str()).send().await;
+        sent.map(|_| ()).map_err(|e| call_error("S3 DeleteObject", e))
     }
 
     async fn presigned_get(&self, key: &ObjectKey, expires_in: Duration) -> ObjectResult<Option<String>> {

@@ -94,7 +94,11 @@ pub async fn save(
             match store.put(item, cond).await {
                 Ok(()) => Ok(Attempt::Done((plan.record, plan.delete))),
                 Err(e) => {
-                    forget(secrets, &created).await;
+                    // A store that could not answer may have applied the put: keep the secrets
+                    // (orphans at worst) rather than leave a record naming deleted ones.
+                    if !e.is_transient() {
+                        forget(secrets, &created).await;
+                    }
                     match e {
                         StoreError::ConditionFailed => Ok(Attempt::Conflict),
                         other => Err(other.into()),

@@ -1,0 +1,518 @@
+//! The cloud misbehaving (docs/reliability.md): the server's store, S3 and Secrets Manager
+//! clients talk to DynamoDB Local and moto through the fault proxy (`api_tests::fault_proxy`),
+//! which throttles, fails, stalls, resets and cuts their requests on cue.
+//!
+//! - What the client sees: a store failing beyond the retries answers 503 with `Retry-After`
+//!   and the error body, in bounded time; a single fault is absorbed by the SDK's retries.
+//! - What the store keeps: every multi-item write, with a fault injected at each of its store
+//!   calls, leaves all of its change or none, and its retry (same `Idempotency-Key`) completes
+//!   it exactly once ([`the_fault_table`], the table of docs/reliability.md).
+//!
+//! Needs `LT_DYNAMODB_ENDPOINT` (and `LT_MOTO_ENDPOINT` for S3 and Secrets Manager); skipped
+//! loudly otherwise, a failure under `LT_REQUIRE_SERVICES=1`.
+
+use api_tests::fault_proxy::{Fault, Rule};
+use api_tests::{Backend, FAST_AWS, ProxiedDynamo, TestApi, assert_error_body, proxied_dynamo};
+use aws_sdk_dynamodb::types::AttributeValue;
+use reqwest::Method;
+use serde_json::{Value, json};
+use shared::aws::AwsSettings;
+use shared::identity::UserKind;
+use shared::permissions::{ROOT, STAFF, TEAM_LEADER};
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+use uuid::Uuid;
+
+/// One attempt per call: a fault injected at a store call fails exactly that call, so the
+/// table test can aim at each step of a write.
+const ONE_ATTEMPT: AwsSettings = AwsSettings { max_attempts: 1, ..FAST_AWS };
+
+async fn proxied(settings: AwsSettings) -> Option<(ProxiedDynamo, TestApi)> {
+    let px = proxied_dynamo("the fault suite", settings).await?;
+    let api = TestApi::start(&backend(&px)).await;
+    Some((px, api))
+}
+
+fn backend(px: &ProxiedDynamo) -> Backend {
+    Backend { name: "dynamodb via the fault proxy", store: px.store.clone() }
+}
+
+fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<&str> {
+    headers.get("retry-after").and_then(|v| v.to_str().ok())
+}
+
+#[tokio::test]
+async fn a_store_failing_beyond_the_retries_answers_503_with_retry_after_quickly() {
+    let Some((px, api)) = proxied(FAST_AWS).await else { return };
+    let (_, token) = api.user(ROOT, UserKind::Employee).await;
+    for fault in [Fault::Throttling, Fault::ProvisionedThroughputExceeded, Fault::Status(500), Fault::Status(503)] {
+        px.proxy.reset_counts();
+        px.proxy.inject(Rule::any(fault.clone()).always());
+        let started = Instant::now();
+        let (status, headers, body) = api.call(Method::GET, "/tags/task", Some(&token), None).await;
+        let took = started.elapsed();
+        px.proxy.heal();
+        assert_error_body(api.backend, status, &body, 503);
+        assert_eq!(retry_after(&headers), Some("2"), "{fault:?}");
+        assert!(!body.to_string().contains("Exception"), "{fault:?}: internals leaked: {body}");
+        // The SDK retried (3 attempts of the first call), and gave up within the operation timeout.
+        assert!(px.proxy.count("*") >= 3, "{fault:?}: no retries: {:?}", px.proxy.counts());
+        assert!(took < FAST_AWS.operation + Duration::from_secs(1), "{fault:?} took {took:?}");
+        assert_eq!(api.get("/tags/task", &token).await.0, 200, "{fault:?}: healed");
+    }
+}
+
+#[tokio::test]
+async fn a_store_that_hangs_resets_or_cuts_every_answer_gives_503_in_bounded_time() {
+    let Some((px, api)) = proxied(FAST_AWS).await else { return };
+    let (_, token) = api.user(ROOT, UserKind::Employee).await;
+    for fault in [Fault::Hang, Fault::Reset, Fault::Truncate, Fault::Latency(Duration::from_secs(3))] {
+        px.proxy.inject(Rule::any(fault.clone()).always());
+        let started = Instant::now();
+        let (status, headers, body) = api.call(Method::GET, "/tags/task", Some(&token), None).await;
+        let took = started.elapsed();
+        px.proxy.heal();
+        assert_error_body(api.backend, status, &body, 503);
+        assert_eq!(retry_after(&headers), Some("2"), "{fault:?}");
+        assert!(took < FAST_AWS.operation + Duration::from_secs(1), "{fault:?} took {took:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_single_fault_is_absorbed_by_the_retries() {
+    let Some((px, api)) = proxied(FAST_AWS).await else { return };
+    let (_, token) = api.user(ROOT, UserKind::Employee).await;
+    for fault in [
+        Fault::Throttling,
+        Fault::ProvisionedThroughputExceeded,
+        Fault::Status(500),
+        Fault::Status(503),
+        Fault::Reset,
+        Fault::Truncate,
+        Fault::Hang,
+        Fault::Latency(Duration::from_millis(100)),
+    ] {
+        px.proxy.reset_counts();
+        px.proxy.inject(Rule::any(fault.clone()));
+        let (status, body) = api.get("/tags/task", &token).await;
+        px.proxy.heal();
+        assert_eq!(status, 200, "{fault:?}: {body}");
+        assert_eq!(px.proxy.injected("*"), 1, "{fault:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_transaction_cancelled_by_a_conflict_is_retried_or_answers_503_and_never_half_written() {
+    let Some((px, api)) = proxied(FAST_AWS).await else { return };
+    let (_, token) = api.user(ROOT, UserKind::Employee).await;
+    // Once: the role edit's read-modify-write retry (entity::retry_on_conflict) absorbs it.
+    let role = crate::administration_api::create_role(
+        &api,
+        &token,
+        crate::administration_api::role_body(Some(STAFF), json!({})),
+    )
+    .await;
+    let role = crate::administration_api::id(&role);
+    px.proxy.reset_counts();
+    px.proxy.inject(Rule::on("TransactWriteItems", Fault::TransactionConflict));
+    let toggle = format!("/administration/roles/{role}/permissions/Projects.edit");
+    let (status, _, body) = api.call(Method::PATCH, &toggle, Some(&token), Some(json!({"allow": true}))).await;
+    px.proxy.heal();
+    assert_eq!(status, 200, "retried after the conflict: {body}");
+    assert_eq!(px.proxy.injected("TransactWriteItems"), 1, "the role edit is a transaction");
+    assert!(px.proxy.count("TransactWriteItems") >= 2, "and it was retried");
+    // Always, on a create: after the retry helper's budget, 409 "retry" (a create that
+    // re-reads) or 503 (nothing written), and the retry with the same key creates it once.
+    let name = format!("conflict-{}", Uuid::new_v4().simple());
+    px.proxy.inject(Rule::on("TransactWriteItems", Fault::TransactionConflict).always());
+    let key = [("Idempotency-Key", "conflict-1")];
+    let (status, headers, body) =
+        api.send_with(Method::POST, "/tags/task/create", &token, &key, Some(json!({"name": name}))).await;
+    px.proxy.heal();
+    assert!(status == 409 || status == 503, "{status} {body}");
+    assert_error_body(api.backend, status, &body, status);
+    if status == 503 {
+        assert_eq!(retry_after(&headers), Some("2"));
+    }
+    let (status, _, _) =
+        api.send_with(Method::POST, "/tags/task/create", &token, &key, Some(json!({"name": name}))).await;
+    assert!(status == 200 || status == 201, "{status}");
+    let (_, list) = api.get("/tags/task", &token).await;
+    let found = list.as_array().unwrap().iter().filter(|t| t["name"] == json!(name)).count();
+    assert_eq!(found, 1, "created exactly once");
+}
+
+// ------------------------------------------------------------------ what the store keeps
+
+/// The workspace's items as DynamoDB Local keeps them (read directly, not through the proxy),
+/// without the bookkeeping that every request writes (rate-limit windows, idempotency records).
+async fn snapshot(px: &ProxiedDynamo, workspace: Uuid) -> BTreeMap<(String, String), Value> {
+    let config = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+        .endpoint_url(&px.endpoint)
+        .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
+        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new("test", "test", None, None, "faults"))
+        .build();
+    let client = aws_sdk_dynamodb::Client::from_conf(config);
+    let mut items = BTreeMap::new();
+    let mut start = None;
+    loop {
+        let page = client
+            .scan()
+            .table_name(&px.table)
+            .filter_expression("contains(PK, :ws)")
+            .expression_attribute_values(":ws", AttributeValue::S(workspace.to_string()))
+            .set_exclusive_start_key(start)
+            .send()
+            .await
+            .expect("scan DynamoDB Local");
+        for item in page.items() {
+            let item: serde_json::Map<String, Value> =
+                item.iter().map(|(k, v)| (k.clone(), shared::store::dynamo::from_attr(v))).collect();
+            let entity = item.get("entity").and_then(Value::as_str).unwrap_or_default();
+            if matches!(entity, "IdempotencyRecord" | "RateLimitWindow") {
+                continue;
+            }
+            let key = (item["PK"].as_str().unwrap().to_owned(), item["SK"].as_str().unwrap().to_owned());
+            items.insert(key, Value::Object(item));
+        }
+        start = page.last_evaluated_key.clone();
+        if start.is_none() {
+            return items;
+        }
+    }
+}
+
+/// A change by entity type: `+Type`, `-Type`, `~Type` for each added, removed, changed item
+/// (ids differ between runs; what was written does not).
+fn change(before: &BTreeMap<(String, String), Value>, after: &BTreeMap<(String, String), Value>) -> Vec<String> {
+    let kind = |v: &Value| v["entity"].as_str().unwrap_or("?").to_owned();
+    let mut out = Vec::new();
+    for (key, item) in after {
+        match before.get(key) {
+            None => out.push(format!("+{}", kind(item))),
+            Some(old) if old != item => out.push(format!("~{}", kind(item))),
+            _ => {}
+        }
+    }
+    for (key, item) in before {
+        if !after.contains_key(key) {
+            out.push(format!("-{}", kind(item)));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A multi-item write of the table: how to prepare it and the request that makes it.
+struct Write {
+    name: &'static str,
+    prepare: fn(&TestApi) -> std::pin::Pin<Box<dyn std::future::Future<Output = Request> + Send + '_>>,
+}
+
+struct Request {
+    method: Method,
+    path: String,
+    token: String,
+    body: Value,
+}
+
+fn role_edit(api: &TestApi) -> std::pin::Pin<Box<dyn std::future::Future<Output = Request> + Send + '_>> {
+    Box::pin(async move {
+        let (_, token) = api.user(ROOT, UserKind::Employee).await;
+        let body = crate::administration_api::role_body(Some(STAFF), json!({}));
+        let role = crate::administration_api::id(&crate::administration_api::create_role(api, &token, body).await);
+        let body = json!({"name": format!("Edited {}", Uuid::new_v4().simple()), "icon": "fa-b", "type": "normal",
+                          "parentId": STAFF, "permissions": {"Projects.edit": true}});
+        Request { method: Method::PUT, path: format!("/administration/roles/{role}"), token, body }
+    })
+}
+
+fn tag_create(api: &TestApi) -> std::pin::Pin<Box<dyn std::future::Future<Output = Request> + Send + '_>> {
+    Box::pin(async move {
+        let (_, token) = api.user(ROOT, UserKind::Employee).await;
+        let body = json!({"name": format!("tag-{}", Uuid::new_v4().simple())});
+        Request { method: Method::POST, path: "/tags/task/create".into(), token, body }
+    })
+}
+
+fn manual_position(api: &TestApi) -> std::pin::Pin<Box<dyn std::future::Future<Output = Request> + Send + '_>> {
+    Box::pin(async move {
+        let (member, token) = api.user(TEAM_LEADER, UserKind::Employee).await;
+        let world = crate::projects_api::seeded(api, Some(member.id)).await;
+        let path = format!("/projects/{}/manual-positions", world.shared_project);
+        Request { method: Method::POST, path, token, body: json!({"name": "Domain", "price": 24.9}) }
+    })
+}
+
+fn product_import(api: &TestApi) -> std::pin::Pin<Box<dyn std::future::Future<Output = Request> + Send + '_>> {
+    Box::pin(async move {
+        let (member, token) = api.user(TEAM_LEADER, UserKind::Employee).await;
+        let world = crate::projects_api::seeded(api, Some(member.id)).await;
+        let (_, catalog) = api.get(&format!("/administration/product-catalog/{}", world.product), &token).await;
+        let region = &catalog["options"][0];
+        let options = json!([{"id": region["id"].clone(), "value": [region["values"][1]["id"].clone()]}]);
+        let path = format!("/projects/{}/products", world.shared_project);
+        let body = json!({"productId": world.product, "quantity": 2, "activeFromType": "FixedDate",
+                          "options": options, "customPrices": {},
+                          "activeFromFixedDate": "2027-01-01", "contractPeriodMonths": 12, "renewalMode": "Stops"});
+        Request { method: Method::POST, path, token, body }
+    })
+}
+
+fn quotation_accept(api: &TestApi) -> std::pin::Pin<Box<dyn std::future::Future<Output = Request> + Send + '_>> {
+    Box::pin(async move {
+        let (root, token) = api.user(ROOT, UserKind::Employee).await;
+        let w = crate::billing_api::seeded(api, &[root.id]).await;
+        let quotations = format!("/tasks/{}/express-quotations", w.quoted);
+        let (status, quotation) =
+            api.post(&quotations, &token, json!({"contactUserId": w.contact, "includeEstimate": true})).await;
+        assert_eq!(status, 201, "{quotation}");
+        let path = format!("{quotations}/{}/accept", quotation["id"].as_str().unwrap());
+        Request { method: Method::POST, path, token, body: json!({}) }
+    })
+}
+
+const WRITES: &[Write] = &[
+    Write { name: "role edit", prepare: role_edit },
+    Write { name: "tag create (tag, name index, idempotency record)", prepare: tag_create },
+    Write { name: "manual-position append (counter, position)", prepare: manual_position },
+    Write { name: "product import", prepare: product_import },
+    Write { name: "quotation accept", prepare: quotation_accept },
+];
+
+async fn send(api: &TestApi, request: &Request, key: &str) -> (u16, reqwest::header::HeaderMap, Value) {
+    let headers = [("Idempotency-Key", key)];
+    api.send_with(request.method.clone(), &request.path, &request.token, &headers, Some(request.body.clone())).await
+}
+
+/// For every write: the store calls of a clean run are counted through the proxy; then, on a
+/// fresh world each time, a fault hits the 1st, 2nd, … of them:
+/// - `Status(500)` with one attempt per call: the call fails and is not applied;
+/// - `Reset` with the production retry shape (3 attempts): the call is applied, its answer is
+///   lost, and the SDK sends it again.
+///
+/// The answer must be the write's success or a 503; the store must hold all of the clean run's
+/// change or none of it; and the retry with the same `Idempotency-Key` must leave exactly the
+/// clean run's change. Printed as the table of docs/reliability.md.
+#[tokio::test]
+async fn the_fault_table() {
+    // The writes run concurrently, each with proxies of its own (a rule's "nth request" counts
+    // one write's requests only).
+    let Some(rows) =
+        futures::future::join_all(WRITES.iter().map(table_rows)).await.into_iter().collect::<Option<Vec<_>>>()
+    else {
+        return;
+    };
+    println!("| write | store call hit | fault | answer | store keeps | retry, same key |");
+    println!("|---|---|---|---|---|---|");
+    for row in rows.concat() {
+        println!("{row}");
+    }
+}
+
+/// The rows of one write; None after a loud skip.
+async fn table_rows(write: &Write) -> Option<Vec<String>> {
+    let not_applied = proxied_dynamo("the fault suite", ONE_ATTEMPT).await?;
+    let applied = proxied_dynamo("the fault suite", FAST_AWS).await?;
+    let is_write = |op: &str| matches!(op, "PutItem" | "UpdateItem" | "DeleteItem" | "TransactWriteItems");
+    let mut table = Vec::new();
+    for (fault, px) in [(Fault::Status(500), &not_applied), (Fault::Reset, &applied)] {
+        // Each run on a workspace of its own (a fresh server), so worlds never collide.
+        let api = &TestApi::start(&backend(px)).await;
+        let request = (write.prepare)(api).await;
+        let before = snapshot(px, api.workspace_id).await;
+        px.proxy.reset_counts();
+        let (status, _, body) = send(api, &request, &Uuid::new_v4().to_string()).await;
+        assert!((200..300).contains(&status), "{}: the clean run: {status} {body}", write.name);
+        let steps = px.proxy.sequence();
+        let expected = change(&before, &snapshot(px, api.workspace_id).await);
+        assert!(!expected.is_empty(), "{}: the clean run changed nothing", write.name);
+        for (step, operation) in steps.iter().enumerate().map(|(i, op)| (i + 1, op)) {
+            // An applied call whose answer is lost matters only for writes (a read is sent
+            // again and nothing changes); a failed call matters at every step.
+            if fault == Fault::Reset && !is_write(operation) {
+                continue;
+            }
+            let api = &TestApi::start(&backend(px)).await;
+            let request = (write.prepare)(api).await;
+            let before = snapshot(px, api.workspace_id).await;
+            let key = Uuid::new_v4().to_string();
+            px.proxy.reset_counts();
+            px.proxy.inject(Rule::any(fault.clone()).nth(step));
+            let (status, headers, body) = send(api, &request, &key).await;
+            px.proxy.heal();
+            let first_calls = px.proxy.sequence();
+            let kept = change(&before, &snapshot(px, api.workspace_id).await);
+            let ok = (200..300).contains(&status);
+            assert!(
+                ok || status == 503,
+                "{} step {step} {fault:?}: {status} {body} (a fault answers 503 or does not matter)",
+                write.name
+            );
+            if status == 503 {
+                assert_eq!(retry_after(&headers), Some("2"));
+            }
+            // A sequence counter is an allocator: a number taken by a write that then failed
+            // is not given back (a gap in the sorts or numbers), as with database sequences.
+            let without_counters =
+                |c: &[String]| -> Vec<String> { c.iter().filter(|x| !x.ends_with("Sequence")).cloned().collect() };
+            let outcome = if kept.is_empty() {
+                "none"
+            } else if without_counters(&kept).is_empty() {
+                "none (the counter advanced)"
+            } else if kept == expected {
+                "all"
+            } else {
+                panic!("{} step {step} {fault:?}: half-written: {kept:?}, whole change {expected:?}", write.name)
+            };
+            let (retried, _, retry_body) = send(api, &request, &key).await;
+            let finally = change(&before, &snapshot(px, api.workspace_id).await);
+            // After a success whose idempotency record could not be completed (the last store
+            // call), the key stays "in progress" (409) until it expires: the client has its
+            // answer, and the retry creates nothing (docs/reliability.md).
+            let unrecorded = ok && retried == 409 && step == steps.len();
+            assert!(
+                (200..300).contains(&retried) || unrecorded,
+                "{} step {step} {fault:?}: the retry: {retried} {retry_body}; the first answer {status} {body}; calls {first_calls:?}",
+                write.name
+            );
+            assert_eq!(
+                without_counters(&finally),
+                without_counters(&expected),
+                "{} step {step} {fault:?}: the retry completes it exactly once; calls {first_calls:?}",
+                write.name
+            );
+            table.push(format!(
+                "| {} | {step}/{}: {operation} | {fault:?} | {status} | {outcome} | {retried}, exactly once |",
+                write.name,
+                steps.len()
+            ));
+        }
+    }
+    Some(table)
+}
+
+// ------------------------------------------------------------------ S3 and Secrets Manager
+
+/// A client of moto through a fault proxy with the fault suite's settings, and the proxy.
+fn moto_endpoint(suite: &str) -> Option<String> {
+    // api_tests::moto_s3 skips loudly (or fails under LT_REQUIRE_SERVICES=1) when moto is absent.
+    std::env::var("LT_MOTO_ENDPOINT").ok().or_else(|| {
+        api_tests::loud_skip(&format!("{suite} (LT_MOTO_ENDPOINT not set)"));
+        assert!(
+            std::env::var("LT_REQUIRE_SERVICES").map_or(true, |v| v != "1"),
+            "LT_REQUIRE_SERVICES=1 but LT_MOTO_ENDPOINT is not set"
+        );
+        None
+    })
+}
+
+async fn s3_via(proxy: &api_tests::fault_proxy::FaultProxy, bucket: &str) -> shared::store::s3::S3Objects {
+    use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region};
+    let config = aws_sdk_s3::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .endpoint_url(proxy.url())
+        .region(Region::new("us-east-1"))
+        .credentials_provider(Credentials::new("test", "test", None, None, "faults"))
+        .force_path_style(true)
+        .timeout_config(FAST_AWS.timeouts())
+        .retry_config(FAST_AWS.retries())
+        .build();
+    shared::store::s3::S3Objects::new(aws_sdk_s3::Client::from_conf(config), bucket)
+}
+
+/// S3 failing during an upload: 503, no file record, the quota given back, and no object
+/// left behind (the bytes are deleted when their record certainly does not exist).
+#[tokio::test]
+async fn an_upload_while_s3_or_the_store_fails_answers_503_and_leaves_no_record_and_no_object() {
+    let Some(moto) = moto_endpoint("the upload fault suite") else { return };
+    let Some(px) = proxied_dynamo("the upload fault suite", FAST_AWS).await else { return };
+    let Some((_, direct_s3)) = api_tests::moto_s3("the upload fault suite").await else { return };
+    let bucket = format!("workapi-faults-{}", Uuid::new_v4().simple());
+    direct_s3.create_bucket().bucket(&bucket).send().await.expect("bucket");
+    let s3_proxy = api_tests::fault_proxy::FaultProxy::start(&moto).await;
+    let objects = std::sync::Arc::new(s3_via(&s3_proxy, &bucket).await);
+    let api = TestApi::builder(&backend(&px)).objects(objects).start().await;
+    let (_, token) = api.user(ROOT, UserKind::Employee).await;
+    let png = workspace::image::samples::bytes(workspace::image::samples::PNG);
+    let objects_in_bucket = async || {
+        let listed = direct_s3.list_objects_v2().bucket(&bucket).send().await.expect("list");
+        listed.contents().len()
+    };
+    let file_items = async || snapshot(&px, api.workspace_id).await.values().filter(|i| i["entity"] == "File").count();
+    let usage = async || {
+        let keys = shared::store::keys::WsKeys::new(api.workspace_id);
+        workspace::quota::stored(px.direct.as_ref(), keys).await.expect("usage")
+    };
+
+    // S3 refuses every PutObject: 503, nothing anywhere, the reserved bytes given back.
+    s3_proxy.inject(Rule::on("S3:PUT", Fault::Status(503)).always());
+    let (status, body) = crate::upload::upload(&api, &token, &[crate::upload::image_part(&png, "a.png")]).await;
+    s3_proxy.heal();
+    assert_error_body(api.backend, status, &body, 503);
+    assert!(s3_proxy.count("S3:PUT") >= 3, "the SDK retried: {:?}", s3_proxy.counts());
+    assert_eq!((file_items().await, objects_in_bucket().await, usage().await), (0, 0, 0));
+
+    // The bytes stored, then the record's PutItem fails: 503, the bytes deleted again.
+    px.proxy.inject(Rule::on("PutItem", Fault::Status(500)).always());
+    let (status, body) = crate::upload::upload(&api, &token, &[crate::upload::image_part(&png, "b.png")]).await;
+    px.proxy.heal();
+    assert_error_body(api.backend, status, &body, 503);
+    assert_eq!(s3_proxy.count("S3:DELETE"), 1, "the orphan's bytes deleted");
+    assert_eq!((file_items().await, objects_in_bucket().await, usage().await), (0, 0, 0));
+
+    // Healed: the upload works, one record naming one object.
+    let (status, body) = crate::upload::upload(&api, &token, &[crate::upload::image_part(&png, "c.png")]).await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!((file_items().await, objects_in_bucket().await), (1, 1));
+}
+
+/// Secrets Manager failing: operations that store a new secret answer 503 and write nothing;
+/// operations that need no secret go on.
+#[tokio::test]
+async fn with_secrets_manager_down_new_secrets_answer_503_and_the_rest_keeps_working() {
+    use aws_sdk_secretsmanager::config::{BehaviorVersion, Credentials, Region};
+    let Some(moto) = moto_endpoint("the Secrets Manager fault suite") else { return };
+    let Some(px) = proxied_dynamo("the Secrets Manager fault suite", FAST_AWS).await else { return };
+    let proxy = api_tests::fault_proxy::FaultProxy::start(&moto).await;
+    let config = aws_sdk_secretsmanager::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .endpoint_url(proxy.url())
+        .region(Region::new("us-east-1"))
+        .credentials_provider(Credentials::new("test", "test", None, None, "faults"))
+        .timeout_config(FAST_AWS.timeouts())
+        .retry_config(FAST_AWS.retries())
+        .build();
+    let prefix = format!("workapi-faults-{}/", Uuid::new_v4().simple());
+    let secrets =
+        shared::secrets::SecretsManagerSecrets::with_client(prefix, aws_sdk_secretsmanager::Client::from_conf(config));
+    let api = TestApi::builder(&backend(&px)).secrets(std::sync::Arc::new(secrets)).start().await;
+    let (admin, token) = api.user(ROOT, UserKind::Employee).await;
+    let w = crate::agents_api::seeded(&api, admin.id).await;
+
+    for fault in [Fault::Status(503), Fault::Hang, Fault::Reset] {
+        proxy.inject(Rule::any(fault.clone()).always());
+        let path = format!("/agents/{}/managed-provider", w.agent);
+        let (status, headers, body) =
+            api.call(Method::POST, &path, Some(&token), Some(crate::agents_api::full_body(&w))).await;
+        assert_error_body(api.backend, status, &body, 503);
+        assert_eq!(retry_after(&headers), Some("2"), "{fault:?}");
+        // Nothing saved: the agent still has no settings.
+        let (status, read) = api.get(&path, &token).await;
+        assert_eq!(status, 404, "{fault:?}: half-saved settings: {read}");
+        // What needs no secret goes on.
+        assert_eq!(api.get("/agents", &token).await.0, 200, "{fault:?}");
+        assert_eq!(api.get("/tags/task", &token).await.0, 200, "{fault:?}");
+        proxy.heal();
+    }
+    // One CreateSecret applied and its answer lost: the SDK's retry finds the secret it
+    // created, and the save completes.
+    proxy.reset_counts();
+    proxy.inject(Rule::on("CreateSecret", Fault::Reset));
+    let path = format!("/agents/{}/managed-provider", w.agent);
+    let (status, saved) = api.post(&path, &token, crate::agents_api::full_body(&w)).await;
+    assert_eq!(status, 201, "{saved}");
+    assert_eq!(proxy.injected("CreateSecret"), 1);
+    assert_eq!(api.get(&path, &token).await.0, 200);
+}
