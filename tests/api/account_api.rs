@@ -325,12 +325,6 @@ async fn the_demo_workspace_has_notifications_and_a_helpdesk_account_to_work_wit
     assert_eq!((status, enabled_again), (200, enabled), "settings back unchanged");
 }
 
-/// Store calls of one request, as the server makes them (docs/account.md#store-round-trips).
-async fn round_trips<F: std::future::Future>(api: &TestApi, request: F) -> (usize, usize) {
-    let (trips, _) = api.round_trips(request).await;
-    (trips.reads, trips.writes)
-}
-
 #[tokio::test]
 async fn store_round_trips_per_request() {
     each_backend(async |_, api| {
@@ -340,12 +334,17 @@ async fn store_round_trips_per_request() {
         let read = format!("/account/notifications/{}/read", ids[1]);
         // Authentication: credential, user and custom-role reads; rate limits: the IP and token
         // counters.
-        assert_eq!(round_trips(api, api.get("/account/notifications", &token)).await, (5, 2), "[{}]", api.backend);
-        let count = round_trips(api, api.get("/account/notifications/unread-count", &token)).await;
-        assert_eq!(count, (4, 2), "[{}]", api.backend);
-        assert_eq!(round_trips(api, api.post(&read, &token, json!({}))).await, (4, 3), "[{}]", api.backend);
         assert_eq!(
-            round_trips(api, api.post(&read, &token, json!({}))).await,
+            api.round_trips(api.get("/account/notifications", &token)).await.0.counts(),
+            (5, 2),
+            "[{}]",
+            api.backend
+        );
+        let count = api.round_trips(api.get("/account/notifications/unread-count", &token)).await.0.counts();
+        assert_eq!(count, (4, 2), "[{}]", api.backend);
+        assert_eq!(api.round_trips(api.post(&read, &token, json!({}))).await.0.counts(), (4, 3), "[{}]", api.backend);
+        assert_eq!(
+            api.round_trips(api.post(&read, &token, json!({}))).await.0.counts(),
             (4, 2),
             "[{}] read: no write",
             api.backend

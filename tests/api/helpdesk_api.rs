@@ -242,12 +242,6 @@ async fn seeded_mail_accounts_are_validated_whole_and_load_idempotently() {
     .await;
 }
 
-/// Store calls of one request, as the server makes them (docs/helpdesk.md#store-round-trips).
-async fn round_trips<F: std::future::Future>(api: &TestApi, request: F) -> (usize, usize) {
-    let (trips, _) = api.round_trips(request).await;
-    (trips.reads, trips.writes)
-}
-
 #[tokio::test]
 async fn store_round_trips_per_request() {
     each_backend(async |_, api| {
@@ -256,22 +250,30 @@ async fn store_round_trips_per_request() {
         api.get("/helpdesk/email-accounts", &token).await; // the token's lastUsedAt, once
         let (get, disable, enable) =
             (account_path(w.support, ""), account_path(w.support, "/disable"), account_path(w.support, "/enable"));
-        assert_eq!(round_trips(api, api.get("/helpdesk/email-accounts", &token)).await, (4, 2), "[{}]", api.backend);
-        assert_eq!(round_trips(api, api.get(&get, &token)).await, (4, 2), "[{}]", api.backend);
-        assert_eq!(round_trips(api, delete(api, &disable, &token)).await, (4, 3), "[{}]", api.backend);
-        assert_eq!(round_trips(api, delete(api, &disable, &token)).await, (4, 2), "[{}] no write", api.backend);
-        assert_eq!(round_trips(api, api.post(&enable, &token, json!({}))).await, (4, 3), "[{}]", api.backend);
-        let settings = round_trips(
-            api,
-            patch(
+        assert_eq!(
+            api.round_trips(api.get("/helpdesk/email-accounts", &token)).await.0.counts(),
+            (4, 2),
+            "[{}]",
+            api.backend
+        );
+        assert_eq!(api.round_trips(api.get(&get, &token)).await.0.counts(), (4, 2), "[{}]", api.backend);
+        assert_eq!(api.round_trips(delete(api, &disable, &token)).await.0.counts(), (4, 3), "[{}]", api.backend);
+        assert_eq!(
+            api.round_trips(delete(api, &disable, &token)).await.0.counts(),
+            (4, 2),
+            "[{}] no write",
+            api.backend
+        );
+        assert_eq!(api.round_trips(api.post(&enable, &token, json!({}))).await.0.counts(), (4, 3), "[{}]", api.backend);
+        let (settings, _) = api
+            .round_trips(patch(
                 api,
                 &account_path(w.support, "/settings"),
                 &token,
                 json!({"taskProjectId": w.project, "taskPriority": "Low"}),
-            ),
-        )
-        .await;
-        assert_eq!(settings, (6, 3), "[{}] account, project, account in the write cycle", api.backend);
+            ))
+            .await;
+        assert_eq!(settings.counts(), (6, 3), "[{}] account, project, account in the write cycle", api.backend);
     })
     .await;
 }

@@ -565,6 +565,13 @@ pub struct RoundTrips {
     pub depth: usize,
 }
 
+impl RoundTrips {
+    /// Reads and writes, as the per-area tests state them.
+    pub fn counts(&self) -> (usize, usize) {
+        (self.reads, self.writes)
+    }
+}
+
 /// The longest chain of intervals in which each starts after the previous one ended.
 pub fn sequential_depth(calls: &[(Instant, Instant)]) -> usize {
     let mut calls = calls.to_vec();
