@@ -27,7 +27,11 @@ all=$(for main in functions/*/src/main.rs; do fn=${main#functions/}; fn=${fn%%/*
 read -r -a functions <<<"${LT_FUNCTIONS:-$(echo $all)}"
 packages=(-p floor)
 for fn in "${functions[@]}"; do packages+=(-p "$fn"); done
-[ -n "${LT_NO_BUILD:-}" ] || cargo lambda build --release "${packages[@]}"
+# One build per function, as SAM builds them: built together, cargo would unify features across
+# them (the functions that handle files turn on shared's S3 client, and everything would link it).
+if [ -z "${LT_NO_BUILD:-}" ]; then
+  for ((i = 1; i < ${#packages[@]}; i += 2)); do cargo lambda build --release -p "${packages[i]}"; done
+fi
 cargo build --quiet -p local --bin workapi
 npm ci --prefix tools/dynamodb-local --no-audit --no-fund --loglevel=error
 
