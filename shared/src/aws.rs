@@ -84,8 +84,22 @@ impl AwsSettings {
     /// The SDK configuration from the environment (endpoint, region, credentials) with these
     /// settings.
     pub async fn load(&self) -> aws_config::SdkConfig {
-        aws_config::from_env().timeout_config(self.timeouts()).retry_config(self.retries()).load().await
+        aws_config::from_env()
+            .http_client(https_client())
+            .timeout_config(self.timeouts())
+            .retry_config(self.retries())
+            .load()
+            .await
     }
+}
+
+/// The HTTP client of every AWS call: the SDK's hyper client with rustls on ring, instead of the
+/// SDK's default (rustls on aws-lc-rs, which links a large C crypto library into every
+/// bootstrap; docs/performance.md). Same connection pool, system root certificates and cipher
+/// suites as the default.
+pub fn https_client() -> aws_sdk_dynamodb::config::SharedHttpClient {
+    use aws_smithy_http_client::tls::{Provider, rustls_provider::CryptoMode};
+    aws_smithy_http_client::Builder::new().tls_provider(Provider::Rustls(CryptoMode::Ring)).build_https()
 }
 
 /// The SDK configuration every client of this process is built from: [`AwsSettings::from_env`]

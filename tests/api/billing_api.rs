@@ -582,3 +582,33 @@ async fn each_operation_makes_the_documented_store_round_trips() {
     })
     .await;
 }
+
+/// The potential invoices read a project's inputs at once, then every task with unbilled time
+/// (and its quotation) at once: the depth does not grow with the number of tasks
+/// (docs/billing.md, "Store round trips"). Two round trips of authentication, the project's
+/// access, the time-entry query (beside the other three input queries), the quotation guards,
+/// the tasks: 6; an update then reads and writes the invoice's record: 8. Before, each task
+/// added two (its guard, then the task itself).
+#[tokio::test]
+async fn potential_invoices_read_their_tasks_in_one_round_trip() {
+    for backend in api_tests::backends().await {
+        let api = TestApi::builder(&backend).store_latency(std::time::Duration::from_millis(20)).start().await;
+        let (root, token) = api.user(ROOT, UserKind::Employee).await;
+        let w = seeded(&api, &[root.id]).await;
+        let headers = [("LT_CUSTOM_NOW", "2026-04-02T12:00:00Z")];
+        let billing = json!({"manualTitle": "Hosting", "fromDate": "2026-01-01", "toDate": "2026-12-31",
+                             "frequency": 1, "payment": "fixed", "price": 10});
+        let (status, created) = api.post(&billings(w.project), &token, billing).await;
+        assert_eq!(status, 201, "[{}] {created}", api.backend);
+        let march = invoice_path(&invoice_id("subscription", w.project, "2026-03", "31"));
+        let list = format!("/billing/potential-invoices?projectId={}", w.project);
+        let patch = Some(json!({"contactId": w.contact}));
+        let cases = [(Method::GET, &list, None, 6), (Method::GET, &march, None, 6), (Method::PATCH, &march, patch, 8)];
+        for (method, path, body, depth) in cases {
+            let (trips, (status, _, response)) =
+                api.round_trips(api.send_with(method.clone(), path, &token, &headers, body)).await;
+            assert!(status < 300, "[{}] {method} {path}: {response}", api.backend);
+            assert_eq!(trips.depth, depth, "[{}] {method} {path}", api.backend);
+        }
+    }
+}

@@ -149,6 +149,7 @@ async fn a_transaction_cancelled_by_a_conflict_is_retried_or_answers_503_and_nev
 async fn snapshot(px: &ProxiedDynamo, workspace: Uuid) -> BTreeMap<(String, String), Value> {
     let config = aws_sdk_dynamodb::Config::builder()
         .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+        .http_client(shared::aws::https_client())
         .endpoint_url(&px.endpoint)
         .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
         .credentials_provider(aws_sdk_dynamodb::config::Credentials::new("test", "test", None, None, "faults"))
@@ -412,6 +413,7 @@ async fn s3_via(proxy: &api_tests::fault_proxy::FaultProxy, bucket: &str) -> sha
     use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region};
     let config = aws_sdk_s3::Config::builder()
         .behavior_version(BehaviorVersion::latest())
+        .http_client(shared::aws::https_client())
         .endpoint_url(proxy.url())
         .region(Region::new("us-east-1"))
         .credentials_provider(Credentials::new("test", "test", None, None, "faults"))
@@ -478,6 +480,7 @@ async fn with_secrets_manager_down_new_secrets_answer_503_and_the_rest_keeps_wor
     let proxy = api_tests::fault_proxy::FaultProxy::start(&moto).await;
     let config = aws_sdk_secretsmanager::Config::builder()
         .behavior_version(BehaviorVersion::latest())
+        .http_client(shared::aws::https_client())
         .endpoint_url(proxy.url())
         .region(Region::new("us-east-1"))
         .credentials_provider(Credentials::new("test", "test", None, None, "faults"))

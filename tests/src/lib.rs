@@ -61,6 +61,7 @@ pub async fn dynamo_store(endpoint: &str) -> DynamoStore {
 pub fn dynamo_store_with(endpoint: &str, settings: AwsSettings) -> DynamoStore {
     let config = aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
+        .http_client(shared::aws::https_client())
         .endpoint_url(endpoint)
         .region(Region::new("us-east-1"))
         .credentials_provider(Credentials::new("test", "test", None, None, "workapi-tests"))
@@ -156,6 +157,7 @@ pub async fn moto(suite: &str) -> Option<aws_sdk_secretsmanager::Client> {
     );
     let config = aws_sdk_secretsmanager::Config::builder()
         .behavior_version(BehaviorVersion::latest())
+        .http_client(shared::aws::https_client())
         .endpoint_url(endpoint)
         .region(Region::new("us-east-1"))
         .credentials_provider(Credentials::new("test", "test", None, None, "workapi-tests"))
@@ -177,6 +179,7 @@ pub async fn moto_s3(suite: &str) -> Option<(Arc<S3Objects>, aws_sdk_s3::Client)
     };
     let config = aws_sdk_s3::Config::builder()
         .behavior_version(BehaviorVersion::latest())
+        .http_client(shared::aws::https_client())
         .endpoint_url(endpoint)
         .region(Region::new("us-east-1"))
         .credentials_provider(Credentials::new("test", "test", None, None, "workapi-tests"))

@@ -1,7 +1,7 @@
 //! The floor every function's cold start is compared with (bench/coldstart.sh): what any Rust
 //! Lambda function on this stack pays, with the same dependency versions and features and the
 //! same release profile. An aws-sdk-dynamodb client built at init, one GetItem per request,
-//! nothing else.
+//! nothing else; the SDK's HTTP client on rustls with ring, as the functions build it.
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -17,7 +17,11 @@ struct Floor {
 fn main() -> Result<(), lambda_http::Error> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {
-        let config = aws_config::load_from_env().await;
+        // The same HTTP client as the functions' (shared::aws): rustls on ring, not the SDK's
+        // default aws-lc, so that the floor differs from them only by their own code.
+        use aws_smithy_http_client::tls::{Provider, rustls_provider::CryptoMode};
+        let http = aws_smithy_http_client::Builder::new().tls_provider(Provider::Rustls(CryptoMode::Ring)).build_https();
+        let config = aws_config::from_env().http_client(http).load().await;
         let table = std::env::var("TABLE_NAME").map_err(|_| "TABLE_NAME is not set")?;
         let floor = Floor { client: Client::new(&config), table };
         lambda_http::run(Router::new().fallback(get_item).with_state(floor)).await

@@ -25,7 +25,7 @@ use shared::input::{At, Errors, Field, Input, Integer, Patch, SchemaRef};
 use shared::permissions::{Requirement, key};
 use shared::request::{Body, Path, Query};
 use shared::store::keys::WsKeys;
-use shared::store::{Condition, Key, Store, query_all};
+use shared::store::{Condition, Key, Store, query_all, read_all};
 use shared::{ApiError, ApiResult, AppState, Caller};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -468,20 +468,17 @@ pub async fn for_project(store: &dyn Store, caller: &Caller, project: &Project) 
         records(store, scope),
     );
     let (billings, unbilled, invoices, records) = (billings?, unbilled?, invoices?, records?);
+    // Each task of the unbilled time once, with its quotation: all read in one round trip.
+    let mut guarded: BTreeMap<Uuid, Option<(Uuid, Uuid)>> = BTreeMap::new();
+    for u in &unbilled {
+        guarded.entry(u.entry.task_id).or_insert(u.quotation.as_ref().map(|g| (g.task_id, g.quotation_id)));
+    }
     let mut tasks = HashMap::new();
     let mut quotations = HashMap::new();
-    for u in &unbilled {
-        if tasks.contains_key(&u.entry.task_id) {
-            continue;
-        }
-        if let Some(t) = task::get(store, scope.0, u.entry.task_id).await? {
-            tasks.insert(t.id, t);
-        }
-        if let Some(guard) = &u.quotation
-            && let Some(q) = quotation_domain::get(store, (scope.0, guard.task_id), guard.quotation_id).await?
-        {
-            quotations.insert(guard.task_id, q);
-        }
+    let reads = read_all(guarded, |(task_id, guard)| task_and_quotation(store, scope.0, task_id, guard)).await?;
+    for (task, quotation) in reads {
+        tasks.extend(task.map(|t| (t.id, t)));
+        quotations.extend(quotation);
     }
     let inputs = Inputs {
         project,
@@ -494,6 +491,27 @@ pub async fn for_project(store: &dyn Store, caller: &Caller, project: &Project) 
         records: &records,
     };
     Ok(compute(&inputs))
+}
+
+/// A task with unbilled time and, when its time is guarded by an accepted express quotation
+/// (`(task, quotation)` ids), that quotation keyed by its task: read concurrently.
+async fn task_and_quotation(
+    store: &dyn Store,
+    keys: WsKeys,
+    task_id: Uuid,
+    guard: Option<(Uuid, Uuid)>,
+) -> ApiResult<(Option<TaskRecord>, Option<(Uuid, ExpressQuotationRecord)>)> {
+    let quotation = async {
+        match guard {
+            Some((task_id, quotation_id)) => {
+                let found = quotation_domain::get(store, (keys, task_id), quotation_id).await?;
+                Ok::<_, ApiError>(found.map(|q| (task_id, q)))
+            }
+            None => Ok(None),
+        }
+    };
+    let (task, quotation) = tokio::join!(task::get(store, keys, task_id), quotation);
+    Ok((task?, quotation?))
 }
 
 async fn records(store: &dyn Store, scope: ProjectScope) -> ApiResult<HashMap<InvoiceId, PotentialInvoiceRecord>> {
@@ -554,10 +572,10 @@ pub async fn list_potential_invoices(
         Some(id) => vec![project::accessible(store, &caller, id).await?.project],
         None => project::list_accessible(store, &caller).await?,
     };
-    let mut all = Vec::new();
-    for project in &projects {
-        all.extend(for_project(store, &caller, project).await?);
-    }
+    let caller = &caller;
+    let per_project =
+        read_all(projects, |project| async move { for_project(store, caller, &project).await }).await?;
+    let mut all: Vec<_> = per_project.into_iter().flatten().collect();
     all.sort_by_key(|i| (i.date_from, i.kind, i.project_id));
     Ok(Json(all))
 }
@@ -658,10 +676,23 @@ pub async fn update_potential_invoice(
 ) -> ApiResult<Json<Success>> {
     let permit = caller.authorize(MANAGE)?;
     let store = state.store();
-    let (project, _) = find(store, &caller, path.id).await?;
-    let body = body.parse(&permit)?;
-    if let Patch::Value(contact_id) = body.contact_id {
-        let user = identity::get_user(store, caller.workspace_id, contact_id).await?;
+    let body = body.parse(&permit);
+    // The recipient's read does not wait for the invoice's; a missing invoice still answers
+    // 404 before a malformed body's 400, as when they ran one after the other.
+    let contact = match &body {
+        Ok(PotentialInvoicePatchBody { contact_id: Patch::Value(id), .. }) => Some(*id),
+        _ => None,
+    };
+    let contact_read = async {
+        match contact {
+            Some(id) => identity::get_user(store, caller.workspace_id, id).await.map(Some),
+            None => Ok(None),
+        }
+    };
+    let (found, contact) = tokio::join!(find(store, &caller, path.id), contact_read);
+    let (project, _) = found?;
+    let body = body?;
+    if let Some(user) = contact? {
         let valid = user.is_some_and(|u| {
             u.is_active
                 && u.kind == UserKind::OrganizationMember

@@ -5,9 +5,8 @@ use shared::domain::billing::{self, TimeEntryRecord};
 use shared::domain::project::ProjectScope;
 use shared::domain::quotation::{self, AcceptedQuotationRecord};
 use shared::entity;
-use shared::store::Store;
-use std::collections::BTreeMap;
-use std::collections::btree_map::Entry;
+use shared::store::{Store, read_all};
+use std::collections::{BTreeMap, BTreeSet};
 use uuid::Uuid;
 
 /// Unbilled time and, when its task has one, the task's accepted quotation (which replaces
@@ -19,16 +18,17 @@ pub struct UnbilledEntry {
 }
 
 /// The project's unbilled time entries: one query, then one read of the accepted-quotation
-/// guard per task that has unbilled time.
+/// guard per task that has unbilled time, all at once.
 pub async fn unbilled_time(store: &dyn Store, scope: ProjectScope) -> ApiResult<Vec<UnbilledEntry>> {
     let entries: Vec<TimeEntryRecord> =
         billing::time_entries(store, scope).await?.into_iter().filter(|e| !e.billed).collect();
-    let mut accepted: BTreeMap<Uuid, Option<AcceptedQuotationRecord>> = BTreeMap::new();
-    for entry in &entries {
-        if let Entry::Vacant(slot) = accepted.entry(entry.task_id) {
-            slot.insert(entity::get(store, &quotation::accepted_key((scope.0, entry.task_id))).await?);
-        }
-    }
+    let task_ids: BTreeSet<Uuid> = entries.iter().map(|e| e.task_id).collect();
+    let guards = read_all(task_ids, |task_id| async move {
+        let guard = entity::get::<AcceptedQuotationRecord>(store, &quotation::accepted_key((scope.0, task_id))).await;
+        guard.map(|guard| (task_id, guard))
+    })
+    .await?;
+    let accepted: BTreeMap<Uuid, Option<AcceptedQuotationRecord>> = guards.into_iter().collect();
     Ok(entries
         .into_iter()
         .map(|entry| UnbilledEntry { quotation: accepted.get(&entry.task_id).cloned().flatten(), entry })

@@ -247,6 +247,7 @@ pub(crate) fn check_item_keys(item: &Item) -> StoreResult<Key> {
 /// Evaluates a condition against the current item (None when absent or expired).
 /// The embedded backend uses this directly; the DynamoDB backend translates the same enum
 /// into a condition expression with identical meaning.
+#[cfg(feature = "embedded")]
 pub(crate) fn condition_holds(cond: &Condition, current: Option<&Item>) -> bool {
     match cond {
         Condition::None => true,
@@ -261,6 +262,7 @@ pub(crate) fn condition_holds(cond: &Condition, current: Option<&Item>) -> bool 
 }
 
 /// Applies an update to a (possibly absent) item, keeping the key attributes.
+#[cfg(feature = "embedded")]
 pub(crate) fn apply_update(current: Option<Item>, key: &Key, update: &Update) -> Item {
     let mut item = current.unwrap_or_default();
     item.insert(PK.into(), Value::String(key.pk.clone()));
@@ -281,6 +283,23 @@ pub(crate) fn check_update(update: &Update) -> StoreResult<()> {
         }
     }
     Ok(())
+}
+
+/// At most this many reads of one request in flight at once: a fan-out over a list the caller
+/// controls stays polite to the table and to the container's connection pool.
+pub const FAN_OUT: usize = 16;
+
+/// Runs `read` for each input concurrently, at most [`FAN_OUT`] at a time, and returns the
+/// results in the inputs' order; the first error wins. For reads that depend on an earlier
+/// query's result but not on each other, so that they cost one round trip instead of one each.
+pub async fn read_all<I, T, E, F, Fut>(inputs: I, read: F) -> Result<Vec<T>, E>
+where
+    I: IntoIterator,
+    F: FnMut(I::Item) -> Fut,
+    Fut: std::future::Future<Output = Result<T, E>>,
+{
+    use futures_util::{StreamExt, TryStreamExt, stream};
+    stream::iter(inputs).map(read).buffered(FAN_OUT).try_collect().await
 }
 
 /// Every item a query matches, following the pages (DynamoDB returns at most 1 MB a page).
