@@ -20,7 +20,8 @@ fn main() -> Result<(), lambda_http::Error> {
         // The same HTTP client as the functions' (shared::aws): rustls on ring, not the SDK's
         // default aws-lc, so that the floor differs from them only by their own code.
         use aws_smithy_http_client::tls::{Provider, rustls_provider::CryptoMode};
-        let http = aws_smithy_http_client::Builder::new().tls_provider(Provider::Rustls(CryptoMode::Ring)).build_https();
+        let http =
+            aws_smithy_http_client::Builder::new().tls_provider(Provider::Rustls(CryptoMode::Ring)).build_https();
         let config = aws_config::from_env().http_client(http).load().await;
         let table = std::env::var("TABLE_NAME").map_err(|_| "TABLE_NAME is not set")?;
         let floor = Floor { client: Client::new(&config), table };

@@ -573,8 +573,7 @@ pub async fn list_potential_invoices(
         None => project::list_accessible(store, &caller).await?,
     };
     let caller = &caller;
-    let per_project =
-        read_all(projects, |project| async move { for_project(store, caller, &project).await }).await?;
+    let per_project = read_all(projects, |project| async move { for_project(store, caller, &project).await }).await?;
     let mut all: Vec<_> = per_project.into_iter().flatten().collect();
     all.sort_by_key(|i| (i.date_from, i.kind, i.project_id));
     Ok(Json(all))
