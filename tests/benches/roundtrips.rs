@@ -3,17 +3,27 @@
 //! (`api_tests::operations`) once, in its order, and counts the server's calls on the embedded
 //! store (DynamoDB makes exactly the same calls: one trait), with the sequential depth: how many
 //! of them the request waited for one after another. Then authentication alone per credential
-//! kind, and the requests that fail before any handler.
+//! kind, and the requests that fail before any handler. Each request's DynamoDB capacity units
+//! (`api_tests::capacity`) and its duration with every store call taking
+//! [`STORE_ROUND_TRIP`] give its cost per million requests (`api_tests::cost`) at the function's
+//! MemorySize in template.yaml.
 
+use api_tests::cost::{Cost, memory_size};
 use api_tests::operations::{Catalogue, Request, catalogue, success};
 use api_tests::{RoundTrips, TestApi, backends};
 use reqwest::Method;
 use serde_json::Value;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-async fn measure(api: &TestApi, catalogue: &Catalogue, request: &Request) -> (RoundTrips, u16, Vec<u8>) {
+/// What one DynamoDB call takes from a Lambda function in its region, as the duration model's
+/// unit: AWS states single-digit milliseconds; 5 ms is a typical p50 from inside a VPC-less
+/// function (docs/performance.md).
+const STORE_ROUND_TRIP: Duration = Duration::from_millis(5);
+
+async fn measure(api: &TestApi, catalogue: &Catalogue, request: &Request) -> (RoundTrips, u16, Vec<u8>, Duration) {
+    let start = Instant::now();
     let (trips, (status, body)) = api.round_trips(catalogue.send(api, request)).await;
-    (trips, status, body)
+    (trips, status, body, start.elapsed())
 }
 
 /// The round trips of `GET path` with a bearer token given as is.
@@ -26,18 +36,23 @@ async fn with_token(api: &TestApi, path: &str, token: Option<&str>) -> (RoundTri
 async fn main() {
     let backend = backends().await.into_iter().next().expect("the embedded backend");
     // Each store call is delayed, so that concurrent calls overlap and the depth shows.
-    let api = TestApi::builder(&backend).store_latency(Duration::from_millis(5)).start().await;
+    let api = TestApi::builder(&backend).store_latency(STORE_ROUND_TRIP).start().await;
+    let template =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../template.yaml")).expect("template.yaml");
     let catalogue = catalogue(&api).await;
     // The token's first use records lastUsedAt (at most once an hour); do it before counting.
     api.get("/tags/task", &catalogue.root_token).await;
 
-    println!("| Function | Operation | Status | Store reads | Store writes | Total | Sequential depth |");
-    println!("|---|---|---|---|---|---|---|");
+    println!(
+        "| Function | Operation | Status | Store reads | Store writes | Total | Sequential depth | Read units | Write units |"
+    );
+    println!("|---|---|---|---|---|---|---|---:|---:|");
+    let mut costs = Vec::new();
     let (mut failed, mut max_depth) = (Vec::new(), 0);
     let mut access_token = None;
     let mut session_token = None;
     for request in &catalogue.requests {
-        let (trips, status, body) = measure(&api, &catalogue, request).await;
+        let (trips, status, body, took) = measure(&api, &catalogue, request).await;
         if !success(request, status) {
             failed.push(format!("{} {status}: {}", request.operation_id, String::from_utf8_lossy(&body)));
         }
@@ -53,14 +68,38 @@ async fn main() {
             "login" => session_token = answer["accessToken"].as_str().map(str::to_owned),
             _ => {}
         }
-        let RoundTrips { reads, writes, depth } = trips;
+        let RoundTrips { reads, writes, depth, capacity } = trips;
         max_depth = max_depth.max(depth);
         println!(
-            "| {} | `{}` {} | {status} | {reads} | {writes} | {} | {depth} |",
+            "| {} | `{}` {} | {status} | {reads} | {writes} | {} | {depth} | {} | {} |",
             request.function,
             request.operation_id,
             request.method,
-            reads + writes
+            reads + writes,
+            capacity.read_units,
+            capacity.write_units
+        );
+        // The MCP endpoint's memory for its tool calls; the rest by the function serving them.
+        let memory = memory_size(&template, &request.function)
+            .unwrap_or_else(|| panic!("template.yaml has no function with Binary: {}", request.function));
+        let duration_ms = took.as_secs_f64() * 1000.0;
+        costs.push((request, duration_ms, memory, Cost::of(capacity, duration_ms, memory)));
+    }
+
+    println!(
+        "\n| Function | Operation | Duration ({} ms a store round trip) | MemorySize | API Gateway | Lambda | DynamoDB | Total per million |",
+        STORE_ROUND_TRIP.as_millis()
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|");
+    for (request, duration_ms, memory, cost) in &costs {
+        println!(
+            "| {} | `{}` | {duration_ms:.1} ms | {memory} MB | ${:.2} | ${:.3} | ${:.3} | **${:.2}** |",
+            request.function,
+            request.operation_id,
+            cost.api_gateway,
+            cost.lambda,
+            cost.dynamodb,
+            cost.total()
         );
     }
 
@@ -84,13 +123,13 @@ async fn main() {
     }
     measured.push(("OAuth access token", access_token));
     for (name, result) in measured {
-        let Some((RoundTrips { reads, writes, depth }, status)) = result else {
+        let Some((RoundTrips { reads, writes, depth, .. }, status)) = result else {
             println!("| {name} | not measured: no token | | | | |");
             continue;
         };
         println!("| {name} | {status} | {reads} | {writes} | {depth} | {} |", depth.saturating_sub(1));
     }
-    let (RoundTrips { reads, writes, depth }, status) = registration;
+    let (RoundTrips { reads, writes, depth, .. }, status) = registration;
     println!(
         "| registration access token (RFC 7592; not an API credential) | {status} | {reads} | {writes} | {depth} | {depth} |"
     );
@@ -104,7 +143,7 @@ async fn main() {
         ("forged token (401)", "/tags/task", Some(forged.as_str())),
         ("unknown route (404)", "/nope", Some(catalogue.root_token.as_str())),
     ] {
-        let (RoundTrips { reads, writes, depth }, status) = with_token(&api, path, token).await;
+        let (RoundTrips { reads, writes, depth, .. }, status) = with_token(&api, path, token).await;
         println!("| {name} | {status} | {reads} | {writes} | {} | {depth} |", reads + writes);
     }
     eprintln!("max sequential depth over the catalogue: {max_depth}");

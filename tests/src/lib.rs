@@ -6,12 +6,15 @@
 //! skipped with a loud message, unless `LT_REQUIRE_SERVICES=1`, which turns the absence into
 //! a failure so CI can never pass by skipping.
 
+pub mod capacity;
+pub mod cost;
 pub mod document_server;
 pub mod fault_proxy;
 pub mod operations;
 pub mod response_check;
 
 use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
+use capacity::Capacity;
 use serde_json::Value;
 use shared::AppState;
 use shared::app::TokenKeySource;
@@ -228,6 +231,8 @@ pub struct TestApi {
     pub store_writes: Arc<AtomicUsize>,
     /// When each store call of the server started and ended ([`TestApi::round_trips`]).
     store_calls: Arc<Mutex<Vec<(Instant, Instant)>>>,
+    /// The capacity units the server's store calls consumed ([`capacity`]).
+    store_capacity: Arc<Mutex<Capacity>>,
     pub base: String,
     pub http: reqwest::Client,
     pub store: Arc<dyn Store>,
@@ -366,6 +371,7 @@ impl TestApi {
     /// one request at a time.
     pub async fn round_trips<T>(&self, request: impl Future<Output = T>) -> (RoundTrips, T) {
         let (reads, writes) = (self.store_reads.load(Ordering::SeqCst), self.store_writes.load(Ordering::SeqCst));
+        let capacity = *self.store_capacity.lock().unwrap_or_else(|p| p.into_inner());
         self.store_calls.lock().unwrap_or_else(|p| p.into_inner()).clear();
         let out = request.await;
         let calls = self.store_calls.lock().unwrap_or_else(|p| p.into_inner()).clone();
@@ -373,6 +379,7 @@ impl TestApi {
             reads: self.store_reads.load(Ordering::SeqCst) - reads,
             writes: self.store_writes.load(Ordering::SeqCst) - writes,
             depth: sequential_depth(&calls),
+            capacity: self.store_capacity.lock().unwrap_or_else(|p| p.into_inner()).since(capacity),
         };
         (trips, out)
     }
@@ -477,11 +484,13 @@ impl TestApiBuilder<'_> {
         let sessions = self.session_keys.unwrap_or_else(|| SessionKeySource::fixed(SessionKeySet::generate("test")));
         let (store_reads, store_writes) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
         let store_calls = Arc::new(Mutex::new(Vec::new()));
+        let store_capacity = Arc::new(Mutex::new(Capacity::default()));
         let counted = Arc::new(CountingStore {
             inner: backend.store.clone(),
             reads: store_reads.clone(),
             writes: store_writes.clone(),
             calls: store_calls.clone(),
+            capacity: store_capacity.clone(),
             latency: self.store_latency,
         });
         let objects = self.objects.unwrap_or_else(|| temp_objects());
@@ -510,6 +519,7 @@ impl TestApiBuilder<'_> {
             store_reads,
             store_writes,
             store_calls,
+            store_capacity,
             base: format!("http://{addr}"),
             http: reqwest::Client::new(),
             store: backend.store.clone(),
@@ -537,10 +547,15 @@ struct CountingStore {
     reads: Arc<AtomicUsize>,
     writes: Arc<AtomicUsize>,
     calls: Arc<Mutex<Vec<(Instant, Instant)>>>,
+    capacity: Arc<Mutex<Capacity>>,
     latency: Option<Duration>,
 }
 
 impl CountingStore {
+    fn charge(&self, units: Capacity) {
+        self.capacity.lock().unwrap_or_else(|p| p.into_inner()).add(units);
+    }
+
     async fn timed<T>(&self, counter: &AtomicUsize, call: impl Future<Output = T>) -> T {
         counter.fetch_add(1, Ordering::SeqCst);
         let start = Instant::now();
@@ -558,7 +573,7 @@ impl CountingStore {
 }
 
 /// The store calls of one request ([`TestApi::round_trips`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RoundTrips {
     pub reads: usize,
     pub writes: usize,
@@ -566,6 +581,8 @@ pub struct RoundTrips {
     /// request waited for one after another. Recorded only under a store latency
     /// ([`TestApiBuilder::store_latency`]); 0 without.
     pub depth: usize,
+    /// The DynamoDB capacity units the calls consume ([`capacity`]).
+    pub capacity: Capacity,
 }
 
 impl RoundTrips {
@@ -593,24 +610,35 @@ pub fn sequential_depth(calls: &[(Instant, Instant)]) -> usize {
 #[async_trait::async_trait]
 impl Store for CountingStore {
     async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
-        self.timed(&self.reads, self.inner.get(key)).await
+        let found = self.timed(&self.reads, self.inner.get(key)).await;
+        self.charge(Capacity::get(found.as_ref().ok().and_then(Option::as_ref)));
+        found
     }
     async fn put(&self, item: Item, cond: Condition) -> StoreResult<()> {
+        self.charge(Capacity::write(Some(&item)));
         self.timed(&self.writes, self.inner.put(item, cond)).await
     }
     async fn update(&self, key: &Key, update: Update, cond: Condition) -> StoreResult<Item> {
-        self.timed(&self.writes, self.inner.update(key, update, cond)).await
+        let after = self.timed(&self.writes, self.inner.update(key, update, cond)).await;
+        self.charge(Capacity::write(after.as_ref().ok()));
+        after
     }
     async fn delete(&self, key: &Key, cond: Condition) -> StoreResult<Option<Item>> {
-        self.timed(&self.writes, self.inner.delete(key, cond)).await
+        let before = self.timed(&self.writes, self.inner.delete(key, cond)).await;
+        self.charge(Capacity::write(before.as_ref().ok().and_then(Option::as_ref)));
+        before
     }
     async fn query(&self, query: Query) -> StoreResult<Page> {
-        self.timed(&self.reads, self.inner.query(query)).await
+        let page = self.timed(&self.reads, self.inner.query(query.clone())).await;
+        self.charge(Capacity::query(&query, page.as_ref().map_or(&[][..], |p| &p.items)));
+        page
     }
     async fn transact(&self, ops: Vec<TxOp>) -> StoreResult<()> {
+        self.charge(Capacity::transact(&ops));
         self.timed(&self.writes, self.inner.transact(ops)).await
     }
     async fn increment(&self, key: &Key, attr: &str, by: i64, init: Item, cond: Condition) -> StoreResult<i64> {
+        self.charge(Capacity::write(None));
         self.timed(&self.writes, self.inner.increment(key, attr, by, init, cond)).await
     }
 }

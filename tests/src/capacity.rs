@@ -1,0 +1,138 @@
+//! DynamoDB capacity units of the store calls a request makes, for the cost table of
+//! docs/performance.md ("Cost per million requests", bench `roundtrips`). Computed from the
+//! items the calls carry, by DynamoDB's documented rules (Developer Guide, "Read/write capacity
+//! mode" and "Item sizes"), on the embedded store, which makes exactly the calls DynamoDB gets:
+//!
+//! - an item's size is the UTF-8 length of its attribute names plus its values: a string its
+//!   UTF-8 length, a number about one byte per two digits plus one, a boolean or null one byte,
+//!   a list or map three bytes plus one per element plus the elements (and a map's names);
+//! - a strongly consistent read costs one read unit per 4 KB read (rounded up, at least one, an
+//!   absent item included), an eventually consistent one half of that; a query sums the sizes
+//!   of the items it returns before rounding (the store reads the table strongly and the GSI
+//!   eventually, as `DynamoStore` does);
+//! - a write costs one write unit per 1 KB of the larger of the item before and after (at least
+//!   one, a failed condition included); inside a transaction every item costs twice.
+//!
+//! Where the store does not see an item's size (the item a put replaces, the item a
+//! transaction's update or condition check touches), it counts the smallest charge: the figures
+//! are a floor for large items, exact for the small items this API keeps.
+
+use serde_json::Value;
+use shared::store::{Index, Item, Query, TxOp};
+
+/// Capacity units consumed, summed over calls.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Capacity {
+    pub read_units: f64,
+    pub write_units: f64,
+}
+
+impl Capacity {
+    pub fn add(&mut self, other: Capacity) {
+        self.read_units += other.read_units;
+        self.write_units += other.write_units;
+    }
+
+    pub fn since(self, earlier: Capacity) -> Capacity {
+        Capacity {
+            read_units: self.read_units - earlier.read_units,
+            write_units: self.write_units - earlier.write_units,
+        }
+    }
+
+    fn read_bytes(bytes: usize, consistent: bool) -> Capacity {
+        let units = bytes.div_ceil(4096).max(1) as f64;
+        Capacity { read_units: if consistent { units } else { units / 2.0 }, write_units: 0.0 }
+    }
+
+    fn write_bytes(bytes: usize, transactional: bool) -> Capacity {
+        let units = bytes.div_ceil(1024).max(1) as f64;
+        Capacity { read_units: 0.0, write_units: if transactional { 2.0 * units } else { units } }
+    }
+
+    /// A GetItem (the store's gets are strongly consistent).
+    pub fn get(found: Option<&Item>) -> Capacity {
+        Capacity::read_bytes(found.map_or(0, item_size), true)
+    }
+
+    /// One page of a Query: strongly consistent on the table, eventually on the GSI.
+    pub fn query(query: &Query, items: &[Item]) -> Capacity {
+        Capacity::read_bytes(items.iter().map(item_size).sum(), query.index == Index::Table)
+    }
+
+    /// A PutItem, UpdateItem, DeleteItem or counter increment, given the item written (after an
+    /// update, before a delete) when known.
+    pub fn write(item: Option<&Item>) -> Capacity {
+        Capacity::write_bytes(item.map_or(0, item_size), false)
+    }
+
+    /// A TransactWriteItems: every item twice.
+    pub fn transact(ops: &[TxOp]) -> Capacity {
+        let mut total = Capacity::default();
+        for op in ops {
+            let size = match op {
+                TxOp::Put { item, .. } => item_size(item),
+                TxOp::Update { .. } | TxOp::Delete { .. } | TxOp::Check { .. } => 0,
+            };
+            total.add(Capacity::write_bytes(size, true));
+        }
+        total
+    }
+}
+
+/// An item's size as DynamoDB counts it.
+pub fn item_size(item: &Item) -> usize {
+    item.iter().map(|(name, value)| name.len() + value_size(value)).sum()
+}
+
+fn value_size(value: &Value) -> usize {
+    match value {
+        Value::Null | Value::Bool(_) => 1,
+        Value::String(s) => s.len(),
+        Value::Number(n) => {
+            let digits = n.to_string().chars().filter(char::is_ascii_digit).count();
+            digits.div_ceil(2) + 1
+        }
+        Value::Array(items) => 3 + items.iter().map(|v| 1 + value_size(v)).sum::<usize>(),
+        Value::Object(map) => 3 + map.iter().map(|(k, v)| 1 + k.len() + value_size(v)).sum::<usize>(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use shared::store::{Condition, Key};
+
+    fn item(value: Value) -> Item {
+        value.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn sizes_follow_dynamodb_s_rules() {
+        assert_eq!(item_size(&item(json!({"PK": "abc"}))), 2 + 3);
+        assert_eq!(item_size(&item(json!({"n": 12345}))), 1 + 4);
+        assert_eq!(item_size(&item(json!({"b": true, "z": null}))), 2 + 2);
+        assert_eq!(item_size(&item(json!({"l": ["ab", 1]}))), 1 + 3 + (1 + 2) + (1 + 2));
+        assert_eq!(item_size(&item(json!({"m": {"k": "v"}}))), 1 + 3 + (1 + 1 + 1));
+        assert_eq!(item_size(&item(json!({"é": "ü"}))), 2 + 2);
+    }
+
+    #[test]
+    fn units_round_up_with_a_minimum_of_one() {
+        let small = item(json!({"PK": "a"}));
+        let big = item(json!({"PK": "x".repeat(5000)}));
+        assert_eq!(Capacity::get(None), Capacity { read_units: 1.0, write_units: 0.0 });
+        assert_eq!(Capacity::get(Some(&big)).read_units, 2.0);
+        let gsi = Query::gsi1("p");
+        assert_eq!(Capacity::query(&gsi, &[small.clone(), small.clone()]).read_units, 0.5);
+        assert_eq!(Capacity::query(&Query::table("p"), &[big.clone(), big.clone()]).read_units, 3.0);
+        assert_eq!(Capacity::write(Some(&big)).write_units, 5.0);
+        assert_eq!(Capacity::write(None).write_units, 1.0);
+        let ops = vec![
+            TxOp::Put { item: big, cond: Condition::NotExists },
+            TxOp::Check { key: Key::new("p", "s"), cond: Condition::Exists },
+        ];
+        assert_eq!(Capacity::transact(&ops).write_units, 2.0 * 5.0 + 2.0);
+    }
+}
