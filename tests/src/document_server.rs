@@ -58,7 +58,7 @@ impl DocumentServer {
 
 /// Serves `route(base, path)` over TLS on 127.0.0.1 (a random port), counting requests per path.
 pub async fn start(route: impl Fn(&str, &str) -> Route + Send + Sync + 'static) -> DocumentServer {
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
     let key = rustls::pki_types::PrivateKeyDer::Pkcs8(TEST_KEY_DER.to_vec().into());
     let config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()

@@ -243,7 +243,7 @@ fn tls_config(relaxed: &MetadataFetchForTests) -> Result<Arc<rustls::ClientConfi
     for der in &relaxed.extra_roots_der {
         roots.add(der.clone().into()).map_err(unreachable)?;
     }
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
     let config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(unreachable)?
