@@ -167,6 +167,22 @@ impl Expr {
                 let (ttl, now) = (self.name(TTL), self.now());
                 format!("attribute_not_exists({a}) OR {a} < {l} OR {ttl} <= {now}")
             }
+            Condition::Equals { attr, value } => {
+                let (a, v) = (self.name(attr), self.value(AttributeValue::S(value.clone())));
+                format!("{a} = {v} AND {}", live(self))
+            }
+            Condition::Lacks(attr) => {
+                let (a, ttl, now) = (self.name(attr), self.name(TTL), self.now());
+                format!("attribute_not_exists({a}) OR {ttl} <= {now}")
+            }
+            Condition::All(all) => {
+                let parts: Vec<String> =
+                    all.iter().filter_map(|c| self.condition(c)).map(|c| format!("({c})")).collect();
+                if parts.is_empty() {
+                    return None;
+                }
+                parts.join(" AND ")
+            }
         })
     }
 

@@ -66,6 +66,14 @@ pub enum Condition {
     /// The item is absent, or the numeric attribute is absent or below the limit.
     /// Used by rate-limit counters: increment only while under the limit.
     CounterBelow { attr: String, limit: i64 },
+    /// The item exists (and has not expired) and its attribute holds exactly this string.
+    /// Used by the idempotency record: the write is this request's, by the nonce of its claim.
+    Equals { attr: String, value: String },
+    /// The item is absent (or expired), or it lacks the attribute. Used by the idempotency
+    /// record: delete it only while no response was recorded in it.
+    Lacks(String),
+    /// Every condition holds (an empty list always holds).
+    All(Vec<Condition>),
 }
 
 /// A partial update: attributes to set and attributes to remove.
@@ -257,6 +265,11 @@ pub(crate) fn condition_holds(cond: &Condition, current: Option<&Item>) -> bool 
             None => true,
             Some(n) => n.as_i64().is_some_and(|n| n < *limit),
         },
+        Condition::Equals { attr, value } => {
+            current.and_then(|i| i.get(attr)).and_then(Value::as_str) == Some(value.as_str())
+        }
+        Condition::Lacks(attr) => current.is_none_or(|i| !i.contains_key(attr)),
+        Condition::All(all) => all.iter().all(|c| condition_holds(c, current)),
     }
 }
 
