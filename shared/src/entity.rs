@@ -5,11 +5,14 @@
 //! atomic counter.
 
 use crate::error::{ApiError, ApiResult};
-use crate::store::{Condition, ENTITY, GSI1PK, GSI1SK, Item, Key, PK, SK, Store, StoreError, StoreResult, VERSION};
+use crate::store::{
+    Condition, ENTITY, GSI1PK, GSI1SK, Item, Key, PK, SK, Store, StoreError, StoreResult, TxOp, VERSION,
+};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// An entity's type name and the key prefix that sets its items apart, as listed by the
@@ -80,14 +83,74 @@ pub async fn get<E: Entity>(store: &dyn Store, key: &Key) -> StoreResult<Option<
     store.get(key).await?.map(from_item).transpose()
 }
 
-/// Writes a new entity; one that exists already is a 409 with `conflict` as its message.
+/// A write that must be applied with a create, in its transaction: the completion of the
+/// request's idempotency record (`shared::idempotency`: the recorded response). The writing
+/// helpers below take one (`None` for a request without an `Idempotency-Key`), add its
+/// operation to the transaction that makes the create, and report it written once that
+/// transaction succeeded; the idempotency layer then writes nothing more.
+#[derive(Clone)]
+pub struct Completion {
+    op: TxOp,
+    on_written: Arc<dyn Fn() + Send + Sync>,
+}
+
+impl Completion {
+    /// `op` is the write; `on_written` runs when a transaction holding it succeeded.
+    pub fn new(op: TxOp, on_written: impl Fn() + Send + Sync + 'static) -> Self {
+        Completion { op, on_written: Arc::new(on_written) }
+    }
+}
+
+impl std::fmt::Debug for Completion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Completion").field("op", &self.op).finish_non_exhaustive()
+    }
+}
+
+/// Writes `ops` in one transaction, with the completion's operation last when there is one.
+/// Inside [`retry_on_conflict`] each attempt calls it again, so the completion is re-added to
+/// every attempt's transaction.
+pub async fn transact(store: &dyn Store, mut ops: Vec<TxOp>, completion: Option<&Completion>) -> StoreResult<()> {
+    if let Some(completion) = completion {
+        ops.push(completion.op.clone());
+    }
+    store.transact(ops).await?;
+    if let Some(completion) = completion {
+        (completion.on_written)();
+    }
+    Ok(())
+}
+
+/// Writes one item: a plain put without a completion (one request, as before), a transaction
+/// of the put and the completion with one. The put's condition failing is `ConditionFailed`
+/// either way; the completion's failing (the idempotency record is no longer this request's)
+/// stays a cancelled transaction.
+pub async fn put(store: &dyn Store, item: Item, cond: Condition, completion: Option<&Completion>) -> StoreResult<()> {
+    if completion.is_none() {
+        return store.put(item, cond).await;
+    }
+    match transact(store, vec![TxOp::Put { item, cond }], completion).await {
+        Err(StoreError::TransactionCancelled { failed }) if failed.contains(&0) => Err(StoreError::ConditionFailed),
+        other => other,
+    }
+}
+
+/// Writes a new entity; one that exists already is a 409 with `conflict` as its message. With a
+/// completion, the put and the completion are one transaction ([`put`]).
 ///
 /// When the put was applied but its answer lost (a reset, a timeout after the write), the
 /// SDK's retry finds the item there: an item equal to ours is ours, not a conflict
-/// (docs/reliability.md).
-pub async fn create<E: Entity>(store: &dyn Store, entity: &E, scope: E::Scope, conflict: &str) -> ApiResult<()> {
+/// (docs/reliability.md). The completion is then not reported written (it may or may not have
+/// been applied with the item), and the idempotency layer records the response separately.
+pub async fn create<E: Entity>(
+    store: &dyn Store,
+    entity: &E,
+    scope: E::Scope,
+    conflict: &str,
+    completion: Option<&Completion>,
+) -> ApiResult<()> {
     let item = to_item(entity, scope)?;
-    match store.put(item.clone(), Condition::NotExists).await {
+    match put(store, item.clone(), Condition::NotExists, completion).await {
         Ok(()) => Ok(()),
         Err(StoreError::ConditionFailed) => {
             let key = entity.key(scope);
@@ -270,11 +333,11 @@ mod tests {
             (item[PK].as_str(), item[GSI1PK].as_str(), item[ENTITY].as_str()),
             (Some("P"), Some("NOTES"), Some("Note"))
         );
-        create(&store, &note, (), "exists").await.unwrap();
+        create(&store, &note, (), "exists", None).await.unwrap();
         // The same item again is this create applied already (its answer lost): accepted.
-        create(&store, &note, (), "exists").await.unwrap();
+        create(&store, &note, (), "exists", None).await.unwrap();
         let other = Note { id: 1, text: "other".into(), version: 1 };
-        assert_eq!(create(&store, &other, (), "exists").await.unwrap_err().status.as_u16(), 409);
+        assert_eq!(create(&store, &other, (), "exists", None).await.unwrap_err().status.as_u16(), 409);
         let mut stale = Note { id: 1, text: "stale".into(), version: 1 };
         replace(&store, &mut note, ()).await.unwrap();
         assert_eq!(note.version, 2);
