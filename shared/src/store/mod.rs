@@ -329,3 +329,35 @@ pub fn to_item<T: serde::Serialize>(record: &T, entity_type: &str, key: &Key) ->
 pub fn from_item<T: serde::de::DeserializeOwned>(item: Item) -> StoreResult<T> {
     serde_json::from_value(Value::Object(item)).map_err(|e| StoreError::Backend(format!("corrupt item: {e}")))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn item(value: Value) -> Item {
+        value.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn attribute_conditions_on_the_current_item() {
+        let equals = |value: &str| Condition::Equals { attr: "claim".into(), value: value.into() };
+        let lacks = || Condition::Lacks("response".into());
+        let in_flight = item(json!({"claim": "n1"}));
+        let completed = item(json!({"claim": "n1", "response": {"status": 201}}));
+        let numeric = item(json!({"claim": 1}));
+        assert!(condition_holds(&equals("n1"), Some(&in_flight)));
+        assert!(!condition_holds(&equals("n2"), Some(&in_flight)));
+        assert!(!condition_holds(&equals("1"), Some(&numeric)), "a number is not its digits");
+        assert!(!condition_holds(&equals("n1"), None), "an absent (or expired) item holds nothing");
+        assert!(condition_holds(&lacks(), Some(&in_flight)));
+        assert!(!condition_holds(&lacks(), Some(&completed)));
+        assert!(!condition_holds(&lacks(), Some(&item(json!({"response": null})))), "null is present");
+        assert!(condition_holds(&lacks(), None), "an absent (or expired) item lacks everything");
+        let release = Condition::All(vec![equals("n1"), lacks()]);
+        assert!(condition_holds(&release, Some(&in_flight)));
+        assert!(!condition_holds(&release, Some(&completed)));
+        assert!(!condition_holds(&release, None));
+        assert!(condition_holds(&Condition::All(vec![]), None));
+    }
+}
