@@ -347,6 +347,61 @@ mod tests {
         assert_eq!((read.text.as_str(), read.version), ("a", 2));
     }
 
+    /// A completion marking a record `done`, conditioned on the record's `claim`, that counts
+    /// how often it was reported written.
+    fn completion(nonce: &str) -> (Completion, Arc<std::sync::atomic::AtomicUsize>) {
+        let written = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = written.clone();
+        let op = TxOp::Update {
+            key: Key::new("R", "IDEM"),
+            update: crate::store::Update::default().set("done", true),
+            cond: Condition::Equals { attr: "claim".into(), value: nonce.into() },
+        };
+        let completion = Completion::new(op, move || {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        });
+        (completion, written)
+    }
+
+    #[tokio::test]
+    async fn a_create_with_a_completion_writes_both_or_neither() {
+        let store = SqliteStore::in_memory().unwrap();
+        let record = Key::new("R", "IDEM");
+        let mut claim = Item::new();
+        claim.insert(PK.into(), "R".into());
+        claim.insert(SK.into(), "IDEM".into());
+        claim.insert(ENTITY.into(), "Record".into());
+        claim.insert("claim".into(), "n1".into());
+        store.put(claim, Condition::None).await.unwrap();
+        let done = |store: &SqliteStore| {
+            let record = record.clone();
+            let store = store.clone();
+            async move { store.get(&record).await.unwrap().unwrap().get("done").cloned() }
+        };
+        // Not this request's record any more: nothing written, not reported written.
+        let (theirs, written) = completion("n2");
+        let note = Note { id: 1, text: "a".into(), version: 1 };
+        let refused = create(&store, &note, (), "exists", Some(&theirs)).await.unwrap_err();
+        assert_eq!(refused.status.as_u16(), 500);
+        assert_eq!(get::<Note>(&store, &note.key(())).await.unwrap().map(|n| n.id), None);
+        assert_eq!((done(&store).await, written.load(std::sync::atomic::Ordering::SeqCst)), (None, 0));
+        // Ours: the item and the completion in one transaction, reported written once.
+        let (ours, written) = completion("n1");
+        create(&store, &note, (), "exists", Some(&ours)).await.unwrap();
+        assert!(get::<Note>(&store, &note.key(())).await.unwrap().is_some());
+        assert_eq!((done(&store).await, written.load(std::sync::atomic::Ordering::SeqCst)), (Some(true.into()), 1));
+        // The same item again (the create applied, its answer lost): accepted, but the
+        // completion is not reported written (the layer records the response itself).
+        let (again, written) = completion("n1");
+        create(&store, &note, (), "exists", Some(&again)).await.unwrap();
+        assert_eq!(written.load(std::sync::atomic::Ordering::SeqCst), 0);
+        // Another item under the key: 409, as without a completion.
+        let other = Note { id: 1, text: "other".into(), version: 1 };
+        assert_eq!(create(&store, &other, (), "exists", Some(&again)).await.unwrap_err().status.as_u16(), 409);
+        // Without a completion: a plain put.
+        create(&store, &Note { id: 2, text: "b".into(), version: 1 }, (), "exists", None).await.unwrap();
+    }
+
     #[tokio::test]
     async fn retries_until_done_and_gives_up_with_409() {
         let mut calls = 0;

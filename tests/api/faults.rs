@@ -142,6 +142,48 @@ async fn a_transaction_cancelled_by_a_conflict_is_retried_or_answers_503_and_nev
     assert_eq!(found, 1, "created exactly once");
 }
 
+/// Through the HTTP API only: a keyed create whose write was applied but whose answer was lost
+/// (the store's answer reset, no SDK retry left: the client gets 503) is not run again by the
+/// client's retry with the same key: the retry is the replay of the create, and the list holds
+/// it once. Before, the 503 deleted the idempotency record and the retry created a second one.
+/// A create that was not applied (500) runs afresh on the retry, once.
+#[tokio::test]
+async fn a_keyed_create_retried_after_its_answer_was_lost_is_not_duplicated() {
+    let Some((px, api)) = proxied(ONE_ATTEMPT).await else { return };
+    let (_, token) = api.user(ROOT, UserKind::Employee).await;
+    const ACTIVITIES: &str = "/administration/task-settings/activities";
+    let named = async |name: &str| {
+        let (status, list) = api.get(ACTIVITIES, &token).await;
+        assert_eq!(status, 200, "{list}");
+        list.as_array().unwrap().iter().filter(|a| a["name"] == name).map(|a| a["id"].clone()).collect::<Vec<_>>()
+    };
+    for (fault, applied) in [(Fault::Reset, true), (Fault::Status(500), false)] {
+        let name = format!("Lost answer {}", Uuid::new_v4().simple());
+        let key = [("Idempotency-Key", Uuid::new_v4().to_string())];
+        let key = [(key[0].0, key[0].1.as_str())];
+        px.proxy.reset_counts();
+        px.proxy.inject(Rule::on("TransactWriteItems", fault.clone()));
+        let (status, headers, body) =
+            api.send_with(Method::POST, ACTIVITIES, &token, &key, Some(json!({"name": name}))).await;
+        px.proxy.heal();
+        assert_eq!(px.proxy.injected("TransactWriteItems"), 1, "{fault:?}: the create is one transaction");
+        assert_error_body(api.backend, status, &body, 503);
+        assert_eq!(retry_after(&headers), Some("2"));
+        let kept = named(&name).await;
+        assert_eq!(kept.len(), usize::from(applied), "{fault:?}: applied or not, never half: {kept:?}");
+        let (status, headers, created) =
+            api.send_with(Method::POST, ACTIVITIES, &token, &key, Some(json!({"name": name}))).await;
+        assert_eq!(status, 201, "{fault:?}: {created}");
+        let replayed = headers.get("idempotent-replayed").is_some_and(|v| v == "true");
+        assert_eq!(replayed, applied, "{fault:?}: the applied create is replayed, the other one runs");
+        let listed = named(&name).await;
+        assert_eq!(listed, vec![created["id"].clone()], "{fault:?}: exactly one activity, the one answered");
+        if applied {
+            assert_eq!(listed, kept, "{fault:?}: the one the lost answer created");
+        }
+    }
+}
+
 // ------------------------------------------------------------------ what the store keeps
 
 /// The workspace's items as DynamoDB Local keeps them (read directly, not through the proxy),
