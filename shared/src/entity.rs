@@ -140,8 +140,8 @@ pub async fn put(store: &dyn Store, item: Item, cond: Condition, completion: Opt
 ///
 /// When the put was applied but its answer lost (a reset, a timeout after the write), the
 /// SDK's retry finds the item there: an item equal to ours is ours, not a conflict
-/// (docs/reliability.md). The completion is then not reported written (it may or may not have
-/// been applied with the item), and the idempotency layer records the response separately.
+/// (docs/reliability.md). Its fresh id was only ever in this call's transaction, which held
+/// the completion too: so the completion was applied with it, and is reported written.
 pub async fn create<E: Entity>(
     store: &dyn Store,
     entity: &E,
@@ -155,7 +155,12 @@ pub async fn create<E: Entity>(
         Err(StoreError::ConditionFailed) => {
             let key = entity.key(scope);
             match store.get(&key).await? {
-                Some(existing) if existing == item => Ok(()),
+                Some(existing) if existing == item => {
+                    if let Some(completion) = completion {
+                        (completion.on_written)();
+                    }
+                    Ok(())
+                }
                 _ => Err(ApiError::conflict(conflict)),
             }
         }
@@ -390,11 +395,11 @@ mod tests {
         create(&store, &note, (), "exists", Some(&ours)).await.unwrap();
         assert!(get::<Note>(&store, &note.key(())).await.unwrap().is_some());
         assert_eq!((done(&store).await, written.load(std::sync::atomic::Ordering::SeqCst)), (Some(true.into()), 1));
-        // The same item again (the create applied, its answer lost): accepted, but the
-        // completion is not reported written (the layer records the response itself).
+        // The same item again (the create applied with its completion, its answer lost):
+        // accepted, and the completion reported written (it was applied with the item).
         let (again, written) = completion("n1");
         create(&store, &note, (), "exists", Some(&again)).await.unwrap();
-        assert_eq!(written.load(std::sync::atomic::Ordering::SeqCst), 0);
+        assert_eq!(written.load(std::sync::atomic::Ordering::SeqCst), 1);
         // Another item under the key: 409, as without a completion.
         let other = Note { id: 1, text: "other".into(), version: 1 };
         assert_eq!(create(&store, &other, (), "exists", Some(&again)).await.unwrap_err().status.as_u16(), 409);
