@@ -293,12 +293,16 @@ impl Pending {
         Condition::Equals { attr: CLAIM.into(), value: self.nonce.clone() }
     }
 
-    /// The write that records `recorded` as the response (kept for [`REPLAY_WINDOW_SECS`]).
-    fn completion_op(&self, recorded: &Recorded) -> TxOp {
-        let update = Update::default()
+    /// What records `recorded` as the response (kept for [`REPLAY_WINDOW_SECS`]), on condition
+    /// [`Pending::ours`]: in the create's transaction, or on its own when that did not.
+    fn completion(recorded: &Recorded) -> Update {
+        Update::default()
             .set(RESPONSE, serde_json::to_value(recorded).unwrap_or(Value::Null))
-            .set(TTL, clock::now_epoch() + REPLAY_WINDOW_SECS);
-        TxOp::Update { key: self.record.clone(), update, cond: self.ours() }
+            .set(TTL, clock::now_epoch() + REPLAY_WINDOW_SECS)
+    }
+
+    fn completion_op(&self, recorded: &Recorded) -> TxOp {
+        TxOp::Update { key: self.record.clone(), update: Self::completion(recorded), cond: self.ours() }
     }
 
     fn written(&self) -> Option<Recorded> {
@@ -444,10 +448,8 @@ async fn finish(state: &AppState, pending: &Pending, operation: &str, response: 
                     None => "its create did not record the response in its transaction",
                 };
                 tracing::warn!(operation, "idempotent create: {why}; recording it with a separate write");
-                let TxOp::Update { key, update, cond } = pending.completion_op(&recorded) else {
-                    unreachable!("a completion is an update")
-                };
-                if let Err(e) = state.store().update(&key, update, cond).await {
+                let update = Pending::completion(&recorded);
+                if let Err(e) = state.store().update(&pending.record, update, pending.ours()).await {
                     tracing::warn!(operation, error = %e, "could not record an idempotent response");
                 }
             }
