@@ -5,11 +5,14 @@
 //! atomic counter.
 
 use crate::error::{ApiError, ApiResult};
-use crate::store::{Condition, ENTITY, GSI1PK, GSI1SK, Item, Key, PK, SK, Store, StoreError, StoreResult, VERSION};
+use crate::store::{
+    Condition, ENTITY, GSI1PK, GSI1SK, Item, Key, PK, SK, Store, StoreError, StoreResult, TxOp, VERSION,
+};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// An entity's type name and the key prefix that sets its items apart, as listed by the
@@ -80,19 +83,84 @@ pub async fn get<E: Entity>(store: &dyn Store, key: &Key) -> StoreResult<Option<
     store.get(key).await?.map(from_item).transpose()
 }
 
-/// Writes a new entity; one that exists already is a 409 with `conflict` as its message.
+/// A write that must be applied with a create, in its transaction: the completion of the
+/// request's idempotency record (`shared::idempotency`: the recorded response). The writing
+/// helpers below take one (`None` for a request without an `Idempotency-Key`), add its
+/// operation to the transaction that makes the create, and report it written once that
+/// transaction succeeded; the idempotency layer then writes nothing more.
+#[derive(Clone)]
+pub struct Completion {
+    op: TxOp,
+    on_written: Arc<dyn Fn() + Send + Sync>,
+}
+
+impl Completion {
+    /// `op` is the write; `on_written` runs when a transaction holding it succeeded.
+    pub fn new(op: TxOp, on_written: impl Fn() + Send + Sync + 'static) -> Self {
+        Completion { op, on_written: Arc::new(on_written) }
+    }
+}
+
+impl std::fmt::Debug for Completion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Completion").field("op", &self.op).finish_non_exhaustive()
+    }
+}
+
+/// Writes `ops` in one transaction, with the completion's operation last when there is one.
+/// Inside [`retry_on_conflict`] each attempt calls it again, so the completion is re-added to
+/// every attempt's transaction.
+pub async fn transact(store: &dyn Store, mut ops: Vec<TxOp>, completion: Option<&Completion>) -> StoreResult<()> {
+    if let Some(completion) = completion {
+        ops.push(completion.op.clone());
+    }
+    store.transact(ops).await?;
+    if let Some(completion) = completion {
+        (completion.on_written)();
+    }
+    Ok(())
+}
+
+/// Writes one item: a plain put without a completion (one request, as before), a transaction
+/// of the put and the completion with one. The put's condition failing is `ConditionFailed`
+/// either way; the completion's failing (the idempotency record is no longer this request's)
+/// stays a cancelled transaction.
+pub async fn put(store: &dyn Store, item: Item, cond: Condition, completion: Option<&Completion>) -> StoreResult<()> {
+    if completion.is_none() {
+        return store.put(item, cond).await;
+    }
+    match transact(store, vec![TxOp::Put { item, cond }], completion).await {
+        Err(StoreError::TransactionCancelled { failed }) if failed.contains(&0) => Err(StoreError::ConditionFailed),
+        other => other,
+    }
+}
+
+/// Writes a new entity; one that exists already is a 409 with `conflict` as its message. With a
+/// completion, the put and the completion are one transaction ([`put`]).
 ///
 /// When the put was applied but its answer lost (a reset, a timeout after the write), the
 /// SDK's retry finds the item there: an item equal to ours is ours, not a conflict
-/// (docs/reliability.md).
-pub async fn create<E: Entity>(store: &dyn Store, entity: &E, scope: E::Scope, conflict: &str) -> ApiResult<()> {
+/// (docs/reliability.md). Its fresh id was only ever in this call's transaction, which held
+/// the completion too: so the completion was applied with it, and is reported written.
+pub async fn create<E: Entity>(
+    store: &dyn Store,
+    entity: &E,
+    scope: E::Scope,
+    conflict: &str,
+    completion: Option<&Completion>,
+) -> ApiResult<()> {
     let item = to_item(entity, scope)?;
-    match store.put(item.clone(), Condition::NotExists).await {
+    match put(store, item.clone(), Condition::NotExists, completion).await {
         Ok(()) => Ok(()),
         Err(StoreError::ConditionFailed) => {
             let key = entity.key(scope);
             match store.get(&key).await? {
-                Some(existing) if existing == item => Ok(()),
+                Some(existing) if existing == item => {
+                    if let Some(completion) = completion {
+                        (completion.on_written)();
+                    }
+                    Ok(())
+                }
                 _ => Err(ApiError::conflict(conflict)),
             }
         }
@@ -270,11 +338,11 @@ mod tests {
             (item[PK].as_str(), item[GSI1PK].as_str(), item[ENTITY].as_str()),
             (Some("P"), Some("NOTES"), Some("Note"))
         );
-        create(&store, &note, (), "exists").await.unwrap();
+        create(&store, &note, (), "exists", None).await.unwrap();
         // The same item again is this create applied already (its answer lost): accepted.
-        create(&store, &note, (), "exists").await.unwrap();
+        create(&store, &note, (), "exists", None).await.unwrap();
         let other = Note { id: 1, text: "other".into(), version: 1 };
-        assert_eq!(create(&store, &other, (), "exists").await.unwrap_err().status.as_u16(), 409);
+        assert_eq!(create(&store, &other, (), "exists", None).await.unwrap_err().status.as_u16(), 409);
         let mut stale = Note { id: 1, text: "stale".into(), version: 1 };
         replace(&store, &mut note, ()).await.unwrap();
         assert_eq!(note.version, 2);
@@ -282,6 +350,61 @@ mod tests {
         assert_eq!((lost.status.as_u16(), stale.version), (409, 1));
         let read: Note = get(&store, &note.key(())).await.unwrap().unwrap();
         assert_eq!((read.text.as_str(), read.version), ("a", 2));
+    }
+
+    /// A completion marking a record `done`, conditioned on the record's `claim`, that counts
+    /// how often it was reported written.
+    fn completion(nonce: &str) -> (Completion, Arc<std::sync::atomic::AtomicUsize>) {
+        let written = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = written.clone();
+        let op = TxOp::Update {
+            key: Key::new("R", "IDEM"),
+            update: crate::store::Update::default().set("done", true),
+            cond: Condition::Equals { attr: "claim".into(), value: nonce.into() },
+        };
+        let completion = Completion::new(op, move || {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        });
+        (completion, written)
+    }
+
+    #[tokio::test]
+    async fn a_create_with_a_completion_writes_both_or_neither() {
+        let store = SqliteStore::in_memory().unwrap();
+        let record = Key::new("R", "IDEM");
+        let mut claim = Item::new();
+        claim.insert(PK.into(), "R".into());
+        claim.insert(SK.into(), "IDEM".into());
+        claim.insert(ENTITY.into(), "Record".into());
+        claim.insert("claim".into(), "n1".into());
+        store.put(claim, Condition::None).await.unwrap();
+        let done = |store: &SqliteStore| {
+            let record = record.clone();
+            let store = store.clone();
+            async move { store.get(&record).await.unwrap().unwrap().get("done").cloned() }
+        };
+        // Not this request's record any more: nothing written, not reported written.
+        let (theirs, written) = completion("n2");
+        let note = Note { id: 1, text: "a".into(), version: 1 };
+        let refused = create(&store, &note, (), "exists", Some(&theirs)).await.unwrap_err();
+        assert_eq!(refused.status.as_u16(), 500);
+        assert_eq!(get::<Note>(&store, &note.key(())).await.unwrap().map(|n| n.id), None);
+        assert_eq!((done(&store).await, written.load(std::sync::atomic::Ordering::SeqCst)), (None, 0));
+        // Ours: the item and the completion in one transaction, reported written once.
+        let (ours, written) = completion("n1");
+        create(&store, &note, (), "exists", Some(&ours)).await.unwrap();
+        assert!(get::<Note>(&store, &note.key(())).await.unwrap().is_some());
+        assert_eq!((done(&store).await, written.load(std::sync::atomic::Ordering::SeqCst)), (Some(true.into()), 1));
+        // The same item again (the create applied with its completion, its answer lost):
+        // accepted, and the completion reported written (it was applied with the item).
+        let (again, written) = completion("n1");
+        create(&store, &note, (), "exists", Some(&again)).await.unwrap();
+        assert_eq!(written.load(std::sync::atomic::Ordering::SeqCst), 1);
+        // Another item under the key: 409, as without a completion.
+        let other = Note { id: 1, text: "other".into(), version: 1 };
+        assert_eq!(create(&store, &other, (), "exists", Some(&again)).await.unwrap_err().status.as_u16(), 409);
+        // Without a completion: a plain put.
+        create(&store, &Note { id: 2, text: "b".into(), version: 1 }, (), "exists", None).await.unwrap();
     }
 
     #[tokio::test]

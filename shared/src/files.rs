@@ -128,10 +128,17 @@ pub async fn find_image(store: &dyn Store, keys: WsKeys, id: Uuid) -> ApiResult<
 }
 
 /// Stores a new file: the bytes first, then the record, so a record never names missing bytes.
+/// The record's write carries the request's idempotency completion, if any (`entity::create`).
 /// When the record cannot be written and is certainly absent, the bytes are deleted again (best
 /// effort: when the store cannot even say, or S3 fails too, an unreferenced object may stay;
 /// docs/reliability.md). Bytes whose record may exist are never deleted.
-pub async fn save(state: &AppState, keys: WsKeys, record: &FileRecord, bytes: Vec<u8>) -> ApiResult<()> {
+pub async fn save(
+    state: &AppState,
+    keys: WsKeys,
+    record: &FileRecord,
+    bytes: Vec<u8>,
+    completion: Option<&entity::Completion>,
+) -> ApiResult<()> {
     if record.workspace_id != keys.workspace_id() {
         return Err(ApiError::internal("a file record names another workspace"));
     }
@@ -139,7 +146,7 @@ pub async fn save(state: &AppState, keys: WsKeys, record: &FileRecord, bytes: Ve
     let disposition = record.content_disposition();
     let objects = objects(state)?;
     objects.put(&key, bytes, record.content_type.content_type(), &disposition).await?;
-    let created = entity::create(state.store(), record, keys, "A file with this id exists already").await;
+    let created = entity::create(state.store(), record, keys, "A file with this id exists already", completion).await;
     if created.is_err()
         && let Ok(None) = state.store().get(&file_key(keys, record.id)).await
         && let Err(e) = objects.delete(&key).await

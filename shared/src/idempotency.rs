@@ -11,28 +11,42 @@
 //! 3. reads the body within the route's own limit (`DefaultBodyLimit`: the API's 1 MiB, the
 //!    upload's 4 MiB), and writes an in-flight record with `NotExists`, keyed by workspace,
 //!    caller and key, holding the request's fingerprint (a SHA-256 of method, path with query
-//!    and canonical body, never the body itself) and expiring after [`IN_FLIGHT_SECS`];
+//!    and canonical body, never the body itself) and a nonce of this attempt's claim, and
+//!    expiring after [`IN_FLIGHT_SECS`];
 //! 4. if the record exists: another fingerprint → 422; still in flight → 409; completed → the
 //!    recorded response again (status, body, `Content-Type`, `Location`), marked
 //!    `Idempotent-Replayed: true`, without running the handler;
-//! 5. runs the handler; a 2xx answer completes the record (kept [`REPLAY_WINDOW_SECS`]), any
-//!    other answer deletes it, so the retry is evaluated afresh (nothing was created).
+//! 5. runs the handler with an [`Idempotency`] handle in the request. The handler answers with
+//!    an [`Answer`] built from it: the response, and the [`Completion`] that records exactly
+//!    that response in the record, which the handler's create writes in its own transaction
+//!    (`entity::create`, `entity::put`, `entity::transact`). So the create and its recorded
+//!    response are all or nothing (docs/reliability.md);
+//! 6. after a 2xx whose completion was written and matches the response, writes nothing more;
+//!    after another 2xx (a get-or-create that found the resource, a handler whose write could
+//!    not tell whether it was applied) records the response with a separate update (kept
+//!    [`REPLAY_WINDOW_SECS`]); after any other answer deletes the record if it is still in
+//!    flight, so the retry is evaluated afresh (nothing was created) — a record holding a
+//!    response stays: its create was applied although the handler could not say so, and the
+//!    retry replays it.
 
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::clock;
-use crate::error::ApiError;
+use crate::entity::Completion;
+use crate::error::{ApiError, ApiResult};
 use crate::store::keys::WsKeys;
-use crate::store::{Condition, ENTITY, Item, Key, PK, SK, StoreError, TTL, Update};
+use crate::store::{Condition, ENTITY, Item, Key, PK, SK, StoreError, TTL, TxOp, Update};
 use axum::RequestExt;
 use axum::body::Body;
-use axum::extract::{FromRequestParts, Request};
+use axum::extract::{FromRequestParts, MatchedPath, Request};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
 use utoipa::openapi::path::{ParameterBuilder, ParameterIn};
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::{Ref, RefOr, Required};
@@ -247,27 +261,132 @@ pub fn decide(item: &Item, fingerprint: &str) -> Found {
     if item.get("fingerprint").and_then(Value::as_str) != Some(fingerprint) {
         return Found::OtherRequest;
     }
-    match item.get("response").cloned().map(serde_json::from_value::<Recorded>) {
+    match item.get(RESPONSE).cloned().map(serde_json::from_value::<Recorded>) {
         Some(Ok(recorded)) => Found::Completed(recorded),
         _ => Found::InFlight,
     }
 }
 
-async fn claim(state: &AppState, key: &Key, fingerprint: &str, now: i64) -> Result<Found, ApiError> {
+/// The record's attribute holding the recorded response.
+const RESPONSE: &str = "response";
+/// The record's attribute holding the nonce of the claim that wrote it.
+const CLAIM: &str = "claim";
+
+/// The request's claim on its record, which the layer puts in the request's extensions for
+/// the handler ([`Idempotency`]): which record, the claim's nonce, and the response that a
+/// handler's transaction recorded in it, once that transaction succeeded.
+#[derive(Clone, Debug)]
+pub struct Pending {
+    record: Key,
+    nonce: String,
+    written: Arc<Mutex<Option<Recorded>>>,
+}
+
+impl Pending {
+    fn new(record: Key, nonce: String) -> Self {
+        Pending { record, nonce, written: Arc::new(Mutex::new(None)) }
+    }
+
+    /// The condition of every later write to the record: it is still this request's claim
+    /// (so an attempt that outlived its in-flight record never resurrects or overwrites it).
+    fn ours(&self) -> Condition {
+        Condition::Equals { attr: CLAIM.into(), value: self.nonce.clone() }
+    }
+
+    /// What records `recorded` as the response (kept for [`REPLAY_WINDOW_SECS`]), on condition
+    /// [`Pending::ours`]: in the create's transaction, or on its own when that did not.
+    fn completion(recorded: &Recorded) -> Update {
+        Update::default()
+            .set(RESPONSE, serde_json::to_value(recorded).unwrap_or(Value::Null))
+            .set(TTL, clock::now_epoch() + REPLAY_WINDOW_SECS)
+    }
+
+    fn completion_op(&self, recorded: &Recorded) -> TxOp {
+        TxOp::Update { key: self.record.clone(), update: Self::completion(recorded), cond: self.ours() }
+    }
+
+    fn written(&self) -> Option<Recorded> {
+        self.written.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+    }
+}
+
+/// The handler's view of the request's idempotency: `Idempotency(None)` without a key (or on a
+/// route not declared [`idempotent`]). Creating handlers build their response with
+/// [`Idempotency::answer`] and write [`Answer::completion`] with their create.
+#[derive(Clone, Debug, Default)]
+pub struct Idempotency(pub Option<Pending>);
+
+impl<S: Send + Sync> FromRequestParts<S> for Idempotency {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Ok(Idempotency(parts.extensions.get::<Pending>().cloned()))
+    }
+}
+
+impl Idempotency {
+    /// The answer of a create: `body` as JSON with `status` (and `Location` when given), and,
+    /// with a key, the completion recording exactly that response. The response and the
+    /// recorded one are the same bytes: both come from the one [`Recorded`] built here.
+    /// Build it before the create's write and answer with it after.
+    pub fn answer<T: serde::Serialize>(
+        &self,
+        status: StatusCode,
+        location: Option<&str>,
+        body: &T,
+    ) -> ApiResult<Answer> {
+        let body = serde_json::to_string(body).map_err(ApiError::internal)?;
+        let mut headers = vec![(header::CONTENT_TYPE.as_str().to_owned(), "application/json".to_owned())];
+        if let Some(location) = location {
+            headers.push((header::LOCATION.as_str().to_owned(), location.to_owned()));
+        }
+        let recorded = Recorded { status: status.as_u16(), headers, body };
+        let completion = self.0.as_ref().map(|pending| {
+            let written = pending.written.clone();
+            let mark = recorded.clone();
+            Completion::new(pending.completion_op(&recorded), move || {
+                *written.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(mark.clone());
+            })
+        });
+        Ok(Answer { recorded, completion })
+    }
+}
+
+/// A create's response, and the completion that records it (None without a key).
+#[derive(Debug)]
+pub struct Answer {
+    recorded: Recorded,
+    completion: Option<Completion>,
+}
+
+impl Answer {
+    /// What the create's write takes (`entity::create(…, answer.completion())`).
+    pub fn completion(&self) -> Option<&Completion> {
+        self.completion.as_ref()
+    }
+}
+
+impl IntoResponse for Answer {
+    fn into_response(self) -> Response {
+        response_of(self.recorded)
+    }
+}
+
+async fn claim(state: &AppState, key: &Key, fingerprint: &str, nonce: &str, now: i64) -> Result<Found, ApiError> {
     let store = state.store();
     // This attempt's mark on the record: when the put was applied but its answer lost (a reset
     // connection, a timeout after the write), the SDK's retry fails the condition, and the mark
-    // tells that the record is ours, not another request's (docs/reliability.md).
-    let nonce = uuid::Uuid::new_v4().to_string();
+    // tells that the record is ours, not another request's (docs/reliability.md). Every later
+    // write of the record is conditioned on it.
     let mut item = Item::new();
     item.insert(PK.into(), key.pk.clone().into());
     item.insert(SK.into(), key.sk.clone().into());
     item.insert(ENTITY.into(), ENTITY_RECORD.into());
     item.insert("fingerprint".into(), fingerprint.into());
-    item.insert("claim".into(), nonce.clone().into());
+    item.insert(CLAIM.into(), nonce.into());
     item.insert("createdAt".into(), now.into());
     item.insert(TTL.into(), (now + IN_FLIGHT_SECS).into());
-    let ours = |existing: &Item| existing.get("claim").and_then(Value::as_str) == Some(nonce.as_str());
+    let ours = |existing: &Item| existing.get(CLAIM).and_then(Value::as_str) == Some(nonce);
     // Twice at most: a record that expires between the failed put and the read is gone.
     for _ in 0..2 {
         match store.put(item.clone(), Condition::NotExists).await {
@@ -279,7 +398,7 @@ async fn claim(state: &AppState, key: &Key, fingerprint: &str, now: i64) -> Resu
                 if let Ok(Some(existing)) = store.get(key).await
                     && ours(&existing)
                 {
-                    release(state, key).await;
+                    release(state, &Pending::new(key.clone(), nonce.to_owned())).await;
                 }
                 return Err(e.into());
             }
@@ -294,48 +413,68 @@ async fn claim(state: &AppState, key: &Key, fingerprint: &str, now: i64) -> Resu
     Ok(Found::InFlight)
 }
 
-/// Records a 2xx response for replay; forgets the key after anything else.
-async fn finish(state: &AppState, key: &Key, response: Response) -> Response {
-    let store = state.store();
+/// The response as a replay repeats it: status, the [`REPLAYED_HEADERS`] and the body.
+fn recorded_of(parts: &axum::http::response::Parts, body: String) -> Recorded {
+    let headers = REPLAYED_HEADERS
+        .iter()
+        .filter_map(|name| {
+            let value = parts.headers.get(name)?.to_str().ok()?;
+            Some((name.as_str().to_owned(), value.to_owned()))
+        })
+        .collect();
+    Recorded { status: parts.status.as_u16(), headers, body }
+}
+
+/// After a 2xx: nothing more when the handler's transaction recorded this very response, else
+/// the response is recorded now (a separate write). After anything else: the record is
+/// released unless it holds a response.
+async fn finish(state: &AppState, pending: &Pending, operation: &str, response: Response) -> Response {
     let (parts, body) = response.into_parts();
     let bytes = match axum::body::to_bytes(body, usize::MAX).await {
         Ok(bytes) => bytes,
         Err(e) => {
-            release(state, key).await;
+            release(state, pending).await;
             return ApiError::internal(format!("reading the response to record it: {e}")).into_response();
         }
     };
     let text = String::from_utf8(bytes.to_vec()).ok();
     match text.filter(|_| parts.status.is_success()) {
         Some(body) => {
-            let headers = REPLAYED_HEADERS
-                .iter()
-                .filter_map(|name| {
-                    let value = parts.headers.get(name)?.to_str().ok()?;
-                    Some((name.as_str().to_owned(), value.to_owned()))
-                })
-                .collect();
-            let recorded = Recorded { status: parts.status.as_u16(), headers, body };
-            let update = Update::default()
-                .set("response", serde_json::to_value(&recorded).unwrap_or(Value::Null))
-                .set(TTL, clock::now_epoch() + REPLAY_WINDOW_SECS);
-            // `Exists`: an attempt that outlived its in-flight record does not resurrect it.
-            if let Err(e) = store.update(key, update, Condition::Exists).await {
-                tracing::warn!(error = %e, "could not record an idempotent response");
+            let recorded = recorded_of(&parts, body);
+            let written = pending.written();
+            if written.as_ref() != Some(&recorded) {
+                let why = match written {
+                    Some(_) => "the response differs from the one its transaction recorded",
+                    None => "its create did not record the response in its transaction",
+                };
+                tracing::warn!(operation, "idempotent create: {why}; recording it with a separate write");
+                let update = Pending::completion(&recorded);
+                if let Err(e) = state.store().update(&pending.record, update, pending.ours()).await {
+                    tracing::warn!(operation, error = %e, "could not record an idempotent response");
+                }
             }
         }
-        None => release(state, key).await,
+        None => release(state, pending).await,
     }
     Response::from_parts(parts, Body::from(bytes))
 }
 
-async fn release(state: &AppState, key: &Key) {
-    if let Err(e) = state.store().delete(key, Condition::None).await {
-        tracing::warn!(error = %e, "could not release an idempotency key; it expires by itself");
+/// Deletes the record while it is still this request's claim and in flight. A record holding a
+/// response stays: the handler's transaction recorded it (its create was applied) although
+/// the handler could not tell, and the retry replays it.
+async fn release(state: &AppState, pending: &Pending) {
+    let cond = Condition::All(vec![pending.ours(), Condition::Lacks(RESPONSE.into())]);
+    match state.store().delete(&pending.record, cond).await {
+        Ok(_) => {}
+        Err(StoreError::ConditionFailed) => {
+            tracing::info!("kept an idempotency record holding a response: the retry replays it");
+        }
+        Err(e) => tracing::warn!(error = %e, "could not release an idempotency key; it expires by itself"),
     }
 }
 
-fn replay(recorded: Recorded) -> Response {
+/// A response from its record: what a handler's [`Answer`] sends and what a replay repeats.
+fn response_of(recorded: Recorded) -> Response {
     let status = StatusCode::from_u16(recorded.status).unwrap_or(StatusCode::OK);
     let mut response = (status, recorded.body).into_response();
     let headers = response.headers_mut();
@@ -345,7 +484,12 @@ fn replay(recorded: Recorded) -> Response {
             headers.insert(name, value);
         }
     }
-    headers.insert(REPLAYED_HEADER, HeaderValue::from_static("true"));
+    response
+}
+
+fn replay(recorded: Recorded) -> Response {
+    let mut response = response_of(recorded);
+    response.headers_mut().insert(REPLAYED_HEADER, HeaderValue::from_static("true"));
     response
 }
 
@@ -382,7 +526,8 @@ async fn run(request: Request, next: Next) -> Result<Response, Response> {
     let content_type = parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
     let fingerprint = fingerprint(&parts.method, &path, content_type, &bytes);
     let record = record_key(caller.keys(), &principal(&caller), &key);
-    match claim(&state, &record, &fingerprint, clock::now_epoch()).await.map_err(reject)? {
+    let nonce = uuid::Uuid::new_v4().to_string();
+    match claim(&state, &record, &fingerprint, &nonce, clock::now_epoch()).await.map_err(reject)? {
         Found::Claimed => {}
         Found::OtherRequest => {
             return Err(reject(ApiError::new(
@@ -397,9 +542,14 @@ async fn run(request: Request, next: Next) -> Result<Response, Response> {
         }
         Found::Completed(recorded) => return Ok(replay(recorded)),
     }
+    let operation =
+        parts.extensions.get::<MatchedPath>().map_or_else(|| parts.uri.path().to_owned(), |p| p.as_str().to_owned());
+    let operation = format!("{} {operation}", parts.method);
+    let pending = Pending::new(record, nonce);
     parts.extensions.insert(caller);
+    parts.extensions.insert(pending.clone());
     let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
-    Ok(finish(&state, &record, response).await)
+    Ok(finish(&state, &pending, &operation, response).await)
 }
 
 #[cfg(test)]

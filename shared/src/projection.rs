@@ -30,6 +30,13 @@ pub struct Projected<T> {
     kind: PhantomData<fn() -> T>,
 }
 
+/// The projected body as JSON (what a create's `shared::idempotency::Answer` is built from).
+impl<T> serde::Serialize for Projected<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.body.serialize(serializer)
+    }
+}
+
 impl<T> IntoResponse for Projected<T> {
     fn into_response(self) -> Response {
         axum::Json(self.body).into_response()

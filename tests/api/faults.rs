@@ -142,6 +142,48 @@ async fn a_transaction_cancelled_by_a_conflict_is_retried_or_answers_503_and_nev
     assert_eq!(found, 1, "created exactly once");
 }
 
+/// Through the HTTP API only: a keyed create whose write was applied but whose answer was lost
+/// (the store's answer reset, no SDK retry left: the client gets 503) is not run again by the
+/// client's retry with the same key: the retry is the replay of the create, and the list holds
+/// it once. Before, the 503 deleted the idempotency record and the retry created a second one.
+/// A create that was not applied (500) runs afresh on the retry, once.
+#[tokio::test]
+async fn a_keyed_create_retried_after_its_answer_was_lost_is_not_duplicated() {
+    let Some((px, api)) = proxied(ONE_ATTEMPT).await else { return };
+    let (_, token) = api.user(ROOT, UserKind::Employee).await;
+    const ACTIVITIES: &str = "/administration/task-settings/activities";
+    let named = async |name: &str| {
+        let (status, list) = api.get(ACTIVITIES, &token).await;
+        assert_eq!(status, 200, "{list}");
+        list.as_array().unwrap().iter().filter(|a| a["name"] == name).map(|a| a["id"].clone()).collect::<Vec<_>>()
+    };
+    for (fault, applied) in [(Fault::Reset, true), (Fault::Status(500), false)] {
+        let name = format!("Lost answer {}", Uuid::new_v4().simple());
+        let key = [("Idempotency-Key", Uuid::new_v4().to_string())];
+        let key = [(key[0].0, key[0].1.as_str())];
+        px.proxy.reset_counts();
+        px.proxy.inject(Rule::on("TransactWriteItems", fault.clone()));
+        let (status, headers, body) =
+            api.send_with(Method::POST, ACTIVITIES, &token, &key, Some(json!({"name": name}))).await;
+        px.proxy.heal();
+        assert_eq!(px.proxy.injected("TransactWriteItems"), 1, "{fault:?}: the create is one transaction");
+        assert_error_body(api.backend, status, &body, 503);
+        assert_eq!(retry_after(&headers), Some("2"));
+        let kept = named(&name).await;
+        assert_eq!(kept.len(), usize::from(applied), "{fault:?}: applied or not, never half: {kept:?}");
+        let (status, headers, created) =
+            api.send_with(Method::POST, ACTIVITIES, &token, &key, Some(json!({"name": name}))).await;
+        assert_eq!(status, 201, "{fault:?}: {created}");
+        let replayed = headers.get("idempotent-replayed").is_some_and(|v| v == "true");
+        assert_eq!(replayed, applied, "{fault:?}: the applied create is replayed, the other one runs");
+        let listed = named(&name).await;
+        assert_eq!(listed, vec![created["id"].clone()], "{fault:?}: exactly one activity, the one answered");
+        if applied {
+            assert_eq!(listed, kept, "{fault:?}: the one the lost answer created");
+        }
+    }
+}
+
 // ------------------------------------------------------------------ what the store keeps
 
 /// The workspace's items as DynamoDB Local keeps them (read directly, not through the proxy),
@@ -209,6 +251,9 @@ fn change(before: &BTreeMap<(String, String), Value>, after: &BTreeMap<(String, 
 struct Write {
     name: &'static str,
     prepare: fn(&TestApi) -> std::pin::Pin<Box<dyn std::future::Future<Output = Request> + Send + '_>>,
+    /// A creating POST declared `idempotent(…)`: its retry with the same key replays the
+    /// recorded response whenever the create was kept.
+    creates: bool,
 }
 
 struct Request {
@@ -274,12 +319,52 @@ fn quotation_accept(api: &TestApi) -> std::pin::Pin<Box<dyn std::future::Future<
     })
 }
 
+fn role_create(api: &TestApi) -> std::pin::Pin<Box<dyn std::future::Future<Output = Request> + Send + '_>> {
+    Box::pin(async move {
+        let (_, token) = api.user(ROOT, UserKind::Employee).await;
+        let body = crate::administration_api::role_body(Some(STAFF), json!({"Projects.edit": true}));
+        Request { method: Method::POST, path: "/administration/roles".into(), token, body }
+    })
+}
+
+fn quotation_create(api: &TestApi) -> std::pin::Pin<Box<dyn std::future::Future<Output = Request> + Send + '_>> {
+    Box::pin(async move {
+        let (root, token) = api.user(ROOT, UserKind::Employee).await;
+        let w = crate::billing_api::seeded(api, &[root.id]).await;
+        let path = format!("/tasks/{}/express-quotations", w.quoted);
+        Request {
+            method: Method::POST,
+            path,
+            token,
+            body: json!({"contactUserId": w.contact, "includeEstimate": true}),
+        }
+    })
+}
+
+fn billing_create(api: &TestApi) -> std::pin::Pin<Box<dyn std::future::Future<Output = Request> + Send + '_>> {
+    Box::pin(async move {
+        let (root, token) = api.user(ROOT, UserKind::Employee).await;
+        let w = crate::billing_api::seeded(api, &[root.id]).await;
+        let path = format!("/projects/{}/subscription-billings", w.project);
+        let body = json!({"manualTitle": "Hosting", "fromDate": "2026-01-15", "toDate": "2026-03-10",
+                          "frequency": 1, "payment": "fixed", "price": 99.5});
+        Request { method: Method::POST, path, token, body }
+    })
+}
+
 const WRITES: &[Write] = &[
-    Write { name: "role edit", prepare: role_edit },
-    Write { name: "tag create (tag, name index, idempotency record)", prepare: tag_create },
-    Write { name: "manual-position append (counter, position)", prepare: manual_position },
-    Write { name: "product import", prepare: product_import },
-    Write { name: "quotation accept", prepare: quotation_accept },
+    Write { name: "role edit", prepare: role_edit, creates: false },
+    Write { name: "role create (role, parent chain pinned, record)", prepare: role_create, creates: true },
+    Write { name: "tag create, new name (tag, name index, record)", prepare: tag_create, creates: true },
+    Write { name: "manual-position append (counter, position, record)", prepare: manual_position, creates: true },
+    Write { name: "product import (product, record)", prepare: product_import, creates: true },
+    Write { name: "quotation create (counter, quotation, record)", prepare: quotation_create, creates: true },
+    Write {
+        name: "subscription-billing create (billing with its rows, record)",
+        prepare: billing_create,
+        creates: true,
+    },
+    Write { name: "quotation accept", prepare: quotation_accept, creates: false },
 ];
 
 async fn send(api: &TestApi, request: &Request, key: &str) -> (u16, reqwest::header::HeaderMap, Value) {
@@ -291,11 +376,16 @@ async fn send(api: &TestApi, request: &Request, key: &str) -> (u16, reqwest::hea
 /// fresh world each time, a fault hits the 1st, 2nd, … of them:
 /// - `Status(500)` with one attempt per call: the call fails and is not applied;
 /// - `Reset` with the production retry shape (3 attempts): the call is applied, its answer is
-///   lost, and the SDK sends it again.
+///   lost, and the SDK sends it again;
+/// - for creates, `Reset` with one attempt per call: the call is applied and its answer lost
+///   beyond the retries, so the handler answers 503 although its write was applied (at the
+///   creating transaction: the create and its recorded response are kept).
 ///
 /// The answer must be the write's success or a 503; the store must hold all of the clean run's
 /// change or none of it; and the retry with the same `Idempotency-Key` must leave exactly the
-/// clean run's change. Printed as the table of docs/reliability.md.
+/// clean run's change (one item of each kind: nothing created twice). For creates, the retry of
+/// a kept create is the recorded response (`Idempotent-Replayed: true`) naming the item kept;
+/// the retry of a create not kept runs afresh. Printed as the table of docs/reliability.md.
 #[tokio::test]
 async fn the_fault_table() {
     // The writes run concurrently, each with proxies of its own (a rule's "nth request" counts
@@ -312,13 +402,39 @@ async fn the_fault_table() {
     }
 }
 
+/// How a fault meets a call: whether the call is applied, and whether the SDK retries it.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    /// `Status(500)`, one attempt: not applied.
+    Failed,
+    /// `Reset`, three attempts: applied, answer lost, sent again.
+    AppliedRetried,
+    /// `Reset`, one attempt: applied, answer lost, not sent again.
+    AppliedUnanswered,
+}
+
+impl Mode {
+    fn label(self) -> &'static str {
+        match self {
+            Mode::Failed => "500",
+            Mode::AppliedRetried => "Reset (SDK retries)",
+            Mode::AppliedUnanswered => "Reset, answer lost",
+        }
+    }
+}
+
 /// The rows of one write; None after a loud skip.
 async fn table_rows(write: &Write) -> Option<Vec<String>> {
-    let not_applied = proxied_dynamo("the fault suite", ONE_ATTEMPT).await?;
-    let applied = proxied_dynamo("the fault suite", FAST_AWS).await?;
+    let one_attempt = proxied_dynamo("the fault suite", ONE_ATTEMPT).await?;
+    let retried = proxied_dynamo("the fault suite", FAST_AWS).await?;
     let is_write = |op: &str| matches!(op, "PutItem" | "UpdateItem" | "DeleteItem" | "TransactWriteItems");
+    let mut modes =
+        vec![(Mode::Failed, Fault::Status(500), &one_attempt), (Mode::AppliedRetried, Fault::Reset, &retried)];
+    if write.creates {
+        modes.push((Mode::AppliedUnanswered, Fault::Reset, &one_attempt));
+    }
     let mut table = Vec::new();
-    for (fault, px) in [(Fault::Status(500), &not_applied), (Fault::Reset, &applied)] {
+    for (mode, fault, px) in modes {
         // Each run on a workspace of its own (a fresh server), so worlds never collide.
         let api = &TestApi::start(&backend(px)).await;
         let request = (write.prepare)(api).await;
@@ -332,7 +448,7 @@ async fn table_rows(write: &Write) -> Option<Vec<String>> {
         for (step, operation) in steps.iter().enumerate().map(|(i, op)| (i + 1, op)) {
             // An applied call whose answer is lost matters only for writes (a read is sent
             // again and nothing changes); a failed call matters at every step.
-            if fault == Fault::Reset && !is_write(operation) {
+            if mode != Mode::Failed && !is_write(operation) {
                 continue;
             }
             let api = &TestApi::start(&backend(px)).await;
@@ -344,12 +460,14 @@ async fn table_rows(write: &Write) -> Option<Vec<String>> {
             let (status, headers, body) = send(api, &request, &key).await;
             px.proxy.heal();
             let first_calls = px.proxy.sequence();
-            let kept = change(&before, &snapshot(px, api.workspace_id).await);
+            let kept_items = snapshot(px, api.workspace_id).await;
+            let kept = change(&before, &kept_items);
             let ok = (200..300).contains(&status);
             assert!(
                 ok || status == 503,
-                "{} step {step} {fault:?}: {status} {body} (a fault answers 503 or does not matter)",
-                write.name
+                "{} step {step} {}: {status} {body} (a fault answers 503 or does not matter)",
+                write.name,
+                mode.label()
             );
             if status == 503 {
                 assert_eq!(retry_after(&headers), Some("2"));
@@ -358,36 +476,66 @@ async fn table_rows(write: &Write) -> Option<Vec<String>> {
             // is not given back (a gap in the sorts or numbers), as with database sequences.
             let without_counters =
                 |c: &[String]| -> Vec<String> { c.iter().filter(|x| !x.ends_with("Sequence")).cloned().collect() };
-            let outcome = if kept.is_empty() {
-                "none"
+            let (outcome, whole) = if kept.is_empty() {
+                ("none", false)
             } else if without_counters(&kept).is_empty() {
-                "none (the counter advanced)"
-            } else if kept == expected {
-                "all"
+                ("none (the counter advanced)", false)
+            } else if without_counters(&kept) == without_counters(&expected) {
+                ("all", true)
             } else {
-                panic!("{} step {step} {fault:?}: half-written: {kept:?}, whole change {expected:?}", write.name)
+                panic!("{} step {step} {}: half-written: {kept:?}, whole change {expected:?}", write.name, mode.label())
             };
-            let (retried, _, retry_body) = send(api, &request, &key).await;
+            let (retried, retry_headers, retry_body) = send(api, &request, &key).await;
             let finally = change(&before, &snapshot(px, api.workspace_id).await);
-            // After a success whose idempotency record could not be completed (the last store
-            // call), the key stays "in progress" (409) until it expires: the client has its
-            // answer, and the retry creates nothing (docs/reliability.md).
-            let unrecorded = ok && retried == 409 && step == steps.len();
             assert!(
-                (200..300).contains(&retried) || unrecorded,
-                "{} step {step} {fault:?}: the retry: {retried} {retry_body}; the first answer {status} {body}; calls {first_calls:?}",
-                write.name
+                (200..300).contains(&retried),
+                "{} step {step} {}: the retry: {retried} {retry_body}; the first answer {status} {body}; calls {first_calls:?}",
+                write.name,
+                mode.label()
             );
             assert_eq!(
                 without_counters(&finally),
                 without_counters(&expected),
-                "{} step {step} {fault:?}: the retry completes it exactly once; calls {first_calls:?}",
-                write.name
-            );
-            table.push(format!(
-                "| {} | {step}/{}: {operation} | {fault:?} | {status} | {outcome} | {retried}, exactly once |",
+                "{} step {step} {}: the retry completes it exactly once; calls {first_calls:?}",
                 write.name,
-                steps.len()
+                mode.label()
+            );
+            let replayed = retry_headers.get("idempotent-replayed").is_some_and(|v| v == "true");
+            if write.creates {
+                // A kept create was recorded with it: the retry replays it, naming the kept
+                // item (the first answer's body when there was one). A create not kept runs
+                // again.
+                assert_eq!(
+                    replayed,
+                    whole,
+                    "{} step {step} {}: the retry of a create {} is {}replayed: {retried} {retry_body}",
+                    write.name,
+                    mode.label(),
+                    if whole { "kept" } else { "not kept" },
+                    if replayed { "" } else { "not " }
+                );
+                if ok {
+                    assert_eq!(retry_body, body, "{} step {step} {}: the first answer again", write.name, mode.label());
+                }
+                if let Some(id) = retry_body["id"].as_str() {
+                    let named = kept_items
+                        .values()
+                        .chain(snapshot(px, api.workspace_id).await.values())
+                        .any(|item| item["id"] == id);
+                    assert!(
+                        named,
+                        "{} step {step} {}: the retry names {id}, not the item created",
+                        write.name,
+                        mode.label()
+                    );
+                }
+            }
+            table.push(format!(
+                "| {} | {step}/{}: {operation} | {} | {status} | {outcome} | {retried}{}, exactly once |",
+                write.name,
+                steps.len(),
+                mode.label(),
+                if replayed { " replayed" } else { "" }
             ));
         }
     }

@@ -325,3 +325,104 @@ async fn a_keyed_body_over_the_route_limit_is_413() {
     .await;
     assert_error_body(api.backend, status, &body, 413);
 }
+
+/// The create and its recorded response are one write (docs/reliability.md): a keyed create
+/// makes exactly one store write more than the same create without a key — the in-flight
+/// record's claim — and no separate write completing the record afterwards; its retry is the
+/// replay of that response. A get-or-create that finds its resource writes nothing to record the
+/// answer in: there, and only there, the layer records it with a write of its own.
+#[tokio::test]
+async fn a_keyed_create_records_its_response_in_its_own_transaction() {
+    each_backend(async |_, api| {
+        let (root, token) = api.user(ROOT, UserKind::Employee).await;
+        let projects = crate::projects_api::seeded(api, Some(root.id)).await;
+        let billing = crate::billing_api::seeded(api, &[root.id]).await;
+        let positions = format!("/projects/{}/manual-positions", projects.shared_project);
+        let quotations = format!("/tasks/{}/express-quotations", billing.quoted);
+        let billings = format!("/projects/{}/subscription-billings", billing.project);
+        type Body = Box<dyn Fn() -> Value>;
+        let creates: Vec<(&str, String, Body)> = vec![
+            ("tag, new name", "/tags/task/create".into(), Box::new(|| json!({"name": unique("Tag")}))),
+            (
+                "role",
+                "/administration/roles".into(),
+                Box::new(|| crate::administration_api::role_body(Some(shared::permissions::STAFF), json!({}))),
+            ),
+            ("work activity", ACTIVITIES.into(), Box::new(|| json!({"name": unique("Activity")}))),
+            ("manual position", positions, Box::new(|| json!({"name": unique("Domain"), "price": 24.9}))),
+            (
+                "quotation",
+                quotations,
+                Box::new(move || json!({"contactUserId": billing.contact, "includeEstimate": true})),
+            ),
+            (
+                "subscription billing",
+                billings,
+                Box::new(|| {
+                    json!({"manualTitle": unique("Hosting"), "fromDate": "2026-01-15", "toDate": "2026-03-10",
+                           "frequency": 1, "payment": "fixed", "price": 99.5})
+                }),
+            ),
+            (
+                "skill",
+                "/agents/skills".into(),
+                Box::new(|| json!({"name": unique("Skill"), "instructions": "Be brief"})),
+            ),
+        ];
+        let post = |path: &str, key: Option<String>, body: Value| {
+            let path = path.to_owned();
+            let token = token.clone();
+            async move {
+                let headers: Vec<(&str, &[u8])> =
+                    key.as_ref().map(|k| ("Idempotency-Key", k.as_bytes())).into_iter().collect();
+                send(api, Method::POST, &path, Some(&token), &headers, Some(body)).await
+            }
+        };
+        for (name, path, body) in &creates {
+            // Warm: the first create of a collection starts its counter, and the token's
+            // last-used time is written at most once a while.
+            let (status, _, first) = post(path, None, body()).await;
+            assert!((200..300).contains(&status), "[{}] {name}: {status} {first}", api.backend);
+            let (plain, (status, _, _)) = api.round_trips(post(path, None, body())).await;
+            assert!((200..300).contains(&status), "[{}] {name}", api.backend);
+            let key = uuid::Uuid::new_v4().to_string();
+            let sent = body();
+            let (keyed, (status, headers, created)) =
+                api.round_trips(post(path, Some(key.clone()), sent.clone())).await;
+            assert!((200..300).contains(&status), "[{}] {name}: {status} {created}", api.backend);
+            assert!(headers.get(shared::idempotency::REPLAYED_HEADER).is_none());
+            assert_eq!(
+                keyed.writes,
+                plain.writes + 1,
+                "[{}] {name}: the claim, and the create with its completion in one transaction \
+                 (no separate update); keyed {keyed:?}, plain {plain:?}",
+                api.backend
+            );
+            let (replayed, (again, headers, replay)) = api.round_trips(post(path, Some(key), sent)).await;
+            assert_eq!((again, &replay), (status, &created), "[{}] {name}: the replay", api.backend);
+            assert_eq!(headers[shared::idempotency::REPLAYED_HEADER], "true", "[{}] {name}", api.backend);
+            let (read, _) = api.round_trips(api.get("/tags/task", &token)).await;
+            assert_eq!(
+                replayed.writes,
+                read.writes + 1,
+                "[{}] {name}: a replay writes what any request does (rate limits) and the claim's refused put",
+                api.backend
+            );
+        }
+        // A get-or-create that finds its resource (a tag of an existing name) writes nothing but
+        // the claim and the separate completion.
+        let name = unique("Existing");
+        let (status, _, existing) = post("/tags/task/create", None, json!({"name": name})).await;
+        assert_eq!(status, 200, "[{}] {existing}", api.backend);
+        let (plain, _) = api.round_trips(post("/tags/task/create", None, json!({"name": name}))).await;
+        let key = uuid::Uuid::new_v4().to_string();
+        let (keyed, (status, _, found)) =
+            api.round_trips(post("/tags/task/create", Some(key.clone()), json!({"name": name}))).await;
+        assert_eq!((status, &found), (200, &existing), "[{}]", api.backend);
+        assert_eq!(keyed.writes, plain.writes + 2, "[{}] the claim and the separate completion", api.backend);
+        let (status, headers, replay) = post("/tags/task/create", Some(key), json!({"name": name})).await;
+        assert_eq!((status, &replay), (200, &existing), "[{}]", api.backend);
+        assert_eq!(headers[shared::idempotency::REPLAYED_HEADER], "true", "[{}]", api.backend);
+    })
+    .await;
+}

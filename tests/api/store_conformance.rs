@@ -240,6 +240,83 @@ async fn expired_items_are_invisible_and_count_as_absent() {
     .await;
 }
 
+/// The idempotency record's conditions: an attribute holding a string (the claim's nonce), an
+/// attribute absent (no response yet), and both together, in single writes and transactions,
+/// with "an expired item is absent" as everywhere.
+#[tokio::test]
+async fn attribute_conditions_mean_the_same_on_every_backend() {
+    each(async |b| {
+        let pk = fresh_pk();
+        let s = &b.store;
+        let equals = |value: &str| Condition::Equals { attr: "claim".into(), value: value.into() };
+        let lacks = || Condition::Lacks("response".into());
+        let failed = |r: StoreResult<Item>| matches!(r, Err(StoreError::ConditionFailed));
+        s.put(item(&pk, "r", json!({"claim": "n1", "ttl": past() + 3600})), Condition::None).await.unwrap();
+        let key = Key::new(&pk, "r");
+        // Equals: the attribute holds exactly the string.
+        assert!(failed(s.update(&key, Update::default().set("x", 1), equals("n2")).await), "[{}]", b.name);
+        assert!(failed(s.update(&key, Update::default().set("x", 1), equals("N1")).await), "[{}]", b.name);
+        s.update(&key, Update::default().set("x", 1), equals("n1")).await.unwrap();
+        // Equals on a missing item or attribute fails, and creates nothing.
+        let missing = Key::new(&pk, "missing");
+        assert!(failed(s.update(&missing, Update::default().set("x", 1), equals("n1")).await), "[{}]", b.name);
+        assert_eq!(s.get(&missing).await.unwrap(), None, "[{}]", b.name);
+        let other = Condition::Equals { attr: "nope".into(), value: "n1".into() };
+        assert!(failed(s.update(&key, Update::default().set("x", 2), other).await), "[{}]", b.name);
+        // A number is not the string of its digits.
+        s.put(item(&pk, "num", json!({"claim": 7})), Condition::None).await.unwrap();
+        let seven = s.update(&Key::new(&pk, "num"), Update::default().set("x", 1), equals("7")).await;
+        assert!(failed(seven), "[{}]", b.name);
+        // Lacks: holds while the attribute is absent, and on an absent item.
+        s.update(&key, Update::default().set("y", 1), lacks()).await.unwrap();
+        s.update(&key, Update::default().set("response", json!({"status": 201})), Condition::None).await.unwrap();
+        assert!(failed(s.update(&key, Update::default().set("y", 2), lacks()).await), "[{}]", b.name);
+        assert_eq!(s.delete(&Key::new(&pk, "absent"), lacks()).await.unwrap(), None, "[{}]", b.name);
+        // A null attribute is present.
+        s.put(item(&pk, "null", json!({"response": null})), Condition::None).await.unwrap();
+        assert!(failed(s.update(&Key::new(&pk, "null"), Update::default().set("y", 1), lacks()).await));
+        // All: every condition, as the record's release uses them.
+        let release = |nonce: &str| Condition::All(vec![equals(nonce), lacks()]);
+        let kept = s.delete(&key, release("n1")).await;
+        assert!(matches!(kept, Err(StoreError::ConditionFailed)), "[{}] a record holding a response stays", b.name);
+        s.put(item(&pk, "f", json!({"claim": "n1"})), Condition::None).await.unwrap();
+        let flight = Key::new(&pk, "f");
+        assert!(matches!(s.delete(&flight, release("n2")).await, Err(StoreError::ConditionFailed)), "[{}]", b.name);
+        assert!(s.delete(&flight, release("n1")).await.unwrap().is_some(), "[{}] in flight and ours", b.name);
+        s.put(item(&pk, "e", json!({})), Condition::All(vec![])).await.unwrap();
+        // An expired item is absent: Equals fails on it, Lacks holds.
+        s.put(item(&pk, "old", json!({"claim": "n1", "response": 1, "ttl": past()})), Condition::None).await.unwrap();
+        let old = Key::new(&pk, "old");
+        assert!(failed(s.update(&old, Update::default().set("x", 1), equals("n1")).await), "[{}] expired", b.name);
+        s.put(item(&pk, "old", json!({"fresh": true})), lacks()).await.unwrap();
+        // In a transaction, a failing attribute condition cancels everything and is named.
+        s.put(item(&pk, "t", json!({"claim": "n1"})), Condition::None).await.unwrap();
+        let result = s
+            .transact(vec![
+                TxOp::Put { item: item(&pk, "created", json!({})), cond: Condition::NotExists },
+                TxOp::Update {
+                    key: Key::new(&pk, "t"),
+                    update: Update::default().set("response", 1),
+                    cond: equals("n2"),
+                },
+            ])
+            .await;
+        match result {
+            Err(StoreError::TransactionCancelled { failed }) => assert_eq!(failed, vec![1], "[{}]", b.name),
+            other => panic!("[{}] expected a cancelled transaction, got {other:?}", b.name),
+        }
+        assert_eq!(s.get(&Key::new(&pk, "created")).await.unwrap(), None, "[{}]", b.name);
+        s.transact(vec![
+            TxOp::Put { item: item(&pk, "created", json!({})), cond: Condition::NotExists },
+            TxOp::Update { key: Key::new(&pk, "t"), update: Update::default().set("response", 1), cond: equals("n1") },
+        ])
+        .await
+        .unwrap_or_else(|e| panic!("[{}] {e:?}", b.name));
+        assert_eq!(s.get(&Key::new(&pk, "t")).await.unwrap().unwrap()["response"], 1, "[{}]", b.name);
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn a_transaction_with_one_failing_condition_writes_nothing() {
     each(async |b| {

@@ -429,7 +429,7 @@ async fn set_stored(api: &TestApi, bytes: u64) {
     let usage = StorageUsage { bytes: bytes as i64 };
     let key = quota::usage_key(WsKeys::new(api.workspace_id));
     api.store.delete(&key, shared::store::Condition::None).await.unwrap();
-    shared::entity::create(api.store.as_ref(), &usage, WsKeys::new(api.workspace_id), "exists").await.unwrap();
+    shared::entity::create(api.store.as_ref(), &usage, WsKeys::new(api.workspace_id), "exists", None).await.unwrap();
 }
 
 /// The storage quota (docs/files.md#the-storage-quota) holds under concurrent uploads: with

@@ -21,7 +21,7 @@ use serde::Deserialize;
 use shared::domain::project;
 use shared::entity::Entity;
 use shared::function::Function;
-use shared::idempotency::idempotent;
+use shared::idempotency::{Answer, Idempotency, idempotent};
 use shared::openapi::ApiTag;
 use shared::permissions::{Requirement, key};
 use shared::projection::Projection;
@@ -175,13 +175,16 @@ async fn save_managed_provider(
     caller: Caller,
     projection: Projection,
     Path(path): Path<AgentPath>,
+    idempotency: Idempotency,
     body: Body<SaveManagedProviderBody>,
-) -> ApiResult<(StatusCode, ManagedProviderSettingsProjection)> {
+) -> ApiResult<Answer> {
     let permit = caller.authorize(MANAGE)?;
     let body = body.parse(&permit)?;
     let secrets = secret_store(&state)?;
-    let record = managed::save(state.store(), secrets, caller.keys(), path.id, &body, caller.user.id).await?;
-    Ok((StatusCode::CREATED, projection.project(&ManagedProviderSettings::from(&record))?))
+    let respond = |record: &ManagedProviderRecord| {
+        idempotency.answer(StatusCode::CREATED, None, &projection.project(&ManagedProviderSettings::from(record))?)
+    };
+    managed::save(state.store(), secrets, caller.keys(), path.id, &body, caller.user.id, respond).await
 }
 
 /// Save a project's agent overrides
@@ -198,16 +201,19 @@ async fn save_project_overrides(
     State(state): State<AppState>,
     caller: Caller,
     projection: Projection,
+    idempotency: Idempotency,
     body: Body<SaveProjectOverridesBody>,
-) -> ApiResult<(StatusCode, ProjectAgentProviderSettingsProjection)> {
+) -> ApiResult<Answer> {
     let permit = caller.authorize(EDIT_PROJECT)?;
     let body = body.parse(&permit)?;
     let store = state.store();
     project::accessible(store, &caller, body.project_id).await?;
     let (project_id, agent_id) = (body.project_id, body.agent_id);
     let values = project_settings::overrides(body).map_err(ApiError::validation)?;
-    let saved = project_settings::save(store, caller.keys(), project_id, agent_id, values, caller.user.id).await?;
-    Ok((StatusCode::CREATED, projection.project(&saved)?))
+    let respond = |saved: &ProjectAgentProviderSettings| {
+        idempotency.answer(StatusCode::CREATED, None, &projection.project(saved)?)
+    };
+    project_settings::save(store, caller.keys(), project_id, agent_id, values, caller.user.id, respond).await
 }
 
 /// List a project's agent overrides
@@ -238,12 +244,15 @@ async fn create_skill(
     State(state): State<AppState>,
     caller: Caller,
     projection: Projection,
+    idempotency: Idempotency,
     body: Body<CreateSkillBody>,
-) -> ApiResult<(StatusCode, SkillProjection)> {
+) -> ApiResult<Answer> {
     let permit = caller.authorize(MANAGE)?;
     let body = body.parse(&permit)?;
-    let record = skills::create(state.store(), caller.keys(), body, caller.user.id).await?;
-    Ok((StatusCode::CREATED, projection.project(&Skill::from(&record))?))
+    let respond = |record: &SkillRecord| {
+        idempotency.answer(StatusCode::CREATED, None, &projection.project(&Skill::from(record))?)
+    };
+    skills::create(state.store(), caller.keys(), body, caller.user.id, respond).await
 }
 
 /// List skills

@@ -10,6 +10,7 @@ use crate::records::{self, partition};
 use serde::{Deserialize, Serialize};
 use shared::entity::{self, Attempt, Entity};
 use shared::error::FieldErrors;
+use shared::idempotency::Answer;
 use shared::input::{Input, List, MultilineText, Patch};
 use shared::store::keys::WsKeys;
 use shared::store::{Condition, Key, Query, Store, StoreError, query_all};
@@ -171,6 +172,8 @@ pub struct OverrideValues {
 
 /// Replaces the overrides of (project, agent) on the version read (retried after a lost race;
 /// a save replaces the whole record, so the last save wins and none is half applied).
+/// `respond` turns the saved overrides into the answer, which the record's write records (the
+/// idempotency completion, re-added on every attempt).
 pub async fn save(
     store: &dyn Store,
     keys: WsKeys,
@@ -178,7 +181,8 @@ pub async fn save(
     agent_id: Uuid,
     values: OverrideValues,
     by: Uuid,
-) -> ApiResult<ProjectAgentProviderSettings> {
+    respond: impl Fn(&ProjectAgentProviderSettings) -> ApiResult<Answer>,
+) -> ApiResult<Answer> {
     if records::get_agent(store, keys, agent_id).await?.is_none() {
         return Err(ApiError::field("agentId", "no such agent in the workspace"));
     }
@@ -186,6 +190,7 @@ pub async fn save(
     entity::retry_on_conflict("The project's agent settings are being changed concurrently; retry", |_| {
         let values = values.clone();
         let key = key.clone();
+        let respond = &respond;
         async move {
             let existing: Option<ProjectOverridesRecord> = entity::get(store, &key).await?;
             let record = ProjectOverridesRecord {
@@ -205,8 +210,9 @@ pub async fn save(
                 updated_by: by,
             };
             let cond = existing.map_or(Condition::NotExists, |e| Condition::VersionEquals(e.settings.version));
-            match store.put(entity::to_item(&record, keys)?, cond).await {
-                Ok(()) => Ok(Attempt::Done(record.settings)),
+            let answer = respond(&record.settings)?;
+            match entity::put(store, entity::to_item(&record, keys)?, cond, answer.completion()).await {
+                Ok(()) => Ok(Attempt::Done(answer)),
                 Err(StoreError::ConditionFailed) => Ok(Attempt::Conflict),
                 Err(e) => Err(e.into()),
             }

@@ -7,6 +7,7 @@ use crate::fields::AgentInstructions;
 use crate::records::{self, item_key};
 use serde::{Deserialize, Serialize};
 use shared::entity::{self, Attempt, Entity};
+use shared::idempotency::Answer;
 use shared::input::{Input, Integer, MultilineText, Patch, Text};
 use shared::richtext::{self, Doc};
 use shared::store::keys::WsKeys;
@@ -123,7 +124,15 @@ pub struct PatchSkillBody {
     pub version: Option<Integer<1, { i64::MAX }>>,
 }
 
-pub async fn create(store: &dyn Store, keys: WsKeys, body: CreateSkillBody, by: Uuid) -> ApiResult<SkillRecord> {
+/// Creates a skill; `respond` turns it into the answer, which the skill's put records (the
+/// idempotency completion).
+pub async fn create(
+    store: &dyn Store,
+    keys: WsKeys,
+    body: CreateSkillBody,
+    by: Uuid,
+    respond: impl FnOnce(&SkillRecord) -> ApiResult<Answer>,
+) -> ApiResult<Answer> {
     let count = records::list::<SkillRecord>(store, keys).await?.len();
     if count >= MAX_SKILLS {
         return Err(ApiError::field("body", format!("a workspace holds at most {MAX_SKILLS} skills")));
@@ -141,8 +150,9 @@ pub async fn create(store: &dyn Store, keys: WsKeys, body: CreateSkillBody, by: 
         created_by: by,
         updated_by: by,
     };
-    entity::create(store, &record, keys, "The skill exists already").await?;
-    Ok(record)
+    let answer = respond(&record)?;
+    entity::create(store, &record, keys, "The skill exists already", answer.completion()).await?;
+    Ok(answer)
 }
 
 pub async fn get(store: &dyn Store, keys: WsKeys, id: Uuid) -> ApiResult<SkillRecord> {

@@ -16,6 +16,7 @@ use shared::domain::pricing;
 use shared::domain::project::{self, ProjectScope};
 use shared::entity::{self, Entity};
 use shared::error::FieldErrors;
+use shared::idempotency::{Answer, Idempotency};
 use shared::input::{self, DateOnly, Input, Integer, Text};
 use shared::permissions::{Requirement, key};
 use shared::request::{Body, Path};
@@ -297,8 +298,9 @@ pub async fn create_subscription_billing(
     State(state): State<AppState>,
     caller: Caller,
     Path(path): Path<ProjectPath>,
+    idempotency: Idempotency,
     body: Body<NewSubscriptionBillingBody>,
-) -> ApiResult<(StatusCode, Json<crate::Success>)> {
+) -> ApiResult<Answer> {
     caller.authorize(Requirement::Permission(key::PROJECTS_EDIT))?;
     let permit = caller.authorize(Requirement::Permission(key::INVOICES_MANAGE))?;
     let store = state.store();
@@ -324,8 +326,9 @@ pub async fn create_subscription_billing(
             rows,
         },
     };
-    entity::create(store, &record, caller.keys(), "Subscription billing exists").await?;
-    Ok((StatusCode::CREATED, Json(crate::Success { success: true })))
+    let answer = idempotency.answer(StatusCode::CREATED, None, &crate::Success { success: true })?;
+    entity::create(store, &record, caller.keys(), "Subscription billing exists", answer.completion()).await?;
+    Ok(answer)
 }
 
 /// List a project's subscription billings

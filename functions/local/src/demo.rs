@@ -80,7 +80,10 @@ async fn seed_activities(store: &dyn Store, workspace_id: uuid::Uuid) -> Result<
     let keys = shared::store::keys::WsKeys::new(workspace_id);
     for (name, german) in [("Development", "Entwicklung"), ("Design", "Gestaltung"), ("Meeting", "Besprechung")] {
         let translations = vec![rules::Translation { language: "de".into(), name: german.into() }];
-        activities::create(store, keys, rules::Draft { name: name.into(), translations })
+        let record = activities::prepare(store, keys, rules::Draft { name: name.into(), translations })
+            .await
+            .map_err(|e| identity::IdentityError::Invalid(e.message))?;
+        activities::create(store, keys, &record, None)
             .await
             .map_err(|e| identity::IdentityError::Invalid(e.message))?;
     }

@@ -5,11 +5,13 @@
 use crate::ProjectPath;
 use axum::Json;
 use axum::extract::State;
+use axum::http::StatusCode;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use shared::domain::money;
 use shared::domain::project::{self, ProjectScope};
 use shared::entity::{self, Entity};
+use shared::idempotency::{Answer, Idempotency};
 use shared::input::{self, At, Checked, EditorText, Errors, Input, Patch, Text};
 use shared::permissions::{Requirement, key};
 use shared::projection::Projection;
@@ -215,7 +217,15 @@ pub async fn check_category(
 }
 
 /// Appends a position, whose category was checked, at the end of the project's planning.
-pub async fn create(store: &dyn Store, scope: ProjectScope, draft: Draft, by: Uuid) -> ApiResult<ManualPosition> {
+/// `respond` turns the position into the answer, which the position's put records (the
+/// idempotency completion; the sort counter's increment before it is an allocator, as ever).
+pub async fn create(
+    store: &dyn Store,
+    scope: ProjectScope,
+    draft: Draft,
+    by: Uuid,
+    respond: impl FnOnce(&ManualPosition) -> ApiResult<Answer>,
+) -> ApiResult<Answer> {
     let last = async { Ok(list(store, scope).await?.iter().map(|p| p.sort).max().unwrap_or(0)) };
     let sort = entity::append_at_end(store, &sort_counter(scope), last).await?;
     let record = ManualPositionRecord {
@@ -231,8 +241,9 @@ pub async fn create(store: &dyn Store, scope: ProjectScope, draft: Draft, by: Uu
         created_at: clock::now_rfc3339(),
         created_by: by,
     };
-    entity::create(store, &record, scope.0, "Manual position exists").await?;
-    Ok(record.to_response())
+    let answer = respond(&record.to_response())?;
+    entity::create(store, &record, scope.0, "Manual position exists", answer.completion()).await?;
+    Ok(answer)
 }
 
 /// List manual positions
@@ -264,14 +275,16 @@ pub async fn create_manual_position(
     caller: Caller,
     projection: Projection,
     Path(path): Path<ProjectPath>,
+    idempotency: Idempotency,
     body: Body<NewManualPositionBody>,
-) -> ApiResult<ManualPositionProjection> {
+) -> ApiResult<Answer> {
     let permit = caller.authorize(MANAGE)?;
     let record = project::accessible(state.store(), &caller, path.project_id).await?;
     let scope = (caller.keys(), record.project.id);
     let mut body = body.check(&permit)?;
     check_category(state.store(), scope, &mut body).await?;
-    projection.project(&create(state.store(), scope, draft(body.finish()?), caller.user.id).await?)
+    let respond = |position: &ManualPosition| idempotency.answer(StatusCode::OK, None, &projection.project(position)?);
+    create(state.store(), scope, draft(body.finish()?), caller.user.id, respond).await
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use shared::domain::catalog::{self, CatalogProduct, PriceFrequency, Prices, Prod
 use shared::domain::project;
 use shared::entity::{self, Entity};
 use shared::http::Success;
+use shared::idempotency::{Answer, Idempotency};
 use shared::input::{self, At, Checked, DateOnly, Errors, Field, Input, Integer, List, Patch, SchemaRef, Schemas};
 use shared::permissions::{Requirement, key};
 use shared::projection::{Projection, SuccessProjection};
@@ -423,12 +424,14 @@ impl From<&ProjectProductRecord> for ProjectProduct {
 }
 
 /// Imports the product into the project: get the catalog product (404, or 400 when its id
-/// is malformed, with every other problem of the body), check, put the copy.
+/// is malformed, with every other problem of the body), check, put the copy (with the
+/// request's idempotency completion, in one transaction).
 pub async fn import(
     store: &dyn Store,
     scope: project::ProjectScope,
     mut body: Checked<ImportBody>,
     by: Uuid,
+    completion: Option<&entity::Completion>,
 ) -> ApiResult<Uuid> {
     let Some(product_id) = body.fields.product_id else { return body.finish().map(|_| Uuid::nil()) };
     let product = catalog::get_product(store, scope.0, product_id)
@@ -444,7 +447,7 @@ pub async fn import(
         created_at: clock::now_rfc3339(),
         created_by: by,
     };
-    entity::create(store, &record, scope.0, "Project product exists").await?;
+    entity::create(store, &record, scope.0, "Project product exists", completion).await?;
     Ok(record.id)
 }
 
@@ -474,13 +477,15 @@ pub async fn import_product(
     caller: Caller,
     projection: Projection,
     Path(path): Path<ProjectPath>,
+    idempotency: Idempotency,
     body: Body<ImportBody>,
-) -> ApiResult<(StatusCode, SuccessProjection)> {
+) -> ApiResult<Answer> {
     let permit = caller.authorize(EDIT_PROJECT)?;
     let record = project::accessible(state.store(), &caller, path.project_id).await?;
     let body = body.check(&permit)?;
-    import(state.store(), (caller.keys(), record.project.id), body, caller.user.id).await?;
-    Ok((StatusCode::CREATED, projection.project(&Success { success: true })?))
+    let answer = idempotency.answer(StatusCode::CREATED, None, &projection.project(&Success { success: true })?)?;
+    import(state.store(), (caller.keys(), record.project.id), body, caller.user.id, answer.completion()).await?;
+    Ok(answer)
 }
 
 /// List a project's products

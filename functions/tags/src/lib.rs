@@ -5,11 +5,12 @@ pub mod domain;
 mod store;
 
 use axum::extract::State;
+use axum::http::StatusCode;
 use domain::{Color, MAX_NAME_CHARS, TagType};
 use serde::Deserialize;
 use shared::entity::Entity;
 use shared::function::Function;
-use shared::idempotency::idempotent;
+use shared::idempotency::{Answer, Idempotency, idempotent};
 use shared::input::{Input, Nullable, Text};
 use shared::openapi::ApiTag;
 use shared::projection::Projection;
@@ -111,12 +112,14 @@ async fn create_tag(
     caller: Caller,
     projection: Projection,
     Path(path): Path<TypePath>,
+    idempotency: Idempotency,
     body: Body<CreateTagBody>,
-) -> ApiResult<TagProjection> {
+) -> ApiResult<Answer> {
     let permit = caller.authorize(path.tag_type.write_requirement())?;
     let input = body.parse(&permit)?;
     let scope = (caller.keys(), path.tag_type);
-    projection.project(&store::create_or_get(state.store(), scope, &input.name, caller.user.id).await?)
+    let respond = |tag: &Tag| idempotency.answer(StatusCode::OK, None, &projection.project(tag)?);
+    store::create_or_get(state.store(), scope, &input.name, caller.user.id, respond).await
 }
 
 /// Save a tag's colour

@@ -5,6 +5,7 @@
 use crate::domain::{Color, TagType, fold_name};
 use serde::{Deserialize, Serialize};
 use shared::entity::{self, Attempt, Entity};
+use shared::idempotency::Answer;
 use shared::store::keys::WsKeys;
 use shared::store::{Condition, Key, Query, Store, StoreError, TxOp, Update, query_all};
 use shared::{ApiError, ApiResult, clock};
@@ -99,8 +100,21 @@ pub async fn is_live(store: &dyn Store, scope: Scope, id: Uuid) -> ApiResult<boo
     Ok(record.is_some_and(|r| !r.tag.is_deleted))
 }
 
-/// Creates the tag, or returns the live tag whose name matches case-insensitively.
-pub async fn create_or_get(store: &dyn Store, scope: Scope, name: &str, by: Uuid) -> ApiResult<Tag> {
+/// Creates the tag, or returns the live tag whose name matches case-insensitively; `respond`
+/// turns the tag into the answer. A new tag's answer is built before its transaction, which
+/// records it (the request's idempotency completion: `shared::idempotency`), re-added on every
+/// attempt.
+///
+/// An existing tag is returned without any write, so there is no transaction to record its
+/// answer in: the idempotency layer records that answer with its own write afterwards. That
+/// is safe: nothing was created, and a retry that runs again finds the same tag.
+pub async fn create_or_get(
+    store: &dyn Store,
+    scope: Scope,
+    name: &str,
+    by: Uuid,
+    respond: impl Fn(&Tag) -> ApiResult<Answer>,
+) -> ApiResult<Answer> {
     let folded = fold_name(name);
     entity::retry_on_conflict("The tag name is being changed concurrently; retry", |_| async {
         let record = TagRecord {
@@ -110,20 +124,19 @@ pub async fn create_or_get(store: &dyn Store, scope: Scope, name: &str, by: Uuid
             version: 1,
         };
         let guard = NameGuard { tag_id: record.tag.id, folded_name: folded.clone() };
-        let written = store
-            .transact(vec![
-                TxOp::Put { item: entity::to_item(&guard, scope)?, cond: Condition::NotExists },
-                TxOp::Put { item: entity::to_item(&record, scope)?, cond: Condition::NotExists },
-            ])
-            .await;
-        match written {
-            Ok(()) => Ok(Attempt::Done(record.tag)),
+        let answer = respond(&record.tag)?;
+        let ops = vec![
+            TxOp::Put { item: entity::to_item(&guard, scope)?, cond: Condition::NotExists },
+            TxOp::Put { item: entity::to_item(&record, scope)?, cond: Condition::NotExists },
+        ];
+        match entity::transact(store, ops, answer.completion()).await {
+            Ok(()) => Ok(Attempt::Done(answer)),
             // Someone holds the name: theirs is the tag, unless it vanished meanwhile.
             Err(e) if entity::is_conflict(&e) => {
                 let holder: Option<NameGuard> = entity::get(store, &guard_key(scope, &folded)).await?;
                 match holder {
                     Some(holder) => match get_live(store, scope, holder.tag_id).await {
-                        Ok(existing) => Ok(Attempt::Done(existing.tag)),
+                        Ok(existing) => Ok(Attempt::Done(respond(&existing.tag)?)),
                         Err(_) => Ok(Attempt::Conflict),
                     },
                     None => Ok(Attempt::Conflict),

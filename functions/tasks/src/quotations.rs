@@ -13,6 +13,7 @@ use shared::domain::quotation::{
 };
 use shared::domain::task::{self, TaskIdentifier, TaskScope};
 use shared::entity::{self, Attempt};
+use shared::idempotency::{Answer, Idempotency};
 use shared::identity::{self, User, UserKind};
 use shared::input::{EditorText, Input, Language, Patch};
 use shared::permissions::Requirement;
@@ -71,13 +72,16 @@ pub fn check_contact(user: Option<&User>, project: &Project) -> Result<(), &'sta
 }
 
 /// Creates a quotation: numbered from the task's counter, its items generated and priced from
-/// the task (`quotation::items_for`). Round trips: docs/tasks.md.
+/// the task (`quotation::items_for`). Round trips: docs/tasks.md. `respond` turns the quotation
+/// into the answer, which the quotation's put records (the idempotency completion; the number
+/// counter's increment before it is an allocator, as ever).
 async fn create(
     store: &dyn Store,
     caller: &Caller,
     identifier: TaskIdentifier,
     body: Body<NewExpressQuotationBody>,
-) -> ApiResult<ExpressQuotation> {
+    respond: impl FnOnce(&ExpressQuotation) -> ApiResult<Answer>,
+) -> ApiResult<Answer> {
     // Quotations are the provider's offers: its employees make them, contacts receive them.
     let permit = caller.authorize(Requirement::Employee)?;
     let (task, project) = task::accessible(store, caller, identifier).await?;
@@ -125,8 +129,9 @@ async fn create(
         items,
         version: 1,
     };
-    entity::create(store, &record, caller.keys(), "Express quotation exists").await?;
-    Ok(record.to_response())
+    let answer = respond(&record.to_response())?;
+    entity::create(store, &record, caller.keys(), "Express quotation exists", answer.completion()).await?;
+    Ok(answer)
 }
 
 /// Create an express quotation
@@ -146,10 +151,12 @@ pub async fn create_quotation(
     caller: Caller,
     projection: Projection,
     Path(path): Path<TaskPath>,
+    idempotency: Idempotency,
     body: Body<NewExpressQuotationBody>,
-) -> ApiResult<(StatusCode, ExpressQuotationProjection)> {
-    let created = create(state.store(), &caller, path.identifier, body).await?;
-    Ok((StatusCode::CREATED, projection.project(&created)?))
+) -> ApiResult<Answer> {
+    let respond =
+        |created: &ExpressQuotation| idempotency.answer(StatusCode::CREATED, None, &projection.project(created)?);
+    create(state.store(), &caller, path.identifier, body, respond).await
 }
 
 /// List a task's express quotations

@@ -9,7 +9,6 @@ pub mod image;
 pub mod quota;
 mod structure;
 
-use axum::Json;
 use axum::extract::{DefaultBodyLimit, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -18,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use shared::entity::Entity;
 use shared::files::{self, FileRecord, ImageType};
 use shared::function::Function;
-use shared::idempotency::idempotent;
+use shared::idempotency::{Answer, Idempotency, idempotent};
 use shared::openapi::ApiTag;
 use shared::permissions::Requirement;
 use shared::request::Path;
@@ -118,8 +117,9 @@ async fn upload(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
+    idempotency: Idempotency,
     form: Form,
-) -> ApiResult<(StatusCode, Json<UploadedFile>)> {
+) -> ApiResult<Answer> {
     let permit = caller.authorize(UPLOAD_REQUIREMENT)?;
     let bytes = form.single_file(&permit, FILE_FIELD, image::MAX_FILE_BYTES).await?;
     let image = image::recognise(&bytes).map_err(|refusal| ApiError::field(FILE_FIELD, refusal.to_string()))?;
@@ -133,14 +133,8 @@ async fn upload(
         created_at: clock::now_rfc3339(),
         created_by: caller.user.id,
     };
-    // The quota's bytes are reserved before anything is written, and given back if the file is
-    // not stored (docs/files.md#the-storage-quota).
-    let quota = quota::configured_quota()?;
-    quota::reserve(state.store(), caller.keys(), FILE_FIELD, record.size, quota).await?;
-    if let Err(e) = files::save(&state, caller.keys(), &record, bytes).await {
-        quota::release(state.store(), caller.keys(), record.size).await;
-        return Err(e);
-    }
+    // The answer before anything is written (the URL is presigned or signed, it needs no
+    // object), so the file record's put records it (the idempotency completion).
     let url = files::file_url(&state, &headers, &record).await?;
     let uploaded = UploadedFile {
         id: record.id,
@@ -148,11 +142,20 @@ async fn upload(
         width: record.width,
         height: record.height,
         size: record.size,
-        created_at: record.created_at,
+        created_at: record.created_at.clone(),
         url: url.url,
         url_expires_at: url.expires_at,
     };
-    Ok((StatusCode::CREATED, Json(uploaded)))
+    let answer = idempotency.answer(StatusCode::CREATED, None, &uploaded)?;
+    // The quota's bytes are reserved before anything is written, and given back if the file is
+    // not stored (docs/files.md#the-storage-quota).
+    let quota = quota::configured_quota()?;
+    quota::reserve(state.store(), caller.keys(), FILE_FIELD, record.size, quota).await?;
+    if let Err(e) = files::save(&state, caller.keys(), &record, bytes, answer.completion()).await {
+        quota::release(state.store(), caller.keys(), record.size).await;
+        return Err(e);
+    }
+    Ok(answer)
 }
 
 /// An image's bytes

@@ -167,6 +167,22 @@ impl Expr {
                 let (ttl, now) = (self.name(TTL), self.now());
                 format!("attribute_not_exists({a}) OR {a} < {l} OR {ttl} <= {now}")
             }
+            Condition::Equals { attr, value } => {
+                let (a, v) = (self.name(attr), self.value(AttributeValue::S(value.clone())));
+                format!("{a} = {v} AND {}", live(self))
+            }
+            Condition::Lacks(attr) => {
+                let (a, ttl, now) = (self.name(attr), self.name(TTL), self.now());
+                format!("attribute_not_exists({a}) OR {ttl} <= {now}")
+            }
+            Condition::All(all) => {
+                let parts: Vec<String> =
+                    all.iter().filter_map(|c| self.condition(c)).map(|c| format!("({c})")).collect();
+                if parts.is_empty() {
+                    return None;
+                }
+                parts.join(" AND ")
+            }
         })
     }
 
@@ -487,5 +503,50 @@ impl Store for DynamoStore {
                 .ok_or_else(|| StoreError::Backend("counter missing from the update result".into())),
             Err(e) => Err(write_error(e)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The expression with its placeholders replaced, so the test reads what DynamoDB evaluates.
+    fn expression(cond: &Condition) -> Option<String> {
+        let mut expr = Expr::default();
+        let mut text = expr.condition(cond)?;
+        let mut names: Vec<_> = expr.names.iter().collect();
+        names.sort_by_key(|(placeholder, _)| std::cmp::Reverse(placeholder.len()));
+        for (placeholder, name) in names {
+            text = text.replace(placeholder.as_str(), name);
+        }
+        let mut values: Vec<_> = expr.values.iter().collect();
+        values.sort_by_key(|(placeholder, _)| std::cmp::Reverse(placeholder.len()));
+        for (placeholder, value) in values {
+            let shown = match value {
+                AttributeValue::S(s) => format!("'{s}'"),
+                AttributeValue::N(_) => "NOW".to_owned(),
+                other => format!("{other:?}"),
+            };
+            text = text.replace(placeholder.as_str(), &shown);
+        }
+        Some(text)
+    }
+
+    #[test]
+    fn attribute_conditions_translate_with_the_embedded_meaning() {
+        let equals = Condition::Equals { attr: "claim".into(), value: "n1".into() };
+        // Exists and not expired, holding exactly the string (`=` on an S compares strings only).
+        assert_eq!(expression(&equals).unwrap(), "claim = 'n1' AND (attribute_not_exists(ttl) OR ttl > NOW)");
+        // Absent, expired, or without the attribute (absent items hold for attribute_not_exists).
+        let lacks = Condition::Lacks("response".into());
+        assert_eq!(expression(&lacks).unwrap(), "attribute_not_exists(response) OR ttl <= NOW");
+        // Each part parenthesised, so an OR inside one never leaks into the conjunction.
+        let all = Condition::All(vec![equals, Condition::None, lacks]);
+        assert_eq!(
+            expression(&all).unwrap(),
+            "(claim = 'n1' AND (attribute_not_exists(ttl) OR ttl > NOW)) AND (attribute_not_exists(response) OR ttl <= NOW)"
+        );
+        assert_eq!(expression(&Condition::All(vec![])), None);
+        assert_eq!(expression(&Condition::All(vec![Condition::None])), None);
     }
 }

@@ -66,6 +66,14 @@ pub enum Condition {
     /// The item is absent, or the numeric attribute is absent or below the limit.
     /// Used by rate-limit counters: increment only while under the limit.
     CounterBelow { attr: String, limit: i64 },
+    /// The item exists (and has not expired) and its attribute holds exactly this string.
+    /// Used by the idempotency record: the write is this request's, by the nonce of its claim.
+    Equals { attr: String, value: String },
+    /// The item is absent (or expired), or it lacks the attribute. Used by the idempotency
+    /// record: delete it only while no response was recorded in it.
+    Lacks(String),
+    /// Every condition holds (an empty list always holds).
+    All(Vec<Condition>),
 }
 
 /// A partial update: attributes to set and attributes to remove.
@@ -258,6 +266,11 @@ pub(crate) fn condition_holds(cond: &Condition, current: Option<&Item>) -> bool 
             None => true,
             Some(n) => n.as_i64().is_some_and(|n| n < *limit),
         },
+        Condition::Equals { attr, value } => {
+            current.and_then(|i| i.get(attr)).and_then(Value::as_str) == Some(value.as_str())
+        }
+        Condition::Lacks(attr) => current.is_none_or(|i| !i.contains_key(attr)),
+        Condition::All(all) => all.iter().all(|c| condition_holds(c, current)),
     }
 }
 
@@ -334,4 +347,36 @@ pub fn to_item<T: serde::Serialize>(record: &T, entity_type: &str, key: &Key) ->
 /// Reads an entity back from an item, ignoring key and bookkeeping attributes.
 pub fn from_item<T: serde::de::DeserializeOwned>(item: Item) -> StoreResult<T> {
     serde_json::from_value(Value::Object(item)).map_err(|e| StoreError::Backend(format!("corrupt item: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn item(value: Value) -> Item {
+        value.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn attribute_conditions_on_the_current_item() {
+        let equals = |value: &str| Condition::Equals { attr: "claim".into(), value: value.into() };
+        let lacks = || Condition::Lacks("response".into());
+        let in_flight = item(json!({"claim": "n1"}));
+        let completed = item(json!({"claim": "n1", "response": {"status": 201}}));
+        let numeric = item(json!({"claim": 1}));
+        assert!(condition_holds(&equals("n1"), Some(&in_flight)));
+        assert!(!condition_holds(&equals("n2"), Some(&in_flight)));
+        assert!(!condition_holds(&equals("1"), Some(&numeric)), "a number is not its digits");
+        assert!(!condition_holds(&equals("n1"), None), "an absent (or expired) item holds nothing");
+        assert!(condition_holds(&lacks(), Some(&in_flight)));
+        assert!(!condition_holds(&lacks(), Some(&completed)));
+        assert!(!condition_holds(&lacks(), Some(&item(json!({"response": null})))), "null is present");
+        assert!(condition_holds(&lacks(), None), "an absent (or expired) item lacks everything");
+        let release = Condition::All(vec![equals("n1"), lacks()]);
+        assert!(condition_holds(&release, Some(&in_flight)));
+        assert!(!condition_holds(&release, Some(&completed)));
+        assert!(!condition_holds(&release, None));
+        assert!(condition_holds(&Condition::All(vec![]), None));
+    }
 }

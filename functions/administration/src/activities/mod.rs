@@ -9,6 +9,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use rules::{Activity, ActivityBody, ActivityProjection, NewActivityBody};
 use serde::Deserialize;
+use shared::idempotency::{Answer, Idempotency};
 use shared::permissions::Requirement;
 use shared::projection::Projection;
 use shared::request::{Body, Path};
@@ -44,12 +45,15 @@ pub async fn create_activity(
     State(state): State<AppState>,
     caller: Caller,
     projection: Projection,
+    idempotency: Idempotency,
     body: Body<NewActivityBody>,
-) -> ApiResult<(StatusCode, ActivityProjection)> {
+) -> ApiResult<Answer> {
     let permit = caller.authorize(MANAGE_TASK_SETTINGS)?;
     let draft = body.parse(&permit)?.into();
-    let activity = store::create(state.store(), caller.keys(), draft).await?;
-    Ok((StatusCode::CREATED, projection.project(&activity)?))
+    let record = store::prepare(state.store(), caller.keys(), draft).await?;
+    let answer = idempotency.answer(StatusCode::CREATED, None, &projection.project(record.activity())?)?;
+    store::create(state.store(), caller.keys(), &record, answer.completion()).await?;
+    Ok(answer)
 }
 
 /// Replace a work activity

@@ -59,16 +59,31 @@ pub async fn list(store: &dyn Store, keys: WsKeys) -> ApiResult<Vec<Activity>> {
     Ok(all)
 }
 
-/// Appends an activity after the last one: its sort comes from the workspace's atomic counter,
-/// so concurrent creates get distinct consecutive values.
-pub async fn create(store: &dyn Store, keys: WsKeys, draft: Draft) -> ApiResult<Activity> {
+/// A new activity after the last one, not written yet: its sort comes from the workspace's
+/// atomic counter, so concurrent creates get distinct consecutive values (a sort taken by a
+/// create that then fails is a gap, as with any sequence).
+pub async fn prepare(store: &dyn Store, keys: WsKeys, draft: Draft) -> ApiResult<ActivityRecord> {
     let last = async { Ok(list(store, keys).await?.iter().map(|a| a.sort).max().unwrap_or(0)) };
     let sort = entity::append_at_end(store, &sort_counter(keys), last).await?;
     let now = clock::now_rfc3339();
     let activity = Activity { id: Uuid::new_v4(), name: draft.name, sort, translations: draft.translations };
-    let record = ActivityRecord { activity, created_at: now.clone(), updated_at: now, version: 1 };
-    entity::create(store, &record, keys, "Work activity exists").await?;
-    Ok(record.activity)
+    Ok(ActivityRecord { activity, created_at: now.clone(), updated_at: now, version: 1 })
+}
+
+/// Writes a prepared activity, with the request's idempotency completion when there is one.
+pub async fn create(
+    store: &dyn Store,
+    keys: WsKeys,
+    record: &ActivityRecord,
+    completion: Option<&entity::Completion>,
+) -> ApiResult<()> {
+    entity::create(store, record, keys, "Work activity exists", completion).await
+}
+
+impl ActivityRecord {
+    pub fn activity(&self) -> &Activity {
+        &self.activity
+    }
 }
 
 /// Replaces name and translations; the sort order stays.

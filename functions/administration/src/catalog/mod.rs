@@ -4,9 +4,10 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, StatusCode};
 use shared::domain::catalog::{self, CatalogCategory, CatalogProduct, ProductRecord};
 use shared::files;
+use shared::idempotency::{Answer, Idempotency};
 use shared::permissions::Requirement;
 use shared::store::keys::WsKeys;
 use shared::{ApiResult, AppState, Caller};
@@ -68,13 +69,19 @@ pub async fn create_product(
     caller: Caller,
     projection: Projection,
     headers: HeaderMap,
+    idempotency: Idempotency,
     body: Body<NewProductBody>,
-) -> ApiResult<CatalogProductProjection> {
+) -> ApiResult<Answer> {
     let permit = caller.authorize(EDIT_CATALOG)?;
     let mut body = body.check(&permit)?;
     let logo = products::check_references(state.store(), caller.keys(), &mut body).await?;
-    let record = products::create(state.store(), caller.keys(), products::draft(body.finish()?)).await?;
-    projection.project(&with_logo_url(&state, &headers, caller.keys(), &record, logo).await?)
+    // The answer first (the logo's URL is presigned, it needs no write), so the product's put
+    // records it (the idempotency completion).
+    let record = products::new_record(products::draft(body.finish()?));
+    let product = with_logo_url(&state, &headers, caller.keys(), &record, logo).await?;
+    let answer = idempotency.answer(StatusCode::OK, None, &projection.project(&product)?)?;
+    products::create(state.store(), caller.keys(), &record, answer.completion()).await?;
+    Ok(answer)
 }
 
 /// The product as returned, with its logo's URL (a fresh presigned URL on every read: they

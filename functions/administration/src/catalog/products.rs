@@ -262,11 +262,20 @@ pub async fn check_references(
     Ok(logo)
 }
 
-/// Creates a product whose references were checked (one store call: put, `NotExists`).
-pub async fn create(store: &dyn Store, keys: WsKeys, draft: ProductDefinition) -> ApiResult<ProductRecord> {
-    let record = record(Uuid::new_v4(), draft);
-    entity::create(store, &record, keys, "Catalog product exists").await?;
-    Ok(record)
+/// A new product (a fresh id), not written yet.
+pub fn new_record(draft: ProductDefinition) -> ProductRecord {
+    record(Uuid::new_v4(), draft)
+}
+
+/// Creates a product whose references were checked (one store call: put, `NotExists`; with the
+/// request's idempotency completion, a transaction of both).
+pub async fn create(
+    store: &dyn Store,
+    keys: WsKeys,
+    record: &ProductRecord,
+    completion: Option<&entity::Completion>,
+) -> ApiResult<()> {
+    entity::create(store, record, keys, "Catalog product exists", completion).await
 }
 
 /// The seed's create: the same rules, a given id, put only when absent (a product the API may

@@ -10,6 +10,8 @@ use axum::http::StatusCode;
 use rules::{AllowBody, RoleBody, RolePatchBody, RoleView};
 use serde::Deserialize;
 use shared::http::Success;
+use shared::idempotency::{Answer, Idempotency};
+use shared::permissions::Roles;
 use shared::permissions::catalog::{PermissionKey, PermissionMapSchema};
 use shared::permissions::roles::RoleId;
 use shared::projection::{Compact, Projected, Projection};
@@ -96,12 +98,15 @@ pub async fn create_role(
     State(state): State<AppState>,
     caller: Caller,
     projection: Projection,
+    idempotency: Idempotency,
     body: Body<RoleBody>,
-) -> ApiResult<(StatusCode, RoleProjection)> {
+) -> ApiResult<Answer> {
     let permit = caller.authorize(MANAGE_ROLES)?;
     let draft = rules::full(&body.parse(&permit)?, None);
-    let (roles, id) = store::create(state.store(), caller.keys(), editor(&caller), draft).await?;
-    Ok((StatusCode::CREATED, projection.project(&respond(&caller, &roles, &id)?)?))
+    let answer = |roles: &Roles, id: &str| {
+        idempotency.answer(StatusCode::CREATED, None, &projection.project(&respond(&caller, roles, id)?)?)
+    };
+    store::create(state.store(), caller.keys(), editor(&caller), draft, answer).await
 }
 
 /// Replace a custom role

@@ -10,6 +10,7 @@
 use super::rules::{self, Draft, RoleView};
 use shared::clock;
 use shared::entity::{self, Attempt};
+use shared::idempotency::Answer;
 use shared::permissions::roles::{CustomRole, new_custom_role_id};
 use shared::permissions::{Roles, base_role};
 use shared::store::keys::WsKeys;
@@ -74,20 +75,29 @@ pub struct Editor<'a> {
     pub role: &'a str,
 }
 
-pub async fn create(store: &dyn Store, keys: WsKeys, editor: Editor<'_>, draft: Draft) -> ApiResult<(Roles, String)> {
+/// Creates a custom role; `respond` turns the roles after the write and the new role's id into
+/// the answer, which the role's transaction records (the idempotency completion, re-added on
+/// every attempt).
+pub async fn create(
+    store: &dyn Store,
+    keys: WsKeys,
+    editor: Editor<'_>,
+    draft: Draft,
+    respond: impl Fn(&Roles, &str) -> ApiResult<Answer>,
+) -> ApiResult<Answer> {
     let id = new_custom_role_id(keys.workspace_id());
-    let roles = entity::retry_on_conflict(BUSY, |_| async {
+    entity::retry_on_conflict(BUSY, |_| async {
         let roles = load(store, keys).await?;
         let checked = rules::check(&roles, None, &draft, "permissions")?;
         rules::check_escalation(&roles, editor.role, None, &draft, &checked.resolved)?;
         let now = clock::now_rfc3339();
         let role = record(id.clone(), &draft, now.clone(), editor.user, now, 1);
+        let answer = respond(&with_role(&roles, role.clone()), &id)?;
         let mut ops = vec![TxOp::Put { item: entity::to_item(&role, keys)?, cond: Condition::NotExists }];
         ops.extend(pin_chain(keys, &checked.chain));
-        written(store.transact(ops).await, || with_role(&roles, role))
+        written(entity::transact(store, ops, answer.completion()).await, || answer)
     })
-    .await?;
-    Ok((roles, id))
+    .await
 }
 
 /// A transaction's outcome as an attempt: lost races are retried.

@@ -16,6 +16,7 @@ use crate::skills::SkillRecord;
 use input::SaveManagedProviderBody;
 use model::{ManagedProviderRecord, SkillType, settings_key};
 use shared::entity::{self, Attempt};
+use shared::idempotency::Answer;
 use shared::input::Patch;
 use shared::secrets::{SecretName, SecretStore};
 use shared::store::keys::WsKeys;
@@ -38,7 +39,9 @@ pub async fn read(store: &dyn Store, keys: WsKeys, agent_id: Uuid) -> ApiResult<
     settings?.ok_or_else(|| ApiError::not_found("No managed-provider settings are saved for this agent"))
 }
 
-/// Saves the settings (see the module documentation). Returns the record written.
+/// Saves the settings (see the module documentation). `respond` turns the record into the
+/// answer, which the record's write records (the idempotency completion: the secrets are
+/// stored first, the record and the completion last, in one transaction).
 pub async fn save(
     store: &dyn Store,
     secrets: &dyn SecretStore,
@@ -46,7 +49,8 @@ pub async fn save(
     agent_id: Uuid,
     body: &SaveManagedProviderBody,
     by: Uuid,
-) -> ApiResult<ManagedProviderRecord> {
+    respond: impl Fn(&ManagedProviderRecord) -> ApiResult<Answer>,
+) -> ApiResult<Answer> {
     let provider_key_id = match body.provider_api_key_id {
         Patch::Value(id) => Some(id),
         _ => None,
@@ -56,7 +60,7 @@ pub async fn save(
         _ => false,
     };
     let key = settings_key(keys, agent_id);
-    let (record, superseded) =
+    let (record, superseded, answer) =
         entity::retry_on_conflict("The settings are being changed concurrently; retry", |_| async {
             let (agent, existing, key_exists, skills) = tokio::join!(
                 agent_or_404(store, keys, agent_id),
@@ -91,8 +95,15 @@ pub async fn save(
             }
             let cond = existing.as_ref().map_or(Condition::NotExists, |e| Condition::VersionEquals(e.version));
             let item = entity::to_item(&plan.record, keys)?;
-            match store.put(item, cond).await {
-                Ok(()) => Ok(Attempt::Done((plan.record, plan.delete))),
+            let answer = match respond(&plan.record) {
+                Ok(answer) => answer,
+                Err(e) => {
+                    forget(secrets, &created).await;
+                    return Err(e);
+                }
+            };
+            match entity::put(store, item, cond, answer.completion()).await {
+                Ok(()) => Ok(Attempt::Done((plan.record, plan.delete, answer))),
                 Err(e) => {
                     // A store that could not answer may have applied the put: keep the secrets
                     // (orphans at worst) rather than leave a record naming deleted ones.
@@ -112,7 +123,7 @@ pub async fn save(
         agent_id = %agent_id, version = record.version, secrets = record.secret_names().len(),
         replaced = superseded.len(), "managed-provider settings saved"
     );
-    Ok(record)
+    Ok(answer)
 }
 
 /// Deletes secrets nothing refers to any more. A failure leaves an orphan (its name is
