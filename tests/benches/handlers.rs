@@ -119,13 +119,7 @@ fn main() {
                 total
             })
         });
-        assert!(
-            failures.is_empty(),
-            "{}: {} calls failed, e.g. {:?}",
-            operation_id,
-            failures.len(),
-            &failures[..1]
-        );
+        assert!(failures.is_empty(), "{}: {} calls failed, e.g. {:?}", operation_id, failures.len(), &failures[..1]);
         samples.sort();
         let name = format!("`{}` {}", request.operation_id, request.method);
         rows.push((request.function, name, samples.len(), percentile(&samples, 50.0), percentile(&samples, 99.0)));
