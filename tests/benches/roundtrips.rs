@@ -80,7 +80,7 @@ async fn main() {
             capacity.write_units
         );
         // The MCP endpoint's memory for its tool calls; the rest by the function serving them.
-        let memory = memory_size(&template, &request.function)
+        let memory = memory_size(&template, request.function)
             .unwrap_or_else(|| panic!("template.yaml has no function with Binary: {}", request.function));
         let duration_ms = took.as_secs_f64() * 1000.0;
         costs.push((request, duration_ms, memory, Cost::of(capacity, duration_ms, memory)));
