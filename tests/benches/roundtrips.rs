@@ -79,7 +79,7 @@ async fn main() {
             capacity.read_units,
             capacity.write_units
         );
-        // The MCP endpoint's memory for its tool calls; the rest by the function serving them.
+        // The MemorySize of the function that serves the operation (its Binary in the template).
         let memory = memory_size(&template, request.function)
             .unwrap_or_else(|| panic!("template.yaml has no function with Binary: {}", request.function));
         let duration_ms = took.as_secs_f64() * 1000.0;
