@@ -41,23 +41,30 @@ fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<&str> {
     headers.get("retry-after").and_then(|v| v.to_str().ok())
 }
 
+/// `GET /tags/task` while every store call meets `fault`, healed afterwards: it must answer 503
+/// with `Retry-After: 2` and the error body within the operation timeout; returns the body.
+async fn list_tags_while_failing(px: &ProxiedDynamo, api: &TestApi, token: &str, fault: &Fault) -> Value {
+    px.proxy.inject(Rule::any(fault.clone()).always());
+    let started = Instant::now();
+    let (status, headers, body) = api.call(Method::GET, "/tags/task", Some(token), None).await;
+    let took = started.elapsed();
+    px.proxy.heal();
+    assert_error_body(api.backend, status, &body, 503);
+    assert_eq!(retry_after(&headers), Some("2"), "{fault:?}");
+    assert!(took < FAST_AWS.operation + Duration::from_secs(1), "{fault:?} took {took:?}");
+    body
+}
+
 #[tokio::test]
 async fn a_store_failing_beyond_the_retries_answers_503_with_retry_after_quickly() {
     let Some((px, api)) = proxied(FAST_AWS).await else { return };
     let (_, token) = api.user(ROOT, UserKind::Employee).await;
     for fault in [Fault::Throttling, Fault::ProvisionedThroughputExceeded, Fault::Status(500), Fault::Status(503)] {
         px.proxy.reset_counts();
-        px.proxy.inject(Rule::any(fault.clone()).always());
-        let started = Instant::now();
-        let (status, headers, body) = api.call(Method::GET, "/tags/task", Some(&token), None).await;
-        let took = started.elapsed();
-        px.proxy.heal();
-        assert_error_body(api.backend, status, &body, 503);
-        assert_eq!(retry_after(&headers), Some("2"), "{fault:?}");
+        let body = list_tags_while_failing(&px, &api, &token, &fault).await;
         assert!(!body.to_string().contains("Exception"), "{fault:?}: internals leaked: {body}");
         // The SDK retried (3 attempts of the first call), and gave up within the operation timeout.
         assert!(px.proxy.count("*") >= 3, "{fault:?}: no retries: {:?}", px.proxy.counts());
-        assert!(took < FAST_AWS.operation + Duration::from_secs(1), "{fault:?} took {took:?}");
         assert_eq!(api.get("/tags/task", &token).await.0, 200, "{fault:?}: healed");
     }
 }
@@ -67,14 +74,7 @@ async fn a_store_that_hangs_resets_or_cuts_every_answer_gives_503_in_bounded_tim
     let Some((px, api)) = proxied(FAST_AWS).await else { return };
     let (_, token) = api.user(ROOT, UserKind::Employee).await;
     for fault in [Fault::Hang, Fault::Reset, Fault::Truncate, Fault::Latency(Duration::from_secs(3))] {
-        px.proxy.inject(Rule::any(fault.clone()).always());
-        let started = Instant::now();
-        let (status, headers, body) = api.call(Method::GET, "/tags/task", Some(&token), None).await;
-        let took = started.elapsed();
-        px.proxy.heal();
-        assert_error_body(api.backend, status, &body, 503);
-        assert_eq!(retry_after(&headers), Some("2"), "{fault:?}");
-        assert!(took < FAST_AWS.operation + Duration::from_secs(1), "{fault:?} took {took:?}");
+        list_tags_while_failing(&px, &api, &token, &fault).await;
     }
 }
 
