@@ -275,7 +275,10 @@ fn add_projection(operation: &mut Operation, compact: Value) {
         .insert("x-lt-response-projection".into(), json!({"compact": compact, "parameters": PROJECTION_PARAMETERS}));
 }
 
-/// The document as YAML.
-pub fn to_yaml(document: &impl serde::Serialize) -> Result<String, String> {
-    serde_norway::to_string(document).map_err(|e| e.to_string())
+/// The document's JSON text as YAML, keys in the order the JSON has them (`openapi`, `info`,
+/// `servers`, `paths`… first, as the document is written), not sorted: YAML's mapping keeps
+/// insertion order where `serde_json::Value` would sort.
+pub fn json_to_yaml(json: &str) -> Result<String, String> {
+    let document: serde_norway::Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    serde_norway::to_string(&document).map_err(|e| e.to_string())
 }

@@ -164,6 +164,7 @@ fn oauth_events_run_through_the_lambda_adapter() {
             events.keys().collect::<Vec<_>>(),
             [
                 "authorization-server-metadata",
+                "authorization-server-metadata-origin",
                 "authorization-server-metadata-rfc8414",
                 "authorize",
                 "authorize-decision",
@@ -230,7 +231,9 @@ fn oauth_registration_events_run_through_the_lambda_adapter() {
         let issuer = "https://abc123.execute-api.eu-central-1.amazonaws.com/api";
         let spec = body(&invoke(router.clone(), &events["authorization-server-metadata"]).await);
         let rfc = body(&invoke(router.clone(), &events["authorization-server-metadata-rfc8414"]).await);
+        let origin = body(&invoke(router.clone(), &events["authorization-server-metadata-origin"]).await);
         assert_eq!(spec, rfc);
+        assert_eq!(spec, origin, "the origin's well-known path serves the same document");
         assert_eq!(spec["issuer"], issuer);
         for name in
             ["protected-resource-metadata", "protected-resource-metadata-api", "protected-resource-metadata-mcp"]

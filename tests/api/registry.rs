@@ -178,3 +178,160 @@ async fn every_event_reaches_a_documented_operation_of_its_function() {
         }
     }
 }
+
+/// Every API resource the template declares, with the function it invokes.
+fn template_resources() -> Vec<(&'static str, String)> {
+    let template = read("template.yaml");
+    local::functions()
+        .flat_map(|function| {
+            let block = template_block(&template, &format!("{}Function", resource_name(function))).unwrap_or_default();
+            block
+                .lines()
+                .filter_map(|line| line.trim().strip_prefix("Path: ").map(str::to_owned))
+                .map(|path| (function.name, path))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// How API Gateway (REST) matches `path` against `resource`: segment by segment, a literal
+/// segment before `{param}`, `{param}` before the greedy `{proxy+}` (one segment or more).
+/// Returns the match's rank (higher is more specific) and the path parameters it binds.
+fn gateway_match(resource: &str, path: &str) -> Option<(Vec<u8>, serde_json::Map<String, Value>)> {
+    let segments = |p: &str| -> Vec<String> { p.trim_start_matches('/').split('/').map(str::to_owned).collect() };
+    let (resource, path) = (segments(resource), segments(path));
+    let (mut rank, mut params) = (Vec::new(), serde_json::Map::new());
+    for (i, segment) in resource.iter().enumerate() {
+        if segment == "{proxy+}" {
+            let rest = path.get(i..).filter(|rest| !rest.is_empty() && rest.iter().all(|s| !s.is_empty()))?;
+            params.insert("proxy".into(), Value::String(rest.join("/")));
+            rank.push(0);
+            return Some((rank, params));
+        }
+        let part = path.get(i)?;
+        match segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+            Some(name) if !part.is_empty() => {
+                params.insert(name.into(), Value::String(part.clone()));
+                rank.push(1);
+            }
+            None if segment == part => rank.push(2),
+            _ => return None,
+        }
+    }
+    (resource.len() == path.len()).then_some((rank, params))
+}
+
+/// Each event names the resource API Gateway would match for its path among every resource
+/// the template declares (`resource`, `requestContext.resourcePath`), with the path
+/// parameters that resource binds, and that resource invokes the event's own function: the
+/// events are what the deployed API sends, not a catch-all stand-in.
+#[test]
+fn every_event_names_the_resource_the_gateway_matches() {
+    let resources = template_resources();
+    assert!(resources.len() >= 20, "{resources:?}");
+    let mut wrong = Vec::new();
+    for function in local::functions() {
+        for (file, text) in events(function) {
+            let event: Value = serde_json::from_str(&text).unwrap();
+            let path = event["path"].as_str().unwrap();
+            let best = resources
+                .iter()
+                .filter_map(|(owner, resource)| {
+                    gateway_match(resource, path).map(|(rank, params)| (rank, owner, resource, params))
+                })
+                .max_by(|a, b| a.0.cmp(&b.0));
+            let Some((_, owner, resource, params)) = best else {
+                wrong.push(format!("{}: no resource of template.yaml matches {path}", file.display()));
+                continue;
+            };
+            let params = if params.is_empty() { Value::Null } else { Value::Object(params) };
+            let named = (&event["resource"], &event["requestContext"]["resourcePath"], &event["pathParameters"]);
+            if *owner != function.name
+                || named != (&Value::from(resource.as_str()), &Value::from(resource.as_str()), &params)
+            {
+                wrong.push(format!(
+                    "{}: {path} matches {resource} of {owner} with {params}, the event says {} / {} / {}",
+                    file.display(),
+                    named.0,
+                    named.1,
+                    named.2
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "events that are not what API Gateway sends:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_gateway_match_prefers_literal_then_parameter_then_proxy() {
+    let m = |resource, path| gateway_match(resource, path).map(|(rank, params)| (rank, Value::Object(params)));
+    assert_eq!(m("/tags/{proxy+}", "/tags/task/1"), Some((vec![2, 0], serde_json::json!({"proxy": "task/1"}))));
+    assert_eq!(m("/tags/{proxy+}", "/tags"), None, "a greedy parameter takes one segment at least");
+    assert_eq!(m("/projects/{projectId}", "/projects/p1/tasks"), None);
+    assert_eq!(m("/", "/"), Some((vec![2], serde_json::json!({}))));
+    let literal = m("/projects/{projectId}/support-contingents", "/projects/p1/support-contingents").unwrap();
+    let proxy = m("/projects/{projectId}/{proxy+}", "/projects/p1/support-contingents").unwrap();
+    assert!(literal.0 > proxy.0);
+}
+
+/// Every documented operation of every function has an event under `events/<function>/`
+/// (for `cargo lambda invoke` and the tests above).
+#[test]
+fn every_operation_has_an_event() {
+    let mut missing = Vec::new();
+    for function in registry::FUNCTIONS {
+        let document = serde_json::to_value(function.document()).unwrap();
+        let events: Vec<(String, String)> = events(function)
+            .into_iter()
+            .map(|(_, text)| {
+                let event: Value = serde_json::from_str(&text).unwrap();
+                (event["httpMethod"].as_str().unwrap().to_owned(), event["path"].as_str().unwrap().to_owned())
+            })
+            .collect();
+        for (template, item) in document["paths"].as_object().unwrap() {
+            for (method, operation) in item.as_object().unwrap() {
+                let method = method.to_uppercase();
+                if !events.iter().any(|(m, path)| *m == method && template_matches(template, path)) {
+                    missing.push(format!("{}: {method} {template} ({})", function.name, operation["operationId"]));
+                }
+            }
+        }
+    }
+    assert!(missing.is_empty(), "operations without an event:\n{}", missing.join("\n"));
+}
+
+/// The README names every function (its row in the Layout table and its place in the SAM
+/// stack's list) and links every page of `docs/`, so a new function or page cannot leave it
+/// stale without this failing.
+#[test]
+fn the_readme_names_every_function_and_docs_page() {
+    let readme = read("README.md");
+    let stack = readme
+        .split_once("The stack ([template.yaml](template.yaml))")
+        .and_then(|(_, rest)| rest.split_once("\n\n"))
+        .map(|(paragraph, _)| paragraph)
+        .expect("README.md describes the SAM stack");
+    let mut missing = Vec::new();
+    for function in local::functions() {
+        let name = function.name;
+        if !readme.contains(&format!("| `functions/{name}/` |")) {
+            missing.push(format!("the Layout table has no row `functions/{name}/`"));
+        }
+        if !stack.contains(&format!("`{name}`")) {
+            missing.push(format!("the SAM section's list of functions lacks `{name}`"));
+        }
+    }
+    let mut pages: Vec<_> = std::fs::read_dir(repo().join("docs"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".md"))
+        .collect();
+    pages.sort();
+    assert!(pages.len() >= 10, "{pages:?}");
+    for page in pages {
+        if !readme.contains(&format!("(docs/{page})")) {
+            missing.push(format!("no link to docs/{page}"));
+        }
+    }
+    assert!(missing.is_empty(), "README.md is stale:\n{}", missing.join("\n"));
+}

@@ -131,7 +131,7 @@ async fn openapi_json() -> impl IntoResponse {
         (String = "text/yaml", example = json!(YAML_EXAMPLE))))))]
 async fn openapi_yaml(headers: HeaderMap) -> Response {
     static YAML: OnceLock<Result<String, String>> = OnceLock::new();
-    match YAML.get_or_init(|| shared::openapi::to_yaml(document())) {
+    match YAML.get_or_init(|| shared::openapi::json_to_yaml(DOCUMENT_JSON)) {
         Ok(yaml) => ([(header::CONTENT_TYPE, yaml_media_type(&headers))], yaml.as_str()).into_response(),
         Err(e) => shared::ApiError::internal(format!("the document does not render as YAML: {e}")).into_response(),
     }

@@ -372,7 +372,7 @@ impl Entity for ProjectProductRecord {
         "contractPeriodMonths": 12, "renewalMode": "Automatic",
         "variants": [{"id": "2f4a6c8e-0b2d-4f6a-8c0e-2b4d6f8a0c2e", "name": "Standard", "description": null,
             "priceFixed": null, "priceSubscription": null, "pricePerUnit": null}],
-        "options": [], "createdAt": "2026-11-24T02:00:00Z"},
+        "options": [], "logoId": null, "logoUrl": null, "createdAt": "2026-11-24T02:00:00Z"},
     "quantity": 10, "options": [], "customPrices": {"base": {"priceFixed": null, "priceSubscription": null, "pricePerUnit": 90}},
     "activeVariantId": null, "activeFromType": "Immediately", "activeFromFixedDate": null,
     "contractPeriodMonths": 12, "priceFrequency": 1, "renewalMode": "Automatic", "createdAt": "2026-11-24T02:30:00Z"})))]
