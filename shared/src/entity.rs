@@ -168,6 +168,56 @@ pub async fn create<E: Entity>(
     }
 }
 
+/// What [`create_with`] came to.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Created {
+    /// The entity and every write beside it are written.
+    Done,
+    /// The conditions of these writes beside it (indexes into `also`) did not hold; nothing was
+    /// written.
+    Refused(Vec<usize>),
+    /// Cancelled by a concurrent transaction on the same items (DynamoDB cancels one of two);
+    /// nothing was written: try again ([`retry_on_conflict`]).
+    Contended,
+}
+
+/// Writes a new entity together with `also` (writes that must happen with it or not at all: a
+/// counter it counts on, a reference it takes) in one transaction, the completion last. An
+/// entity that exists already is a 409 with `conflict` as its message, except the same item,
+/// which is this create applied with its answer lost, as in [`create`].
+pub async fn create_with<E: Entity>(
+    store: &dyn Store,
+    entity: &E,
+    scope: E::Scope,
+    conflict: &str,
+    also: Vec<TxOp>,
+    completion: Option<&Completion>,
+) -> ApiResult<Created> {
+    let item = to_item(entity, scope)?;
+    let beside = 1..=also.len();
+    let mut ops = vec![TxOp::Put { item: item.clone(), cond: Condition::NotExists }];
+    ops.extend(also);
+    match transact(store, ops, completion).await {
+        Ok(()) => Ok(Created::Done),
+        Err(StoreError::TransactionCancelled { failed }) if failed.contains(&0) => {
+            match store.get(&entity.key(scope)).await? {
+                Some(existing) if existing == item => {
+                    if let Some(completion) = completion {
+                        (completion.on_written)();
+                    }
+                    Ok(Created::Done)
+                }
+                _ => Err(ApiError::conflict(conflict)),
+            }
+        }
+        Err(StoreError::TransactionCancelled { failed }) if failed.iter().any(|i| beside.contains(i)) => {
+            Ok(Created::Refused(failed.iter().filter(|i| beside.contains(i)).map(|i| i - 1).collect()))
+        }
+        Err(StoreError::TransactionCancelled { failed }) if failed.is_empty() => Ok(Created::Contended),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// Replaces an entity read at version `entity.version()`, moving it to the next version; a
 /// concurrent write in between is a 409 (see [`retry_on_conflict`] to re-read and re-apply).
 pub async fn replace<E: Versioned>(store: &dyn Store, entity: &mut E, scope: E::Scope) -> ApiResult<()> {
@@ -281,16 +331,34 @@ where
         Err(StoreError::ConditionFailed) => {}
         other => return Ok(other?),
     }
+    init_counter(store, counter, SEQUENCE, attr, last).await?;
+    Ok(store.increment(counter, attr, 1, Item::new(), Condition::Exists).await?)
+}
+
+/// Creates the counter `counter` (an item of `kind`) holding `current` in `attr`, unless it
+/// exists: for counters that start after items written before them. Written with a not-exists
+/// condition, so concurrent first writers agree on one value: every write that changes the
+/// counted items changes the counter in the same transaction, conditioned on its existing, so
+/// none lands between `current`'s read and this put without making the put fail.
+pub async fn init_counter<F>(
+    store: &dyn Store,
+    counter: &Key,
+    kind: EntityKind,
+    attr: &str,
+    current: F,
+) -> ApiResult<()>
+where
+    F: Future<Output = ApiResult<i64>>,
+{
     let mut item = Item::new();
     item.insert(PK.into(), counter.pk.clone().into());
     item.insert(SK.into(), counter.sk.clone().into());
-    item.insert(ENTITY.into(), SEQUENCE.name.into());
-    item.insert(attr.into(), last.await?.into());
+    item.insert(ENTITY.into(), kind.name.into());
+    item.insert(attr.into(), current.await?.into());
     match store.put(item, Condition::NotExists).await {
-        Ok(()) | Err(StoreError::ConditionFailed) => {}
-        Err(e) => return Err(e.into()),
+        Ok(()) | Err(StoreError::ConditionFailed) => Ok(()),
+        Err(e) => Err(e.into()),
     }
-    Ok(store.increment(counter, attr, 1, Item::new(), Condition::Exists).await?)
 }
 
 #[cfg(all(test, feature = "embedded"))]

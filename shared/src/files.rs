@@ -19,7 +19,7 @@ use crate::entity::{self, Entity};
 use crate::error::{ApiError, ApiResult};
 use crate::store::keys::WsKeys;
 use crate::store::objects::{ObjectBackend, ObjectKey, ObjectStore};
-use crate::store::{Key, Store};
+use crate::store::{Condition, Key, Store, TxOp, Update};
 use axum::http::HeaderMap;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
@@ -84,7 +84,14 @@ pub struct FileRecord {
     pub size: u64,
     pub created_at: String,
     pub created_by: Uuid,
+    /// How many catalog products name it as their logo: added in each product's create
+    /// transaction ([`use_as_logo`]); a file in use cannot be deleted (docs/files.md).
+    #[serde(default)]
+    pub logo_uses: i64,
 }
+
+/// The attribute of [`FileRecord::logo_uses`].
+pub const LOGO_USES: &str = "logoUses";
 
 impl Entity for FileRecord {
     const TYPE: &'static str = "File";
@@ -109,6 +116,13 @@ impl FileRecord {
 /// The table key of a file of the workspace.
 pub fn file_key(keys: WsKeys, id: Uuid) -> Key {
     keys.root(format!("{}{id}", FileRecord::PREFIX))
+}
+
+/// The write that records one more product naming the file as its logo, for the product's
+/// create transaction: it fails when the file is gone (deleted since it was checked), so no
+/// product is ever created naming a deleted file, and no file named by a product is deleted.
+pub fn use_as_logo(keys: WsKeys, id: Uuid) -> TxOp {
+    TxOp::Update { key: file_key(keys, id), update: Update::default().add(LOGO_USES, 1), cond: Condition::Exists }
 }
 
 /// The object key of a file's bytes: `files/<ws>/<fileId>`, typed ids only.
@@ -154,6 +168,20 @@ pub async fn save(
         tracing::warn!(error = %e, file = %record.id, "could not delete the bytes of a file whose record failed");
     }
     created
+}
+
+/// Deletes the bytes of a file whose record was deleted. A failure is logged, not returned: the
+/// record is gone, so the object is unreachable (no URL is issued for it, and the local route
+/// answers 404) and no longer counted; it stays in the bucket until removed by hand
+/// (docs/files.md#deleting-a-file). Presigned S3 URLs issued before work until the object is gone.
+pub async fn delete_bytes(state: &AppState, file: &FileRecord) {
+    let deleted = match objects(state) {
+        Ok(objects) => objects.delete(&object_key(file.workspace_id, file.id)).await.map_err(|e| e.to_string()),
+        Err(e) => Err(e.message),
+    };
+    if let Err(error) = deleted {
+        tracing::warn!(%error, file = %file.id, workspace = %file.workspace_id, "the bytes of a deleted file stay in the object store");
+    }
 }
 
 /// A URL that fetches a file's bytes without credentials, and when it stops working.

@@ -30,17 +30,27 @@ pub const MAX_URI_BYTES: usize = 8 * 1024;
 pub const REQUEST_DEADLINE: std::time::Duration = std::time::Duration::from_secs(8);
 
 /// Paths served without a bearer credential: the OAuth endpoints and discovery documents,
-/// the login, the consent pages, the document, and the local server's signed file URLs (the
-/// signature is their credential, docs/files.md). Everything else is protected.
+/// the login, the consent pages and the document. Everything else is protected, but for
+/// [`PUBLIC_FILE_CONTENT`].
 pub const PUBLIC_PREFIXES: &[&str] =
-    &["/docs/", "/api/auth/login", "/api/oauth/", "/api/.well-known/", "/.well-known/", "/workspace/files/"];
+    &["/docs/", "/api/auth/login", "/api/oauth/", "/api/.well-known/", "/.well-known/"];
+
+/// The local server's signed file URLs, `/workspace/files/{id}/content`: public, the signature
+/// is their credential (docs/files.md). Only they: the file itself, `/workspace/files/{id}`
+/// (its delete), takes a bearer credential like the rest of the API.
+pub const PUBLIC_FILE_CONTENT: (&str, &str) = ("/workspace/files/", "/content");
 
 /// Exact paths served without a bearer credential: the base URL and `/docs`, which say what
 /// the API is and where its document is (docs/conventions.md#the-base-url).
 pub const PUBLIC_PATHS: &[&str] = &["/", "/docs"];
 
 pub fn is_public(path: &str) -> bool {
-    PUBLIC_PATHS.contains(&path) || PUBLIC_PREFIXES.iter().any(|p| path.starts_with(p))
+    let (files, content) = PUBLIC_FILE_CONTENT;
+    let file_content = path
+        .strip_prefix(files)
+        .and_then(|rest| rest.strip_suffix(content))
+        .is_some_and(|id| !id.is_empty() && !id.contains('/'));
+    PUBLIC_PATHS.contains(&path) || PUBLIC_PREFIXES.iter().any(|p| path.starts_with(p)) || file_content
 }
 
 /// Turns routes into the finished service: state, the 404 and 405 fallbacks, the body limit,
@@ -356,10 +366,24 @@ mod tests {
             "/.well-known/x",
             "/",
             "/docs",
+            "/workspace/files/{id}/content",
+            "/workspace/files/6d3b2f0e-1c4a-4e8b-9f2d-3a5b7c9d1e20/content",
         ] {
             assert!(is_public(path), "{path}");
         }
-        for path in ["/tags/task", "/nope", "/api/auth/other", "/docsx", "//", "/docs.json"] {
+        for path in [
+            "/tags/task",
+            "/nope",
+            "/api/auth/other",
+            "/docsx",
+            "//",
+            "/docs.json",
+            "/workspace/files/{id}",
+            "/workspace/files/6d3b2f0e-1c4a-4e8b-9f2d-3a5b7c9d1e20",
+            "/workspace/files//content",
+            "/workspace/files/a/b/content",
+            "/workspace/upload",
+        ] {
             assert!(!is_public(path), "{path}");
         }
     }

@@ -352,6 +352,17 @@ fn billing_create(api: &TestApi) -> std::pin::Pin<Box<dyn std::future::Future<Ou
     })
 }
 
+/// A skill create once the workspace's skill count exists (its first create made it).
+fn skill_create(api: &TestApi) -> std::pin::Pin<Box<dyn std::future::Future<Output = Request> + Send + '_>> {
+    Box::pin(async move {
+        let (_, token) = api.user(ROOT, UserKind::Employee).await;
+        let body = json!({"name": "Release notes", "instructions": "Group by **area**."});
+        let (status, first) = api.post("/agents/skills", &token, body.clone()).await;
+        assert_eq!(status, 201, "{first}");
+        Request { method: Method::POST, path: "/agents/skills".into(), token, body }
+    })
+}
+
 const WRITES: &[Write] = &[
     Write { name: "role edit", prepare: role_edit, creates: false },
     Write { name: "role create (role, parent chain pinned, record)", prepare: role_create, creates: true },
@@ -365,6 +376,7 @@ const WRITES: &[Write] = &[
         creates: true,
     },
     Write { name: "quotation accept", prepare: quotation_accept, creates: false },
+    Write { name: "skill create (skill, count, record)", prepare: skill_create, creates: true },
 ];
 
 async fn send(api: &TestApi, request: &Request, key: &str) -> (u16, reqwest::header::HeaderMap, Value) {

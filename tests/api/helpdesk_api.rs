@@ -9,7 +9,7 @@ use helpdesk::store::{PullTarget, pull_schedule};
 use reqwest::Method;
 use serde_json::{Value, json};
 use shared::identity::{self, UserKind};
-use shared::permissions::{ROOT, STAFF};
+use shared::permissions::{GUEST, ROOT, STAFF};
 use uuid::Uuid;
 
 struct World {
@@ -170,6 +170,39 @@ async fn settings_changes_validate_every_field_and_keep_what_is_absent() {
         );
         let (_, after) = api.get(&account_path(w.support, ""), &token).await;
         assert_eq!(after, inherited, "[{}] nothing written", api.backend);
+
+        // Holders of a guest role are never employees (docs/permissions.md), though their user
+        // record is not a contact's: neither the base Guest role nor a custom guest role may
+        // take the account's tasks. 400 naming the field; nothing written.
+        let (base_guest, _) = api.user(GUEST, UserKind::Employee).await;
+        let custom = crate::administration_api::create_role(
+            api,
+            &token,
+            json!({"name": format!("Visitor {}", Uuid::new_v4()), "icon": "fa-eye", "type": "guest", "parentId": GUEST}),
+        )
+        .await;
+        let custom_id = custom["id"].as_str().unwrap();
+        let (custom_guest, _) = api.user(custom_id, UserKind::Employee).await;
+        for (assignee, accountable) in [(base_guest.id, custom_guest.id), (custom_guest.id, base_guest.id)] {
+            let guests = json!({"taskAssignedId": assignee, "taskAccountableId": accountable});
+            let (status, body) = patch(api, &path, &token, guests).await;
+            assert_error_body(api.backend, status, &body, 400);
+            let fields: Vec<&String> = body["errors"].as_object().unwrap().keys().collect();
+            assert_eq!(fields, ["taskAccountableId", "taskAssignedId"], "[{}] {body}", api.backend);
+            assert!(body["errors"]["taskAssignedId"][0].as_str().unwrap().contains("guest role"), "[{}] {body}", api.backend);
+        }
+        let (_, after) = api.get(&account_path(w.support, ""), &token).await;
+        assert_eq!(after, inherited, "[{}] nothing written", api.backend);
+        // A custom role of type normal is an employee's.
+        let staffish = crate::administration_api::create_role(
+            api,
+            &token,
+            json!({"name": format!("Agent {}", Uuid::new_v4()), "icon": "fa-user", "type": "normal", "parentId": STAFF}),
+        )
+        .await;
+        let (agent, _) = api.user(staffish["id"].as_str().unwrap(), UserKind::Employee).await;
+        let (status, changed) = patch(api, &path, &token, json!({"taskAssignedId": agent.id})).await;
+        assert_eq!((status, changed["settings"]["taskAssignedId"].clone()), (200, json!(agent.id)), "[{}] {changed}", api.backend);
     })
     .await;
 }

@@ -472,7 +472,8 @@ fn tasks_events_run_through_the_lambda_adapter() {
 
 /// The upload event carries a multipart body base64-encoded (`isBase64Encoded`), as API Gateway
 /// delivers `multipart/form-data` (a binary media type in template.yaml); the file-content
-/// event fetches the upload at its signed local URL and gets the bytes back base64-encoded.
+/// event fetches the upload at its signed local URL and gets the bytes back base64-encoded; the
+/// delete-file event deletes it.
 #[test]
 fn workspace_events_run_through_the_lambda_adapter() {
     stage_ignored_as_deployed();
@@ -487,7 +488,7 @@ fn workspace_events_run_through_the_lambda_adapter() {
             .build();
         let router = workspace::FUNCTION.router(state);
         let events = load_events("workspace");
-        assert_eq!(events.keys().collect::<Vec<_>>(), ["file-content", "upload"], "one event per route");
+        assert_eq!(events.keys().collect::<Vec<_>>(), ["delete-file", "file-content", "upload"], "one event per route");
 
         let uploaded = invoke(router.clone(), &events["upload"].replace("${TOKEN}", &demo.token)).await;
         assert_eq!(uploaded["statusCode"], 201, "{uploaded}");
@@ -511,8 +512,22 @@ fn workspace_events_run_through_the_lambda_adapter() {
         let bytes = base64::engine::general_purpose::STANDARD.decode(served["body"].as_str().unwrap()).unwrap();
         assert_eq!(bytes, workspace::image::samples::bytes(workspace::image::samples::PNG));
 
-        // Unfilled placeholders: 401 for the upload, 400 for the content's malformed path.
+        // The delete: the file is gone, its URL 404, and a second delete 404.
+        let delete =
+            events["delete-file"].replace("${TOKEN}", &demo.token).replace("${FILE_ID}", file["id"].as_str().unwrap());
+        let deleted = invoke(router.clone(), &delete).await;
+        assert_eq!(
+            (deleted["statusCode"].clone(), body(&deleted)),
+            (json!(200), json!({"success": true})),
+            "{deleted}"
+        );
+        assert_eq!(invoke(router.clone(), &filled).await["statusCode"], 404);
+        assert_eq!(invoke(router.clone(), &delete).await["statusCode"], 404);
+
+        // Unfilled placeholders: 401 for the upload and the delete, 400 for the content's
+        // malformed path.
         assert_eq!(invoke(router.clone(), &events["upload"]).await["statusCode"], 401);
+        assert_eq!(invoke(router.clone(), &events["delete-file"]).await["statusCode"], 401);
         assert_eq!(invoke(router, &events["file-content"]).await["statusCode"], 400);
     });
 }

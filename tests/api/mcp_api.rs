@@ -129,6 +129,38 @@ async fn the_transport_refuses_what_it_does_not_serve() {
         let (status, body) = rpc(api, &token, "no/such", json!({})).await;
         assert_eq!((status, body["error"]["code"].as_i64()), (200, Some(-32601)), "[{b}] {body}");
 
+        // A key twice in an object, at any depth, is refused as the REST API refuses it: the
+        // message is JSON but no valid Request (-32600, not -32700), and nothing runs. The id is
+        // echoed unless the id itself is repeated.
+        let name = format!("Smuggled {}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
+        let smuggled = format!(
+            r#"{{"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {{"name": "createTag",
+                "arguments": {{"type": "task", "name": "{name}"}}}}, "method": "tools/call"}}"#
+        );
+        let nested = format!(
+            r#"{{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {{"name": "createTag",
+                "arguments": {{"type": "task", "name": "x", "name": "{name}"}}}}}}"#
+        );
+        for (body, path) in [(&smuggled, "method"), (&nested, "params.arguments.name")] {
+            let (status, _, answer) = post(api, Some(&token), &[], body).await;
+            assert_eq!(
+                (status, answer["error"]["code"].as_i64(), answer["id"].as_i64()),
+                (400, Some(-32600), Some(7)),
+                "[{b}] {answer}"
+            );
+            assert!(answer["error"]["message"].as_str().unwrap().ends_with(path), "[{b}] {answer}");
+        }
+        let (status, tags) = api.get("/tags/task", &token).await;
+        assert_eq!(status, 200);
+        assert!(!tags.to_string().contains(&name), "[{b}] no tag was created: {tags}");
+        let (status, _, answer) =
+            post(api, Some(&token), &[], r#"{"jsonrpc": "2.0", "id": 1, "id": 2, "method": "ping"}"#).await;
+        assert_eq!(
+            (status, answer["error"]["code"].as_i64(), &answer["id"]),
+            (400, Some(-32600), &Value::Null),
+            "[{b}] {answer}"
+        );
+
         // The 2026-07-28 headers must match the body.
         let (body, mut headers) = stateless(1, "tools/list", json!({}));
         headers[1].1 = "tools/call".into();

@@ -375,6 +375,46 @@ async fn a_successful_transaction_writes_everything() {
 }
 
 #[tokio::test]
+async fn updates_add_to_numbers_in_and_out_of_transactions() {
+    each(async |b| {
+        let pk = fresh_pk();
+        let s = &b.store;
+        s.put(item(&pk, "c", json!({"n": 10, "m": 1})), Condition::None).await.unwrap();
+        // With a set beside it, and on an attribute that is absent (counted from 0).
+        let after = s
+            .update(
+                &Key::new(&pk, "c"),
+                Update::default().add("n", -4).add("fresh", 3).set("x", "y"),
+                Condition::Exists,
+            )
+            .await
+            .unwrap_or_else(|e| panic!("[{}] {e:?}", b.name));
+        assert_eq!((after["n"].as_i64(), after["fresh"].as_i64(), after["x"].as_str()), (Some(6), Some(3), Some("y")));
+        // In a transaction, under a counter condition: applied while it holds, all or nothing.
+        let give_back = |limit| TxOp::Update {
+            key: Key::new(&pk, "c"),
+            update: Update::default().add("n", 5),
+            cond: Condition::CounterBelow { attr: "n".into(), limit },
+        };
+        let delete = |sk: &str| TxOp::Delete { key: Key::new(&pk, sk), cond: Condition::Exists };
+        s.put(item(&pk, "d", json!({})), Condition::None).await.unwrap();
+        s.transact(vec![delete("d"), give_back(7)]).await.unwrap_or_else(|e| panic!("[{}] {e:?}", b.name));
+        let c = s.get(&Key::new(&pk, "c")).await.unwrap().unwrap();
+        assert_eq!((c["n"].as_i64(), c["m"].as_i64()), (Some(11), Some(1)), "[{}]", b.name);
+        assert_eq!(s.get(&Key::new(&pk, "d")).await.unwrap(), None, "[{}]", b.name);
+        // The delete's condition fails (gone already): nothing is added.
+        let again = s.transact(vec![delete("d"), give_back(100)]).await;
+        assert!(
+            matches!(again, Err(StoreError::TransactionCancelled { ref failed }) if failed == &[0]),
+            "[{}] {again:?}",
+            b.name
+        );
+        assert_eq!(s.get(&Key::new(&pk, "c")).await.unwrap().unwrap()["n"].as_i64(), Some(11), "[{}]", b.name);
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn a_transaction_may_not_name_an_item_twice() {
     each(async |b| {
         let pk = fresh_pk();

@@ -482,3 +482,152 @@ async fn a_failed_upload_gives_its_quota_back() {
     assert_error_body(api.backend, status, &body, 500);
     assert_eq!(quota::stored(api.store.as_ref(), WsKeys::new(api.workspace_id)).await.unwrap(), 1000);
 }
+
+async fn delete_file(api: &TestApi, token: &str, id: &Value) -> (u16, Value) {
+    let path = format!("/workspace/files/{}", id.as_str().expect("a file id"));
+    let (status, _, body) = api.call(reqwest::Method::DELETE, &path, Some(token), None).await;
+    (status, body)
+}
+
+/// Deleting an upload (docs/files.md#deleting-a-file) gives exactly its bytes back to the
+/// quota, once: a second delete, and all but one of concurrent deletes, are 404 and give
+/// nothing back. The bytes are gone from the object store (the URL is 404).
+#[tokio::test]
+async fn a_deleted_file_gives_its_bytes_back_exactly_once() {
+    each_setup(async |api| {
+        let b = api.backend;
+        let keys = WsKeys::new(api.workspace_id);
+        let stored = || quota::stored(api.store.as_ref(), keys);
+        let (_, token) = api.user(STAFF, UserKind::Employee).await;
+        let (png, gif) = (samples::bytes(samples::PNG), samples::bytes(samples::GIF));
+        let (_, kept) = upload(api, &token, &[image_part(&png, "kept.png")]).await;
+        let (status, doomed) = upload(api, &token, &[image_part(&gif, "doomed.gif")]).await;
+        assert_eq!(status, 201, "[{b}] {doomed}");
+        let (png_size, gif_size) = (png.len() as u64, gif.len() as u64);
+        assert_ne!(png_size, gif_size, "sizes that tell the files apart");
+        assert_eq!(stored().await.unwrap(), png_size + gif_size, "[{b}]");
+
+        let (status, body) = delete_file(api, &token, &doomed["id"]).await;
+        assert_eq!((status, body), (200, serde_json::json!({"success": true})), "[{b}]");
+        assert_eq!(stored().await.unwrap(), png_size, "[{b}] exactly the file's bytes given back");
+        let (status, _, _) = fetch(api, doomed["url"].as_str().unwrap()).await;
+        assert_eq!(status, 404, "[{b}] the bytes are gone");
+        let (status, _, _) = fetch(api, kept["url"].as_str().unwrap()).await;
+        assert_eq!(status, 200, "[{b}] the other file stays");
+
+        // Again (a retried delete): 404, nothing given back twice.
+        let (status, body) = delete_file(api, &token, &doomed["id"]).await;
+        assert_error_body(b, status, &body, 404);
+        assert_eq!(stored().await.unwrap(), png_size, "[{b}]");
+
+        // Eight deletes of one file at once: one 200, seven 404, its bytes given back once.
+        let (status, raced) = upload(api, &token, &[image_part(&gif, "raced.gif")]).await;
+        assert_eq!(status, 201, "[{b}] {raced}");
+        let deletes = (0..8).map(|_| delete_file(api, &token, &raced["id"]));
+        let mut statuses: Vec<u16> = futures::future::join_all(deletes).await.into_iter().map(|(s, _)| s).collect();
+        statuses.sort();
+        assert_eq!(statuses, [200, 404, 404, 404, 404, 404, 404, 404], "[{b}]");
+        assert_eq!(stored().await.unwrap(), png_size, "[{b}] given back once");
+        let page = api.store.query(Query::table(keys.root_pk()).begins_with("FILE#")).await.unwrap();
+        assert_eq!(page.items.len(), 1, "[{b}] one record left");
+
+        // The bytes given back are room again: a quota too full for one more file frees by
+        // deleting one (the count preset to one byte short of room for it).
+        let quota = quota::configured_quota().unwrap();
+        set_stored(api, quota - png_size + 1).await;
+        let (status, body) = upload(api, &token, &[image_part(&png, "full.png")]).await;
+        assert_error_body(b, status, &body, 413);
+        assert_eq!(delete_file(api, &token, &kept["id"]).await.0, 200, "[{b}]");
+        let (status, body) = upload(api, &token, &[image_part(&png, "fits.png")]).await;
+        assert_eq!(status, 201, "[{b}] room again: {body}");
+        assert_eq!(stored().await.unwrap(), quota - png_size + 1, "[{b}] exact to the byte");
+    })
+    .await;
+}
+
+/// Who may delete an upload: its uploader, or a holder of `WsSettings.manageSettings` (Root);
+/// no credential is 401, another staff member, a guest, a contact and a read-only token get
+/// 403, another workspace's user 404; none of them changes anything.
+#[tokio::test]
+async fn uploads_are_deleted_by_their_uploader_or_a_settings_manager() {
+    each_setup(async |api| {
+        let b = api.backend;
+        let keys = WsKeys::new(api.workspace_id);
+        let (_, uploader) = api.user(STAFF, UserKind::Employee).await;
+        let png = samples::bytes(samples::PNG);
+        let (_, file) = upload(api, &uploader, &[image_part(&png, "a.png")]).await;
+        let before = quota::stored(api.store.as_ref(), keys).await.unwrap();
+
+        // Unlike its signed content URL, the file takes a bearer credential.
+        let path = format!("/workspace/files/{}", file["id"].as_str().unwrap());
+        let (status, _, body) = api.call(reqwest::Method::DELETE, &path, None, None).await;
+        assert_error_body(b, status, &body, 401);
+        let other = identity::create_workspace(api.store.as_ref(), "Other", "en").await.unwrap();
+        let (_, foreign) = api.user_in(other.id, ROOT, UserKind::Employee, &["api:read", "api:write"]).await;
+        let (status, body) = delete_file(api, &foreign, &file["id"]).await;
+        assert_error_body(b, status, &body, 404);
+        let (_, colleague) = api.user(STAFF, UserKind::Employee).await;
+        let (_, guest) = api.user(GUEST, UserKind::Employee).await;
+        let (_, contact) = api.user(STAFF, UserKind::OrganizationMember).await;
+        let (_, read_only) = api.user_in(api.workspace_id, ROOT, UserKind::Employee, &["api:read"]).await;
+        for token in [&colleague, &guest, &contact, &read_only] {
+            let (status, body) = delete_file(api, token, &file["id"]).await;
+            assert_error_body(b, status, &body, 403);
+        }
+        let (status, body) = delete_file(api, &uploader, &serde_json::json!(Uuid::new_v4())).await;
+        assert_error_body(b, status, &body, 404);
+        let (status, _, _) =
+            api.call(reqwest::Method::DELETE, "/workspace/files/not-a-uuid", Some(&uploader), None).await;
+        assert_eq!(status, 400, "[{b}]");
+        let (status, _, _) = fetch(api, file["url"].as_str().unwrap()).await;
+        assert_eq!(status, 200, "[{b}] still there");
+        assert_eq!(quota::stored(api.store.as_ref(), keys).await.unwrap(), before, "[{b}]");
+
+        let (_, root) = api.user(ROOT, UserKind::Employee).await;
+        assert_eq!(delete_file(api, &root, &file["id"]).await.0, 200, "[{b}] a settings manager may");
+        assert_eq!(quota::stored(api.store.as_ref(), keys).await.unwrap(), before - png.len() as u64, "[{b}]");
+    })
+    .await;
+}
+
+/// A file that a catalog product names as its logo is not deleted (409, nothing changed); a
+/// product naming a deleted file is refused (400 `logoId`).
+#[tokio::test]
+async fn a_logo_in_use_is_not_deleted() {
+    each_setup(async |api| {
+        let b = api.backend;
+        let keys = WsKeys::new(api.workspace_id);
+        let (_, root) = api.user(ROOT, UserKind::Employee).await;
+        let category = Uuid::new_v4();
+        let seed = serde_json::json!({"version": 1, "catalogCategories": [{"id": category, "name": "Hosting"}]});
+        local::seed::load(api.store.as_ref(), api.workspace_id, &local::seed::parse(&seed.to_string()).unwrap())
+            .await
+            .unwrap();
+        let product = |logo: &Value| {
+            serde_json::json!({"name": format!("Hosting {}", Uuid::new_v4()), "categoryId": category,
+                "description": "Managed hosting", "variants": [{"name": "S", "description": null}], "options": [],
+                "logoId": logo})
+        };
+        let png = samples::bytes(samples::PNG);
+        let (_, logo) = upload(api, &root, &[image_part(&png, "logo.png")]).await;
+        for _ in 0..2 {
+            let (status, created) = api.post("/administration/product-catalog", &root, product(&logo["id"])).await;
+            assert_eq!(status, 200, "[{b}] {created}");
+        }
+        let before = quota::stored(api.store.as_ref(), keys).await.unwrap();
+        let (status, body) = delete_file(api, &root, &logo["id"]).await;
+        assert_error_body(b, status, &body, 409);
+        assert!(body["message"].as_str().unwrap().contains("logo of 2 catalog products"), "[{b}] {body}");
+        let (status, _, _) = fetch(api, logo["url"].as_str().unwrap()).await;
+        assert_eq!(status, 200, "[{b}] kept");
+        assert_eq!(quota::stored(api.store.as_ref(), keys).await.unwrap(), before, "[{b}]");
+
+        // Deleted, it can no longer become a logo.
+        let (_, unused) = upload(api, &root, &[image_part(&png, "unused.png")]).await;
+        assert_eq!(delete_file(api, &root, &unused["id"]).await.0, 200, "[{b}]");
+        let (status, body) = api.post("/administration/product-catalog", &root, product(&unused["id"])).await;
+        assert_error_body(b, status, &body, 400);
+        assert!(body["errors"]["logoId"].is_array(), "[{b}] {body}");
+    })
+    .await;
+}

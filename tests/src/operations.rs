@@ -4,7 +4,7 @@
 //! black-box test `operations_catalogue` run it; that test fails for an operation without an entry.
 //!
 //! Requests that consume state (accept a quotation, delete a role, redeem a code, delete a
-//! client) come after every request that needs that state, and are marked [`Request::once`].
+//! client, delete the uploaded file) come after every request that needs that state, and are marked [`Request::once`].
 //! Names that must be unique carry [`UNIQUE`], replaced by a fresh value on every send, so every
 //! other request can be sent again and again.
 
@@ -281,6 +281,7 @@ pub async fn catalogue(api: &TestApi) -> Catalogue {
     assert_eq!(status, 201, "[{}] the upload: {upload}", api.backend);
     let file_url = upload["url"].as_str().expect("the file's URL");
     let file_path = file_url.strip_prefix(&api.base).unwrap_or(file_url).to_owned();
+    let deleted_file = format!("/workspace/files/{}", upload["id"].as_str().expect("the file's id"));
 
     // OAuth: a public client, its registration access token; a code for the token request and
     // a refresh token to revoke, each from an approved authorization.
@@ -454,6 +455,7 @@ pub async fn catalogue(api: &TestApi) -> Catalogue {
         ("disableHelpdesk", Method::DELETE, account("/disable"), RootPat, Body::Empty, true),
         ("enableHelpdesk", Method::POST, account("/enable"), RootPat, j(json!({})), true),
         ("deleteOAuthClient", Method::DELETE, registered.clone(), Registration, Body::Empty, true),
+        ("deleteFile", Method::DELETE, deleted_file, RootPat, Body::Empty, true),
     ];
     let documented = documented();
     for (id, method, path, credential, body, once) in entries {

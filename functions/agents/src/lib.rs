@@ -47,6 +47,7 @@ pub const FUNCTION: Function = Function {
         Agent::KIND,
         ProviderApiKey::KIND,
         SkillRecord::KIND,
+        skills::SkillCount::KIND,
         ManagedProviderRecord::KIND,
         project_settings::ProjectOverridesRecord::KIND,
     ],

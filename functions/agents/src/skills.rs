@@ -6,18 +6,19 @@
 use crate::fields::AgentInstructions;
 use crate::records::{self, item_key};
 use serde::{Deserialize, Serialize};
-use shared::entity::{self, Attempt, Entity};
+use shared::entity::{self, Attempt, Created, Entity};
 use shared::idempotency::Answer;
 use shared::input::{Input, Integer, MultilineText, Patch, Text};
 use shared::richtext::{self, Doc};
 use shared::store::keys::WsKeys;
-use shared::store::{Key, Store, Update};
+use shared::store::{Condition, Key, Store, TxOp, Update};
 use shared::{ApiError, ApiResult, clock};
 use uuid::Uuid;
 
 pub const MAX_NAME_CHARS: usize = 100;
 pub const MAX_DESCRIPTION_CHARS: usize = 1000;
-/// Most skills per workspace: the managed-provider save reads them all in one query.
+/// Most skills per workspace: the managed-provider save reads them all in one query. Enforced
+/// by the count item ([`SkillCount`]) in the write itself.
 pub const MAX_SKILLS: usize = 500;
 
 /// The stored skill; instructions as IDoc.
@@ -48,6 +49,71 @@ impl Entity for SkillRecord {
 
 pub fn skill_key(keys: WsKeys, id: Uuid) -> Key {
     item_key(keys, SkillRecord::PREFIX, id)
+}
+
+/// How many skills the workspace holds: `WS#<ws>#AGENTS` / `COUNT#skills`, attribute `count`
+/// (docs/data-model.md). Every skill is written in one transaction with its increment, which is
+/// conditioned on the count being below [`MAX_SKILLS`]: concurrent creates can never pass the
+/// cap together. Created on the first create from the skills already stored (written before
+/// the counter: the seed's, or before this counter existed).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SkillCount {
+    pub count: i64,
+}
+
+impl Entity for SkillCount {
+    const TYPE: &'static str = "AgentSkillCount";
+    const PREFIX: &'static str = "COUNT#";
+    type Scope = WsKeys;
+
+    fn key(&self, keys: WsKeys) -> Key {
+        count_key(keys)
+    }
+}
+
+/// The key of the workspace's skill count.
+pub fn count_key(keys: WsKeys) -> Key {
+    item_key(keys, SkillCount::PREFIX, "skills")
+}
+
+const COUNT: &str = "count";
+
+/// Writes a new skill and counts it, in one transaction: refused with 400 when the workspace
+/// holds [`MAX_SKILLS`] already, 409 when a skill has its id. `completion` (the idempotency
+/// record's) joins the transaction. Used by the create and by the seed.
+pub async fn insert(
+    store: &dyn Store,
+    keys: WsKeys,
+    record: &SkillRecord,
+    completion: Option<&entity::Completion>,
+) -> ApiResult<()> {
+    let counter = count_key(keys);
+    let limit = MAX_SKILLS as i64;
+    entity::retry_on_conflict("Skills are being created concurrently; retry", |_| {
+        let count = TxOp::Update {
+            key: counter.clone(),
+            update: Update::default().add(COUNT, 1),
+            // Exists: an absent counter would start at 1 whatever is stored already.
+            cond: Condition::All(vec![Condition::Exists, Condition::CounterBelow { attr: COUNT.into(), limit }]),
+        };
+        let counter = &counter;
+        async move {
+            match entity::create_with(store, record, keys, "The skill exists already", vec![count], completion).await? {
+                Created::Done => Ok(Attempt::Done(())),
+                Created::Contended => Ok(Attempt::Conflict),
+                Created::Refused(_) if store.get(counter).await?.is_some() => {
+                    Err(ApiError::field("body", format!("a workspace holds at most {MAX_SKILLS} skills")))
+                }
+                Created::Refused(_) => {
+                    // The workspace's first counted skill: count those stored, then again.
+                    let stored = async { Ok(records::list::<SkillRecord>(store, keys).await?.len() as i64) };
+                    entity::init_counter(store, counter, SkillCount::KIND, COUNT, stored).await?;
+                    Ok(Attempt::Conflict)
+                }
+            }
+        }
+    })
+    .await
 }
 
 /// A skill as the API returns it (instructions as HTML).
@@ -133,10 +199,6 @@ pub async fn create(
     by: Uuid,
     respond: impl FnOnce(&SkillRecord) -> ApiResult<Answer>,
 ) -> ApiResult<Answer> {
-    let count = records::list::<SkillRecord>(store, keys).await?.len();
-    if count >= MAX_SKILLS {
-        return Err(ApiError::field("body", format!("a workspace holds at most {MAX_SKILLS} skills")));
-    }
     let now = clock::now_rfc3339();
     let record = SkillRecord {
         id: Uuid::new_v4(),
@@ -151,7 +213,7 @@ pub async fn create(
         updated_by: by,
     };
     let answer = respond(&record)?;
-    entity::create(store, &record, keys, "The skill exists already", answer.completion()).await?;
+    insert(store, keys, &record, answer.completion()).await?;
     Ok(answer)
 }
 

@@ -11,6 +11,7 @@ use shared::ApiResult;
 use shared::domain::project;
 use shared::error::FieldErrors;
 use shared::identity::{self, UserKind};
+use shared::permissions::{PermissionSet, is_employee};
 use shared::store::Store;
 use shared::store::keys::WsKeys;
 use std::collections::HashSet;
@@ -56,9 +57,15 @@ pub async fn problems(
     }
     for (field, id) in [("taskAssignedId", refs.task_assigned_id), ("taskAccountableId", refs.task_accountable_id)] {
         let Some(id) = id else { continue };
-        let user = identity::get_user(store, keys.workspace_id(), id).await?;
-        if !user.is_some_and(|u| u.is_active && u.kind == UserKind::Employee) {
-            add(field, format!("{field}: no active employee {id} in this workspace"));
+        match identity::get_user(store, keys.workspace_id(), id).await? {
+            Some(user) if user.is_active && user.kind == UserKind::Employee => {
+                // A guest role's holder is never an employee (docs/permissions.md), whatever
+                // the user record's kind says: tasks are not assigned to external users.
+                if !is_employee(user.kind, &PermissionSet::of_role(store, keys, &user.role_id).await?) {
+                    add(field, format!("{field}: {id} holds a guest role; only employees take tasks"));
+                }
+            }
+            _ => add(field, format!("{field}: no active employee {id} in this workspace")),
         }
     }
     let mut seen = HashSet::new();

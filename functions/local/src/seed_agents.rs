@@ -128,9 +128,10 @@ pub async fn write_skill(store: &dyn Store, keys: WsKeys, entry: &SkillEntry, by
         created_by: by,
         updated_by: by,
     };
-    match store.put(entity::to_item(&record, keys)?, Condition::NotExists).await {
+    // Counted like a created skill, so the cap holds for seeded skills too.
+    match skills::insert(store, keys, &record, None).await {
         Ok(()) => Ok(true),
-        Err(shared::store::StoreError::ConditionFailed) => Ok(false),
+        Err(e) if e.status == axum::http::StatusCode::CONFLICT => Ok(false),
         Err(e) => Err(e.into()),
     }
 }

@@ -108,6 +108,17 @@ pub async fn handle(state: &AppState, caller: &Caller, headers: &HeaderMap, body
     };
     let id = object.get("id").cloned();
     let reply_id = id.clone().unwrap_or(Value::Null);
+    // Refused as the REST API refuses them (shared::input): a proxy or a client keeping the
+    // first of two equal keys would read another request than ours, which keeps the last. The
+    // text is JSON, so not -32700; it is no valid Request object (-32600). The id is echoed
+    // unless it is itself one of the repeated keys (then it could not be told: null).
+    let duplicates = shared::input::duplicate_keys(body);
+    if !duplicates.is_empty() {
+        let id = if duplicates.iter().any(|(path, _)| path == "id") { &null } else { &reply_id };
+        let paths: Vec<&str> = duplicates.iter().map(|(path, _)| path.as_str()).collect();
+        let message = format!("A key appears more than once in its object: {}", paths.join(", "));
+        return bad_request(id, INVALID_REQUEST, &message);
+    }
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return bad_request(&reply_id, INVALID_REQUEST, "jsonrpc must be \"2.0\"");
     }

@@ -1,9 +1,11 @@
-//! The `workspace` function: image uploads (spec §4.13, `POST /workspace/upload`; docs/files.md)
-//! and, on the embedded default, the signed local URL that serves an upload's bytes.
+//! The `workspace` function: image uploads (spec §4.13, `POST /workspace/upload`; docs/files.md),
+//! their deletion (`DELETE /workspace/files/{id}`, which frees their quota) and, on the embedded
+//! default, the signed local URL that serves an upload's bytes.
 //!
 //! The records, object keys and URLs are `shared::files`, so other functions (the product
 //! catalog's `logoId`) use uploads without depending on this crate.
 
+mod delete;
 mod form;
 pub mod image;
 pub mod quota;
@@ -19,7 +21,7 @@ use shared::files::{self, FileRecord, ImageType};
 use shared::function::Function;
 use shared::idempotency::{Answer, Idempotency, idempotent};
 use shared::openapi::ApiTag;
-use shared::permissions::Requirement;
+use shared::permissions::{Requirement, key};
 use shared::request::Path;
 use shared::store::objects::ObjectBackend;
 use shared::{ApiError, ApiResult, AppState, Caller, clock};
@@ -33,7 +35,8 @@ pub const FUNCTION: Function = Function {
     prefixes: &["/workspace"],
     tags: &[ApiTag {
         name: "workspace",
-        description: "Workspace files: upload an image (PNG, JPEG, WebP or GIF) whose id serves as a logoId",
+        description: "Workspace files: upload an image (PNG, JPEG, WebP or GIF) whose id serves as a logoId, \
+                      and delete it",
     }],
     api,
     entities: &[FileRecord::KIND, quota::StorageUsage::KIND],
@@ -54,6 +57,7 @@ fn api() -> OpenApiRouter<AppState> {
         // The upload's own body limit (the file plus framing), instead of the API's 1 MiB.
         .layer(DefaultBodyLimit::max(image::MAX_BODY_BYTES))
         .routes(routes!(file_content))
+        .routes(routes!(delete_file))
 }
 
 /// The upload form (multipart/form-data)
@@ -132,6 +136,7 @@ async fn upload(
         size: bytes.len() as u64,
         created_at: clock::now_rfc3339(),
         created_by: caller.user.id,
+        logo_uses: 0,
     };
     // The answer before anything is written (the URL is presigned or signed, it needs no
     // object), so the file record's put records it (the idempotency completion).
@@ -156,6 +161,36 @@ async fn upload(
         return Err(e);
     }
     Ok(answer)
+}
+
+/// Who may delete another user's upload, besides its uploader: the workspace's settings
+/// managers (the storage quota is a workspace setting; docs/files.md#deleting-a-file).
+pub const DELETE_OTHERS_REQUIREMENT: Requirement = Requirement::Permission(key::WS_SETTINGS_MANAGE_SETTINGS);
+
+/// Delete an uploaded image
+///
+/// Deletes an upload and gives its bytes back to the workspace's storage quota. Its uploader
+/// may delete it, and so may holders of `WsSettings.manageSettings`; guests and contacts may
+/// not. A file that a catalog product names as its logo is refused with 409. Deleting it again
+/// is 404: the bytes are given back once.
+#[utoipa::path(delete, path = "/workspace/files/{id}", operation_id = "deleteFile", tag = "workspace",
+    params(FilePath),
+    responses((status = 200, description = "Deleted; its bytes no longer count against the quota",
+        body = shared::http::Success, example = json!({"success": true}))))]
+async fn delete_file(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(path): Path<FilePath>,
+) -> ApiResult<axum::Json<shared::http::Success>> {
+    caller.authorize(UPLOAD_REQUIREMENT)?;
+    let file = files::find_image(state.store(), caller.keys(), path.id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("File not found"))?;
+    if file.created_by != caller.user.id {
+        caller.authorize(DELETE_OTHERS_REQUIREMENT)?;
+    }
+    delete::delete(&state, caller.keys(), &file).await?;
+    Ok(axum::Json(shared::http::Success { success: true }))
 }
 
 /// An image's bytes

@@ -11,7 +11,7 @@ use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use shared::entity::Entity;
 use shared::store::keys::WsKeys;
-use shared::store::{Condition, ENTITY, Item, Key, Store, StoreError};
+use shared::store::{Condition, ENTITY, Item, Key, Store, StoreError, TxOp, Update};
 use shared::{ApiError, ApiResult};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -90,6 +90,13 @@ pub async fn release(store: &dyn Store, keys: WsKeys, size: u64) {
     if let Err(e) = store.increment(&usage_key(keys), BYTES, -by, Item::new(), Condition::Exists).await {
         tracing::warn!(error = %e, workspace = %keys.workspace_id(), size, "storage reservation not released");
     }
+}
+
+/// The write that gives a deleted file's bytes back, for the delete's transaction: conditioned
+/// on the counter existing (an upload created it before the file was stored).
+pub fn give_back(keys: WsKeys, size: u64) -> ApiResult<TxOp> {
+    let by = i64::try_from(size).map_err(ApiError::internal)?;
+    Ok(TxOp::Update { key: usage_key(keys), update: Update::default().add(BYTES, -by), cond: Condition::Exists })
 }
 
 /// The bytes the workspace stores (0 before its first upload).

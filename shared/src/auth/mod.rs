@@ -14,7 +14,7 @@ pub use imposter::{CUSTOM_NOW_HEADER, IMPOSTER_USER_HEADER};
 use crate::app::AppState;
 use crate::clock;
 use crate::error::ApiError;
-use crate::identity::{self, SCOPE_READ, SCOPE_WRITE, TokenRecord, User, UserKind};
+use crate::identity::{self, SCOPE_READ, SCOPE_WRITE, TokenRecord, User};
 use crate::oauth::access::{self, AccessRecord, AccessRejection};
 use crate::permissions::{PermissionSet, Requirement, Roles};
 use crate::ratelimit::{self, Bucket, Reported};
@@ -59,7 +59,7 @@ impl Caller {
     pub fn authorize(&self, requirement: Requirement) -> Result<Permit, ApiError> {
         let allowed = match requirement {
             Requirement::Member => true,
-            Requirement::Employee => self.user.kind == UserKind::Employee && self.permissions.is_internal(),
+            Requirement::Employee => crate::permissions::is_employee(self.user.kind, &self.permissions),
             Requirement::Permission(key) => self.permissions.allows(key),
             Requirement::AnyOf(keys) => keys.iter().any(|k| self.permissions.allows(k)),
         };

@@ -50,6 +50,14 @@ pub fn read_json_body(content_type: Option<&HeaderValue>, bytes: &[u8]) -> ApiRe
     }
 }
 
+/// The keys that appear more than once in their object, at any depth, by field path (`body` at
+/// the top, `options[1]` inside), each with its message; the same check that refuses them in
+/// request bodies ([`read_json_body`]), for readers of other JSON messages (the MCP endpoint's
+/// JSON-RPC requests). `bytes` must be syntactically valid JSON.
+pub fn duplicate_keys(bytes: &[u8]) -> Vec<(String, String)> {
+    scan(bytes).0
+}
+
 fn body_error(message: impl Into<String>) -> ApiError {
     ApiError::field("body", message)
 }

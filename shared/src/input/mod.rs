@@ -16,7 +16,7 @@
 mod json;
 mod types;
 
-pub use json::{read_json_body, read_json_object};
+pub use json::{duplicate_keys, read_json_body, read_json_object};
 pub use shared_derive::Input;
 pub use types::{
     DateOnly, DateTime, Decimal, EditorProfile, EditorText, Integer, Language, List, MultilineText, ProductProfile,

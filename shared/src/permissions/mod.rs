@@ -8,7 +8,9 @@ pub mod roles;
 pub use catalog::key;
 pub use roles::{BASE_ROLES, BaseRole, CEO, GUEST, ROOT, RoleType, Roles, STAFF, TEAM_LEADER, base_role};
 
-use crate::store::StoreResult;
+use crate::identity::UserKind;
+use crate::store::keys::WsKeys;
+use crate::store::{Store, StoreResult};
 
 /// Effective permissions of a caller: key → allowed. Keys absent from the map are denied.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -25,6 +27,13 @@ impl PermissionSet {
     /// The effective permissions of a role of the workspace. Base roles need no store read;
     /// a custom role costs one query (all roles of the workspace). A role that cannot be
     /// resolved (unknown, or a corrupt chain) grants nothing.
+    pub async fn of_role(store: &dyn Store, keys: WsKeys, role_id: &str) -> StoreResult<Self> {
+        if base_role(role_id).is_some() {
+            return Ok(Self::from_roles(&Roles::default(), role_id));
+        }
+        Ok(Self::from_roles(&Roles::load(store, keys).await?, role_id))
+    }
+
     /// The permissions of `role_id` given the workspace's custom roles as a load returned them:
     /// authentication loads them before it knows the caller's role (concurrently with the user
     /// read), and a base role needs none of them, so a failed load only matters to a custom role.
@@ -62,6 +71,14 @@ impl PermissionSet {
     pub fn is_internal(&self) -> bool {
         self.internal
     }
+}
+
+/// Whether a user with these permissions is an employee of the workspace: not a member of a
+/// customer organization (a contact), and holding a role of type normal (guest roles are for
+/// external users, docs/permissions.md). The one rule behind [`Requirement::Employee`] and
+/// behind fields that must name an employee (a helpdesk account's task assignee).
+pub fn is_employee(kind: UserKind, permissions: &PermissionSet) -> bool {
+    kind == UserKind::Employee && permissions.is_internal()
 }
 
 /// What a route demands of an authenticated caller, beyond the scope its method needs.

@@ -200,6 +200,14 @@ impl Expr {
         if !removes.is_empty() {
             expr = format!("{expr} REMOVE {}", removes.join(", "));
         }
+        let adds: Vec<String> = update
+            .add
+            .iter()
+            .map(|(attr, by)| format!("{} {}", self.name(attr), self.value(AttributeValue::N(by.to_string()))))
+            .collect();
+        if !adds.is_empty() {
+            expr = format!("{expr} ADD {}", adds.join(", "));
+        }
         expr.trim().to_owned()
     }
 
@@ -289,7 +297,7 @@ impl Store for DynamoStore {
 
     async fn update(&self, key: &Key, update: Update, cond: Condition) -> StoreResult<Item> {
         check_update(&update)?;
-        if update.set.is_empty() && update.remove.is_empty() {
+        if update.set.is_empty() && update.remove.is_empty() && update.add.is_empty() {
             return Err(StoreError::Invalid("an update must change something".into()));
         }
         let mut expr = Expr::default();

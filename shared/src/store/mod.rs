@@ -82,6 +82,9 @@ pub enum Condition {
 pub struct Update {
     pub set: Item,
     pub remove: Vec<String>,
+    /// Numbers added to numeric attributes (absent counts as 0), like DynamoDB's `ADD`: a
+    /// counter changed inside a transaction (a quota given back with the file it counted).
+    pub add: Vec<(String, i64)>,
 }
 
 impl Update {
@@ -91,6 +94,10 @@ impl Update {
     }
     pub fn remove(mut self, attr: &str) -> Self {
         self.remove.push(attr.to_owned());
+        self
+    }
+    pub fn add(mut self, attr: &str, by: i64) -> Self {
+        self.add.push((attr.to_owned(), by));
         self
     }
 }
@@ -286,11 +293,15 @@ pub(crate) fn apply_update(current: Option<Item>, key: &Key, update: &Update) ->
     for (attr, value) in &update.set {
         item.insert(attr.clone(), value.clone());
     }
+    for (attr, by) in &update.add {
+        let sum = item.get(attr).and_then(Value::as_i64).unwrap_or(0) + by;
+        item.insert(attr.clone(), Value::from(sum));
+    }
     item
 }
 
 pub(crate) fn check_update(update: &Update) -> StoreResult<()> {
-    for attr in update.set.keys().chain(update.remove.iter()) {
+    for attr in update.set.keys().chain(update.remove.iter()).chain(update.add.iter().map(|(attr, _)| attr)) {
         if attr == PK || attr == SK {
             return Err(StoreError::Invalid(format!("an update cannot change {attr}")));
         }

@@ -6,11 +6,12 @@ use shared::domain::catalog::{
     self, OptionValue, PriceFrequency, Prices, ProductDefinition, ProductOption, ProductRecord, RenewalMode,
     VariantRecord,
 };
+use shared::entity::{Attempt, Created};
 use shared::input::{self, At, Checked, Errors, Input, Integer, List, Nullable, Patch, ProductText, Text};
 use shared::store::keys::WsKeys;
 use shared::store::{Condition, Store, StoreError};
+use shared::{ApiError, entity, files};
 use shared::{ApiResult, clock};
-use shared::{entity, files};
 use uuid::Uuid;
 
 pub const MAX_NAME_CHARS: usize = 200;
@@ -257,7 +258,7 @@ pub async fn check_references(
     let Some(Patch::Value(logo_id)) = body.fields.logo_id else { return Ok(None) };
     let logo = files::find_image(store, keys, logo_id).await?;
     if logo.is_none() {
-        body.fail("logoId", "logoId: no such image uploaded to this workspace");
+        body.fail("logoId", NO_LOGO);
     }
     Ok(logo)
 }
@@ -268,19 +269,42 @@ pub fn new_record(draft: ProductDefinition) -> ProductRecord {
 }
 
 /// Creates a product whose references were checked (one store call: put, `NotExists`; with the
-/// request's idempotency completion, a transaction of both).
+/// request's idempotency completion, a transaction of both). A product with a logo also counts
+/// as a use of the logo's file, in the same transaction ([`files::use_as_logo`]), which fails
+/// when the file was deleted since it was checked: 400 `logoId`, nothing written.
 pub async fn create(
     store: &dyn Store,
     keys: WsKeys,
     record: &ProductRecord,
     completion: Option<&entity::Completion>,
 ) -> ApiResult<()> {
-    entity::create(store, record, keys, "Catalog product exists", completion).await
+    let Some(logo_id) = record.definition.logo_id else {
+        return entity::create(store, record, keys, EXISTS, completion).await;
+    };
+    entity::retry_on_conflict("The logo's file is being changed concurrently; retry", |_| async move {
+        let logo = vec![files::use_as_logo(keys, logo_id)];
+        match entity::create_with(store, record, keys, EXISTS, logo, completion).await? {
+            Created::Done => Ok(Attempt::Done(())),
+            Created::Contended => Ok(Attempt::Conflict),
+            Created::Refused(_) => Err(ApiError::field("logoId", NO_LOGO)),
+        }
+    })
+    .await
 }
 
+const EXISTS: &str = "Catalog product exists";
+const NO_LOGO: &str = "logoId: no such image uploaded to this workspace";
+
 /// The seed's create: the same rules, a given id, put only when absent (a product the API may
-/// have changed since is left alone). Whether it was written.
+/// have changed since is left alone), a logo counted as [`create`] counts it. Whether it was
+/// written.
 pub async fn create_with_id(store: &dyn Store, keys: WsKeys, id: Uuid, draft: ProductDefinition) -> ApiResult<bool> {
+    if draft.logo_id.is_some() {
+        if entity::get::<ProductRecord>(store, &catalog::product_key(keys, id)).await?.is_some() {
+            return Ok(false);
+        }
+        return create(store, keys, &record(id, draft), None).await.map(|()| true);
+    }
     match store.put(entity::to_item(&record(id, draft), keys)?, Condition::NotExists).await {
         Ok(()) => Ok(true),
         Err(StoreError::ConditionFailed) => Ok(false),
