@@ -18,6 +18,7 @@ mod hardening;
 mod helpdesk_api;
 mod idempotency;
 mod imposter;
+mod keep_alive;
 mod lambda_events;
 mod mcp_api;
 mod oauth_flow;
