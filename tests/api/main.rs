@@ -36,3 +36,4 @@ mod tags_api;
 mod tasks_api;
 mod upload;
 mod validation;
+mod watch_events;
