@@ -70,10 +70,12 @@ impl HttpRequest {
     fn watch_event(&self, function: &str) -> Value {
         let text =
             self.header("content-type").is_none_or(|c| c.starts_with("text/") || c.starts_with("application/json"));
-        let (body, is_base64) = match () {
-            _ if self.body.is_empty() => (Value::Null, false),
-            _ if text => (json!(String::from_utf8(self.body.clone()).expect("a text body")), false),
-            _ => (json!(BASE64.encode(&self.body)), true),
+        let (body, is_base64) = if self.body.is_empty() {
+            (Value::Null, false)
+        } else if text {
+            (json!(String::from_utf8(self.body.clone()).expect("a text body")), false)
+        } else {
+            (json!(BASE64.encode(&self.body)), true)
         };
         let mut headers = serde_json::Map::new();
         for (name, value) in &self.headers {
