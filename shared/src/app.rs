@@ -190,20 +190,25 @@ impl AppState {
     /// token key from `LT_TOKEN_KEY_SECRET_ID` (Secrets Manager) or `LT_TOKEN_KEY`, and the
     /// session keys from `LT_SESSION_KEYS_SECRET_ID` or `LT_SESSION_KEYS`, and the object store
     /// of uploaded files from `LT_OBJECTS` (see [`open_objects`]) or the bucket `FILES_BUCKET`
-    /// (none when neither is set: the function handles no files).
+    /// (none when neither is set: the function handles no files), and the secret store from
+    /// `LT_SECRETS` or `SECRETS_PREFIX` (likewise).
     pub async fn from_lambda_env() -> Result<Self, ConfigError> {
-        let spec = match std::env::var("LT_STORE") {
-            Ok(spec) => spec,
-            Err(_) => {
-                format!("dynamodb:{}", std::env::var("TABLE_NAME").map_err(|_| ConfigError::Missing("TABLE_NAME"))?)
-            }
+        Self::from_vars(&process_env).await
+    }
+
+    /// [`AppState::from_lambda_env`] with the variables looked up by `var`: a test builds the
+    /// state a function binary would build from a given environment (scripts/watch.sh's).
+    pub async fn from_vars(var: EnvVars<'_>) -> Result<Self, ConfigError> {
+        let spec = match var("LT_STORE") {
+            Some(spec) => spec,
+            None => format!("dynamodb:{}", var("TABLE_NAME").ok_or(ConfigError::Missing("TABLE_NAME"))?),
         };
-        let mut builder = AppState::builder(open_store(&spec).await?, token_key_source_from_env()?)
-            .session_keys(session_key_source_from_env()?);
-        if let Some(objects) = objects_from_env()? {
+        let mut builder =
+            AppState::builder(open_store(&spec).await?, token_key_source(var)?).session_keys(session_key_source(var)?);
+        if let Some(objects) = objects_from(var)? {
             builder = builder.objects(objects);
         }
-        if let Some(secrets) = secrets_from_env()? {
+        if let Some(secrets) = secrets_from(var)? {
             builder = builder.secrets(secrets);
         }
         Ok(builder.build())
@@ -260,13 +265,21 @@ pub async fn open_store(spec: &str) -> Result<Arc<dyn Store>, ConfigError> {
     }
 }
 
+/// Looks up an environment variable: the process's ([`process_env`]) or a given set.
+pub type EnvVars<'a> = &'a (dyn Fn(&str) -> Option<String> + Sync);
+
+/// The process's environment, as [`EnvVars`].
+pub fn process_env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
 /// The object store named by `LT_OBJECTS` (`dir:<directory>` or `s3:<bucket>`), else the S3
 /// bucket `FILES_BUCKET` (as template.yaml sets it), else none. Nothing is loaded yet: the S3
 /// client is built on first use.
-pub fn objects_from_env() -> Result<Option<Arc<dyn ObjectStore>>, ConfigError> {
-    let spec = match (std::env::var("LT_OBJECTS"), std::env::var("FILES_BUCKET")) {
-        (Ok(spec), _) => spec,
-        (Err(_), Ok(bucket)) => format!("s3:{bucket}"),
+pub fn objects_from(var: EnvVars<'_>) -> Result<Option<Arc<dyn ObjectStore>>, ConfigError> {
+    let spec = match (var("LT_OBJECTS"), var("FILES_BUCKET")) {
+        (Some(spec), _) => spec,
+        (None, Some(bucket)) => format!("s3:{bucket}"),
         _ => return Ok(None),
     };
     open_objects(&spec).map(Some).map_err(ConfigError::Invalid)
@@ -276,33 +289,45 @@ pub fn objects_from_env() -> Result<Option<Arc<dyn ObjectStore>>, ConfigError> {
 /// else Secrets Manager under the prefix `SECRETS_PREFIX` (as template.yaml sets it for the
 /// functions that keep secrets), else none. Nothing is loaded yet: the client is built on
 /// first use.
-pub fn secrets_from_env() -> Result<Option<Arc<dyn SecretStore>>, ConfigError> {
-    let spec = match (std::env::var("LT_SECRETS"), std::env::var("SECRETS_PREFIX")) {
-        (Ok(spec), _) => spec,
-        (Err(_), Ok(prefix)) => format!("secretsmanager:{prefix}"),
+pub fn secrets_from(var: EnvVars<'_>) -> Result<Option<Arc<dyn SecretStore>>, ConfigError> {
+    let spec = match (var("LT_SECRETS"), var("SECRETS_PREFIX")) {
+        (Some(spec), _) => spec,
+        (None, Some(prefix)) => format!("secretsmanager:{prefix}"),
         _ => return Ok(None),
     };
     open_secrets(&spec).map(Some).map_err(ConfigError::Invalid)
 }
 
+/// The token key of the process's environment (see [`token_key_source`]).
 pub fn token_key_source_from_env() -> Result<TokenKeySource, ConfigError> {
-    if let Ok(secret_id) = std::env::var("LT_TOKEN_KEY_SECRET_ID") {
+    token_key_source(&process_env)
+}
+
+/// The token key: `LT_TOKEN_KEY_SECRET_ID` names a Secrets Manager secret (fetched on first
+/// use), or `LT_TOKEN_KEY` holds the key itself (64 hex characters).
+pub fn token_key_source(var: EnvVars<'_>) -> Result<TokenKeySource, ConfigError> {
+    if let Some(secret_id) = var("LT_TOKEN_KEY_SECRET_ID") {
         return Ok(TokenKeySource::SecretsManager { secret_id, cached: OnceCell::new() });
     }
-    let hex = std::env::var("LT_TOKEN_KEY").map_err(|_| ConfigError::Missing("LT_TOKEN_KEY_SECRET_ID"))?;
+    let hex = var("LT_TOKEN_KEY").ok_or(ConfigError::Missing("LT_TOKEN_KEY_SECRET_ID"))?;
     let key = TokenKey::from_hex(&hex)
         .ok_or_else(|| ConfigError::Invalid("LT_TOKEN_KEY must be 64 hex characters".into()))?;
     Ok(TokenKeySource::Static(key))
 }
 
+/// The session key set of the process's environment (see [`session_key_source`]).
+pub fn session_key_source_from_env() -> Result<SessionKeySource, ConfigError> {
+    session_key_source(&process_env)
+}
+
 /// The session key set: `LT_SESSION_KEYS_SECRET_ID` names a Secrets Manager secret (fetched on
 /// first use, refreshed as [`crate::session::RefreshPolicy`] says), or `LT_SESSION_KEYS`
 /// holds the key-set JSON itself (docs/auth.md).
-pub fn session_key_source_from_env() -> Result<SessionKeySource, ConfigError> {
-    if let Ok(secret_id) = std::env::var("LT_SESSION_KEYS_SECRET_ID") {
+pub fn session_key_source(var: EnvVars<'_>) -> Result<SessionKeySource, ConfigError> {
+    if let Some(secret_id) = var("LT_SESSION_KEYS_SECRET_ID") {
         return Ok(SessionKeySource::secrets_manager(secret_id));
     }
-    let json = std::env::var("LT_SESSION_KEYS").map_err(|_| ConfigError::Missing("LT_SESSION_KEYS_SECRET_ID"))?;
+    let json = var("LT_SESSION_KEYS").ok_or(ConfigError::Missing("LT_SESSION_KEYS_SECRET_ID"))?;
     let keys = SessionKeySet::parse(&json).map_err(|e| ConfigError::Invalid(format!("LT_SESSION_KEYS: {e}")))?;
     Ok(SessionKeySource::fixed(keys))
 }

@@ -184,13 +184,17 @@ impl Reported {
     }
 }
 
-/// The caller's rate-limit identity by address: API Gateway's `sourceIp`, else the TCP peer
+/// The caller's rate-limit identity by address: API Gateway's `sourceIp` (REST event, or a
+/// Function URL event under `cargo lambda watch`), else the TCP peer
 /// (local server), as [`ip_bucket`] groups it. Headers such as `X-Forwarded-For` are ignored
 /// on purpose.
 pub fn client_ip(parts: &Parts) -> Option<String> {
     use lambda_http::request::RequestContext;
     let ip = match parts.extensions.get::<RequestContext>() {
         Some(RequestContext::ApiGatewayV1(ctx)) => ctx.identity.source_ip.clone(),
+        // `cargo lambda watch` sends Function URL (v2) events (feature `watch`).
+        #[cfg(feature = "watch")]
+        Some(RequestContext::ApiGatewayV2(ctx)) => ctx.http.source_ip.clone(),
         _ => parts
             .extensions
             .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()

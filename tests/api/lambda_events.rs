@@ -23,7 +23,7 @@ fn events_dir(function: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events").join(function)
 }
 
-fn load_events(function: &str) -> BTreeMap<String, String> {
+pub(crate) fn load_events(function: &str) -> BTreeMap<String, String> {
     std::fs::read_dir(events_dir(function))
         .expect("events directory")
         .map(|entry| entry.unwrap().path())

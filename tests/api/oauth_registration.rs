@@ -37,6 +37,7 @@ async fn registers_public_and_confidential_clients() {
         let id = public["client_id"].as_str().unwrap();
         assert!(client::is_client_id(id), "{id}");
         assert!(public.get("client_secret").is_none(), "no secret for a public client: {public}");
+        assert_eq!(public["client_secret_expires_at"], 0, "listed by the spec for every client: {public}");
         assert_eq!(public["token_endpoint_auth_method"], "none");
         assert_eq!(public["grant_types"], json!(["authorization_code", "refresh_token"]));
         assert_eq!(public["response_types"], json!(["code"]));

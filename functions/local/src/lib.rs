@@ -3,6 +3,7 @@
 
 pub mod cli;
 pub mod demo;
+pub mod keep_alive;
 pub mod seed;
 pub mod seed_agents;
 pub mod seed_billing;
@@ -18,8 +19,9 @@ pub fn functions() -> impl Iterator<Item = &'static Function> {
 }
 
 /// Every function's routes behind the shared HTTP conventions: exactly what API Gateway
-/// serves, in one process.
+/// serves, in one process; plus what API Gateway does for the connection: a body an early
+/// answer left unread is discarded, so keep-alive connections survive it ([`keep_alive`]).
 pub fn app(state: AppState) -> Router {
     let routes = functions().fold(Router::new(), |routes, function| routes.merge(function.routes()));
-    shared::http::service(routes, state)
+    shared::http::service(routes, state).layer(axum::middleware::from_fn(keep_alive::discard_unread_body))
 }

@@ -167,7 +167,7 @@ pub struct ClientMetadataBody {
     "client_id": "dcr_0b7e9d4c-8d1f-4b43-9a8e-3f0f5f6f0a11", "client_name": "Claude",
     "redirect_uris": ["https://claude.ai/api/mcp/auth_callback"], "token_endpoint_auth_method": "none",
     "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
-    "scope": "api:read api:write", "client_id_issued_at": 1795000000,
+    "scope": "api:read api:write", "client_id_issued_at": 1795000000, "client_secret_expires_at": 0,
     "registration_client_uri": "https://work.example.com/api/oauth/register/dcr_0b7e9d4c-8d1f-4b43-9a8e-3f0f5f6f0a11",
     "registration_access_token": "lt_rat_Zm9yLWV4YW1wbGUtb25seS1ub3QtYS1yZWFsLXRva2Vu"
 }))]
@@ -179,9 +179,10 @@ pub struct ClientResponse {
     /// made the client confidential or rotated it): shown once, stored hashed
     #[serde(skip_serializing_if = "Option::is_none")]
     pub client_secret: Option<String>,
-    /// 0 when a secret is part of the response: secrets do not expire
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub client_secret_expires_at: Option<i64>,
+    /// Always 0 (the spec lists it for every client): a client secret never expires, and a
+    /// public client has none to expire
+    #[schema(example = 0)]
+    pub client_secret_expires_at: i64,
     pub client_name: String,
     pub redirect_uris: Vec<String>,
     pub token_endpoint_auth_method: AuthMethod,
@@ -211,7 +212,7 @@ impl ClientResponse {
     fn of(client: &Client, endpoints: &Endpoints, secret: Option<String>, token: Option<String>) -> Self {
         ClientResponse {
             client_id: client.client_id.clone(),
-            client_secret_expires_at: secret.as_ref().map(|_| 0),
+            client_secret_expires_at: 0,
             client_secret: secret,
             client_name: client.client_name.clone(),
             redirect_uris: client.redirect_uris.clone(),
