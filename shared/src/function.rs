@@ -46,7 +46,7 @@ pub type LambdaError = lambda_http::Error;
 /// Runs a function on AWS Lambda (API Gateway REST proxy events): telemetry, the state from
 /// the environment (`AppState::from_lambda_env`), then the function's router.
 pub fn run_on_lambda(function: &'static Function) -> Result<(), LambdaError> {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let runtime = crate::http::runtime()?;
     runtime.block_on(async {
         crate::telemetry::init_lambda();
         let state = AppState::from_lambda_env().await?;

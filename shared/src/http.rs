@@ -76,7 +76,7 @@ pub fn service(routes: Router<AppState>, state: AppState) -> Router {
         .layer(axum::middleware::from_fn(reject_long_uri))
         .layer(axum::middleware::from_fn_with_state(state.clone(), limit_by_ip))
         .layer(axum::middleware::map_response(normalize_error))
-        .layer(axum::middleware::from_fn(deadline))
+        .layer(axum::middleware::from_fn_with_state(REQUEST_DEADLINE, deadline))
         .layer(axum::middleware::from_fn_with_state(state.clone(), announce_resource_metadata))
         .layer(CatchPanicLayer::custom(|_panic: Box<dyn std::any::Any + Send>| {
             // The payload may describe internals: log it, never send it.
@@ -89,8 +89,17 @@ pub fn service(routes: Router<AppState>, state: AppState) -> Router {
 
 /// Runs the request inside a span naming its id (Lambda's request id, else a fresh one on the
 /// local server), so the one log line of a failure names the request, and answers 503 at
-/// [`REQUEST_DEADLINE`].
-async fn deadline(request: Request, next: Next) -> Response {
+/// `limit` ([`REQUEST_DEADLINE`]).
+///
+/// The handler runs on a task of its own and the deadline times out its handle, here: a
+/// timeout wrapped around the handler's future in the same task is polled only when that
+/// future yields, so a handler computing without an await would never be interrupted. On a
+/// multi-threaded runtime ([`runtime`], at least two workers) the timer wakes this task on
+/// another worker while the handler's holds its own. The handler's task is aborted when the
+/// answer is given or the client leaves (the `JoinSet` is dropped): work that awaits stops at
+/// its next await, as before; work that never yields runs to its end, which the domain bounds
+/// (docs/reliability.md, "Request deadline").
+async fn deadline(State(limit): State<std::time::Duration>, request: Request, next: Next) -> Response {
     use lambda_http::RequestExt;
     use tracing::Instrument;
     let id = request
@@ -99,14 +108,27 @@ async fn deadline(request: Request, next: Next) -> Response {
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     let span = tracing::error_span!("request", id = %id);
     let (method, path) = (request.method().clone(), request.uri().path().to_owned());
+    let mut handler = tokio::task::JoinSet::new();
+    handler.spawn(next.run(request).instrument(span.clone()));
     async move {
-        match tokio::time::timeout(REQUEST_DEADLINE, next.run(request)).await {
-            Ok(response) => response,
-            Err(_) => ApiError::unavailable(format!("{method} {path} ran past {REQUEST_DEADLINE:?}")).into_response(),
+        match tokio::time::timeout(limit, handler.join_next()).await {
+            Ok(Some(Ok(response))) => response,
+            // The panic goes on to the panic layer outside, as when the handler ran here.
+            Ok(Some(Err(e))) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Ok(Some(Err(_)) | None) => ApiError::internal("the request's task was cancelled").into_response(),
+            Err(_) => ApiError::unavailable(format!("{method} {path} ran past {limit:?}")).into_response(),
         }
     }
     .instrument(span)
     .await
+}
+
+/// The runtime every server runs on (Lambda and the local server): multi-threaded with at
+/// least two workers, so that the request deadline's timer has a worker to fire on while a
+/// request computes on another (see [`deadline`]); more on machines with more cores.
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    tokio::runtime::Builder::new_multi_thread().worker_threads(cores.max(2)).enable_all().build()
 }
 
 /// No route, or no such method on a route: 404 or 405, but only to an authenticated caller on
@@ -322,6 +344,56 @@ mod tests {
         assert!(p.operation < REQUEST_DEADLINE);
         // template.yaml: `Timeout: 10`.
         assert!(REQUEST_DEADLINE + std::time::Duration::from_secs(2) <= std::time::Duration::from_secs(10));
+    }
+
+    /// Lets a spinning handler go when dropped, also when an assertion fails (else the runtime's
+    /// shutdown would wait for it forever).
+    struct Release(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+    impl Drop for Release {
+        fn drop(&mut self) {
+            self.0.store(true, std::sync::atomic::Ordering::Release);
+        }
+    }
+
+    /// Issue 31: a handler that computes without ever yielding still gets its 503 at the
+    /// deadline, and the server answers other requests meanwhile. The handler spins until the
+    /// test lets it go, so no assertion depends on how long anything takes; the watchdog only
+    /// turns a hang (a deadline that waits for an await point) into a failure.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_handler_that_never_yields_is_answered_at_the_deadline_while_others_are_served() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use tower::ServiceExt;
+        let (released, finished) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+        let release = Release(released.clone());
+        let spin = {
+            let (released, finished) = (released.clone(), finished.clone());
+            move || async move {
+                while !released.load(Ordering::Acquire) {
+                    std::hint::spin_loop();
+                }
+                finished.store(true, Ordering::Release);
+                "done"
+            }
+        };
+        let app = Router::new()
+            .route("/spin", axum::routing::get(spin))
+            .route("/ok", axum::routing::get(|| async { "ok" }))
+            .layer(axum::middleware::from_fn_with_state(std::time::Duration::from_millis(200), deadline));
+        let get = |path: &str| Request::get(path).body(axum::body::Body::empty()).unwrap();
+        let spinning = tokio::spawn(app.clone().oneshot(get("/spin")));
+        let watchdog = std::time::Duration::from_secs(60);
+        let answer = tokio::time::timeout(watchdog, spinning).await.expect("no answer: the deadline did not fire");
+        let answer = answer.unwrap().unwrap();
+        assert_eq!(answer.status(), StatusCode::SERVICE_UNAVAILABLE);
+        let body = axum::body::to_bytes(answer.into_body(), 1 << 16).await.unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(body["statusCode"], 503, "the error body: {body}");
+        assert!(!finished.load(Ordering::Acquire), "answered while the handler still computes");
+        let other = tokio::time::timeout(watchdog, app.oneshot(get("/ok"))).await.expect("the server answers others");
+        assert_eq!(other.unwrap().status(), StatusCode::OK);
+        drop(release);
     }
 
     fn headers(pairs: &[(&str, &str)]) -> HeaderMap {

@@ -12,6 +12,7 @@ extern crate self as shared;
 pub mod app;
 pub mod auth;
 pub mod aws;
+pub mod calendar;
 pub mod clock;
 pub mod cors;
 pub mod domain;

@@ -612,3 +612,78 @@ async fn potential_invoices_read_their_tasks_in_one_round_trip() {
         }
     }
 }
+
+/// Issue 31: the business clock and every date read by billing stay in the calendar's range
+/// (docs/conventions.md, "Dates"). A clock at the end of time is a 400 naming the header, as
+/// are the spellings outside ISO 8601's plain form; at the range's edges the contingents and
+/// potential invoices are computed and answered, also for a contingent that starts on the
+/// range's first day.
+#[tokio::test]
+async fn the_business_clock_is_bounded_and_answers_at_the_edges_of_the_range() {
+    each_backend(async |_, api| {
+        let (root, token) = api.user(ROOT, UserKind::Employee).await;
+        let w = new_world();
+        let mut seed = seed_json(&w, &[root.id]);
+        seed["supportContingents"][0]["fromDate"] = json!("1900-01-01");
+        load(api, &seed).await.expect("seed loads");
+        let contingents = format!("/projects/{}/support-contingents", w.project);
+        let invoices = format!("/billing/potential-invoices?projectId={}", w.project);
+        for now in [
+            "9999-12-31",
+            "9999-12-31T00:00:00Z",
+            "3000-01-01",
+            "2999-12-31T23:00:00-05:00",
+            "1899-12-31",
+            "0000-01-01",
+            "-0001-01-01",
+            "+2026-01-01",
+        ] {
+            for path in [&contingents, &invoices] {
+                let (status, answer) = get_at(api, path, &token, now).await;
+                assert_error_body(api.backend, status, &answer, 400);
+                assert!(answer["errors"]["LT_CUSTOM_NOW"].is_array(), "[{}] {now}: {answer}", api.backend);
+            }
+        }
+        let (status, at_end) = get_at(api, &contingents, &token, "2999-12-31T23:59:59Z").await;
+        assert_eq!(status, 200, "[{}] {at_end}", api.backend);
+        let retainer = at_end.as_array().unwrap().iter().find(|c| c["id"] == w.retainer.to_string()).unwrap();
+        // Monthly from 1 January 1900: 13,199 periods before the current one, each 10 h; the
+        // 19.5 h the invoices drew in 2026 leave 131,970.5 carried.
+        assert_eq!(
+            json!([retainer["currentPeriodStart"], retainer["currentPeriodEnd"], retainer["transferableFromPrevious"]]),
+            json!(["2999-12-01", "2999-12-31", 131_970.5]),
+            "[{}] {retainer}",
+            api.backend
+        );
+        let (status, at_start) = get_at(api, &contingents, &token, "1900-01-01").await;
+        assert_eq!(status, 200, "[{}] {at_start}", api.backend);
+        let retainer = at_start.as_array().unwrap().iter().find(|c| c["id"] == w.retainer.to_string()).unwrap();
+        assert_eq!(retainer["currentPeriodStart"], "1900-01-01", "[{}] {retainer}", api.backend);
+        for now in ["2999-12-31T23:59:59Z", "1900-01-01T00:00:00Z"] {
+            let (status, answer) = get_at(api, &invoices, &token, now).await;
+            assert_eq!(status, 200, "[{}] {now}: {answer}", api.backend);
+        }
+        // A potential-invoice id is read by the same parser: `+2026` is no alias of `2026`.
+        let alias = invoice_path(&format!("time::{}::+2026-03-01::2026-03-31", w.project));
+        let (status, answer) = get_at(api, &alias, &token, "2026-04-02T00:00:00Z").await;
+        assert_error_body(api.backend, status, &answer, 400);
+        // The quantity's body before its row's lookup: 400, then (a valid body) the 404.
+        let stray = format!(
+            "{}/subscriptions/{}/quantity",
+            invoice_path(&invoice_id("time", w.project, "2026-03", "31")),
+            Uuid::new_v4()
+        );
+        let now = [("LT_CUSTOM_NOW", "2026-04-02T00:00:00Z")];
+        let (status, _, answer) = api.send_with(Method::POST, &stray, &token, &now, Some(json!({"value": -1}))).await;
+        assert_error_body(api.backend, status, &answer, 400);
+        assert!(answer["errors"]["value"].is_array(), "[{}] {answer}", api.backend);
+        let (status, _, answer) = api.send_with(Method::POST, &stray, &token, &now, Some(json!({"value": 1}))).await;
+        assert_error_body(api.backend, status, &answer, 404);
+        // The seed reads dates with the same parser.
+        let mut outside = seed_json(&new_world(), &[root.id]);
+        outside["supportContingents"][0]["fromDate"] = json!("+2026-01-15");
+        let refused = load(api, &outside).await.expect_err("a seed date outside the plain form is refused");
+        assert!(refused.contains("fromDate"), "{refused}");
+    })
+    .await;
+}

@@ -105,11 +105,56 @@ async fn a_body_breaking_rules_of_different_kinds_gets_every_field_named() {
             ),
             // A tag's body has one field: its one error is all there is.
             ("tag", "/tags/task/create".into(), json!({"name": ""}), vec!["name"]),
+            (
+                // Issue 31: a type error and two rules across fields (a price that is not
+                // positive, a range that ends before it starts) in one 400.
+                "subscription billing",
+                format!("/projects/{}/subscription-billings", w.project),
+                json!({"manualTitle": "Hosting", "fromDate": "2026-03-01", "toDate": "2026-01-31",
+                       "frequency": 13, "payment": "fixed", "price": 0}),
+                vec!["frequency", "price", "toDate"],
+            ),
+            (
+                "subscription billing, a price below the bound",
+                format!("/projects/{}/subscription-billings", w.project),
+                json!({"manualTitle": "Hosting", "fromDate": "2026-03-01", "toDate": "2026-01-31",
+                       "frequency": 13, "payment": "fixed", "price": -5}),
+                vec!["frequency", "price", "toDate"],
+            ),
+            (
+                "subscription billing, dates outside the plain form and the range",
+                format!("/projects/{}/subscription-billings", w.project),
+                json!({"manualTitle": "", "fromDate": "+2026-01-01", "toDate": "-0001-01-01",
+                       "frequency": 1, "payment": "oneTime", "price": 1, "quantity": 0}),
+                vec!["manualTitle", "fromDate", "toDate", "quantity"],
+            ),
         ];
         for (what, path, body, expected) in cases {
             let (status, answer) = api.post(&path, &token, body).await;
             assert_names(api.backend, what, status, &answer, &expected);
         }
+        // The potential invoice's writes read their body before looking the invoice up, so an
+        // id that names nothing due still gets the body's 400 (docs/billing.md).
+        let invoice =
+            format!("/billing/potential-invoices/subscription%3A%3A{}%3A%3A2026-01-01%3A%3A2026-01-31", w.project);
+        let (status, _, answer) = api
+            .call(
+                reqwest::Method::PATCH,
+                &invoice,
+                Some(&token),
+                Some(json!({"billedFrom": "0000-01-01", "billedTo": 5, "contactId": "nobody"})),
+            )
+            .await;
+        assert_names(api.backend, "potential invoice", status, &answer, &["billedFrom", "billedTo", "contactId"]);
+        let reversed = json!({"billedFrom": "2026-01-20", "billedTo": "2026-01-10T12:00:00Z", "contactId": 5});
+        let (status, _, answer) = api.call(reqwest::Method::PATCH, &invoice, Some(&token), Some(reversed)).await;
+        assert_names(api.backend, "potential invoice, reversed range", status, &answer, &["billedTo", "contactId"]);
+        let quantity = format!("{invoice}/subscriptions/{unknown}/quantity");
+        let (status, answer) = api.post(&quantity, &token, json!({"value": -1})).await;
+        assert_names(api.backend, "row quantity", status, &answer, &["value"]);
+        // A valid body reaches the lookups: nothing is due, so the 404.
+        let (status, answer) = api.post(&quantity, &token, json!({"value": 1})).await;
+        assert_eq!(status, 404, "[{}] {answer}", api.backend);
     })
     .await;
 }

@@ -14,6 +14,7 @@ use shared::domain::project;
 use shared::permissions::Requirement;
 use shared::request::Path;
 use shared::{ApiResult, AppState, Caller};
+use std::collections::BTreeMap;
 use time::Date;
 use uuid::Uuid;
 
@@ -114,6 +115,29 @@ fn consumed_in(c: &SupportContingentRecord, invoices: &[IssuedInvoiceRecord], pe
         .sum()
 }
 
+/// The hours carried into period `k` of a transferable contingent: carry(0) = 0,
+/// carry(j + 1) = max(0, hours + carry(j) − consumed(j)). Computed from the invoices, not by
+/// walking the periods: a run of m periods that consumed nothing takes carry to
+/// max(0, carry + m × hours) in one step, so the work is one pass over the invoices however
+/// many periods lie between `fromDate` and today.
+fn carried_into(c: &SupportContingentRecord, k: u32, invoices: &[IssuedInvoiceRecord]) -> Decimal {
+    let mut consumed: BTreeMap<u32, Decimal> = BTreeMap::new();
+    for invoice in invoices {
+        let hours: Decimal = invoice.consumed.iter().filter(|u| u.contingent_id == c.id).map(|u| u.hours).sum();
+        match periods::period_containing(c.from_date, c.frequency, c.to_date, invoice.date_to) {
+            Some((j, _)) if j < k && !hours.is_zero() => *consumed.entry(j).or_default() += hours,
+            _ => {}
+        }
+    }
+    let idle = |carry: Decimal, periods: u32| (carry + c.hours * Decimal::from(periods)).max(Decimal::ZERO);
+    let (mut carry, mut next) = (Decimal::ZERO, 0);
+    for (j, hours) in consumed {
+        carry = (c.hours + idle(carry, j - next) - hours).max(Decimal::ZERO);
+        next = j + 1;
+    }
+    idle(carry, k - next)
+}
+
 /// The balance of a contingent on `today` (docs/billing.md, "Support contingents").
 pub fn balance(
     c: &SupportContingentRecord,
@@ -146,15 +170,7 @@ pub fn balance(
         return out;
     };
     let consumed = consumed_in(c, invoices, period, open);
-    // carry(0) = 0; carry(j + 1) = max(0, hours + carry(j) − consumed(j)).
-    let mut carry = Decimal::ZERO;
-    if c.transferable && c.frequency > 0 {
-        for j in 0..k {
-            // Every earlier period exists (it starts before today's, which is within toDate).
-            let Some(previous) = periods::anchored_period(c.from_date, c.frequency, c.to_date, j) else { break };
-            carry = (c.hours + carry - consumed_in(c, invoices, previous, false)).max(Decimal::ZERO);
-        }
-    }
+    let carry = if c.transferable && c.frequency > 0 { carried_into(c, k, invoices) } else { Decimal::ZERO };
     let used: Decimal =
         unbilled.iter().filter(|(date, _)| period.contains(*date) && *date <= today).map(|(_, hours)| *hours).sum();
     out.is_active = true;
@@ -310,6 +326,53 @@ mod tests {
         assert_eq!(b.current_period_end, Some(date!(2027 - 02 - 01)));
         assert_eq!(b.current_period_has_no_end_date, Some(true));
         assert_eq!((b.consumed_hours, b.available_hours), (Decimal::from(20), Decimal::from(19)));
+    }
+
+    /// carry(k) walked period by period, as docs/billing.md defines it.
+    fn carried_by_walking(c: &SupportContingentRecord, k: u32, invoices: &[IssuedInvoiceRecord]) -> Decimal {
+        let mut carry = Decimal::ZERO;
+        for j in 0..k {
+            let period = periods::anchored_period(c.from_date, c.frequency, c.to_date, j).unwrap();
+            carry = (c.hours + carry - consumed_in(c, invoices, period, false)).max(Decimal::ZERO);
+        }
+        carry
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_carry_from_the_invoices_is_the_carry_walked_period_by_period(
+            f in 1u32..=12, hours in -5i64..20, k in 0u32..40,
+            drawn in proptest::collection::vec((0i64..1_300, 0i64..40), 0..12)) {
+            let mut c = contingent(f, hours, true, None);
+            c.hours = Decimal::from(hours);
+            let invoices: Vec<_> =
+                drawn.iter().map(|(day, h)| invoice(c.from_date + time::Duration::days(*day), Decimal::from(*h))).collect();
+            proptest::prop_assert_eq!(carried_into(&c, k, &invoices), carried_by_walking(&c, k, &invoices));
+        }
+    }
+
+    /// Issue 31: a monthly contingent from the first day of the calendar's range, read on its
+    /// last day (13,199 earlier periods), with hours drawn early, late and in between.
+    #[test]
+    fn a_contingent_spanning_the_whole_calendar_range_has_its_balance() {
+        use shared::calendar::{FIRST_DAY, LAST_DAY};
+        let mut c = contingent(1, 10, true, None);
+        c.from_date = FIRST_DAY;
+        let invoices = [
+            invoice(date!(1900 - 01 - 20), Decimal::from(4)),
+            invoice(date!(2026 - 03 - 01), Decimal::from(131_900)),
+            invoice(date!(2999 - 11 - 30), Decimal::from(12)),
+            invoice(LAST_DAY, Decimal::from(1)),
+        ];
+        let b = balance(&c, LAST_DAY, &invoices, &[]);
+        assert_eq!((b.current_period_start, b.current_period_end), (Some(date!(2999 - 12 - 01)), Some(LAST_DAY)));
+        assert_eq!(b.transferable_from_previous, carried_by_walking(&c, 13_199, &invoices));
+        assert_eq!(b.consumed_hours, Decimal::ONE);
+        // An open contingent from the first day, read on the first and the last.
+        let mut open = contingent(0, 40, true, None);
+        open.from_date = FIRST_DAY;
+        assert_eq!(balance(&open, FIRST_DAY, &invoices, &[]).current_period_end, Some(FIRST_DAY));
+        assert_eq!(balance(&open, LAST_DAY, &invoices, &[]).consumed_hours, Decimal::from(131_917));
     }
 
     #[test]

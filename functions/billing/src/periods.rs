@@ -71,7 +71,8 @@ pub struct BillingPeriod {
 /// The periods of a subscription billing: from the first day of `from`'s month to the last
 /// day of `to`'s month, `frequency` months each; the last one ends with `to`'s month and is
 /// shorter when the months do not divide by `frequency`. Empty when `to` is before `from` or
-/// `frequency` is 0 (the body refuses both).
+/// `frequency` is 0 (the body refuses both). One step per period: at most
+/// [`MAX_BILLING_MONTHS`] for a billing the API accepts.
 pub fn billing_periods(from: Date, to: Date, frequency: u32) -> Vec<BillingPeriod> {
     if to < from || frequency == 0 {
         return Vec::new();
@@ -105,25 +106,19 @@ pub fn anchored_period(anchor: Date, frequency: u32, until: Option<Date>, k: u32
 }
 
 /// The anchored period (its index and days) holding `day`: None before the anchor or after
-/// `until`. `frequency` ≥ 1.
+/// `until`. `frequency` ≥ 1. Constant time, whatever the dates (no loop).
 pub fn period_containing(anchor: Date, frequency: u32, until: Option<Date>, day: Date) -> Option<(u32, Period)> {
     if day < anchor || until.is_some_and(|u| day > u) || frequency == 0 {
         return None;
     }
-    // The month distance divided by the frequency is the index, or one past it when the
-    // anchor's day has not come round yet in `day`'s month.
-    let months = (month_index(day) - month_index(anchor)) as u32;
-    let mut k = months / frequency;
-    loop {
-        if day < add_months(anchor, k * frequency) {
-            k = k.checked_sub(1)?;
-        } else if day >= add_months(anchor, (k + 1) * frequency) {
-            k += 1;
-        } else {
-            // `day` is within the natural period k and on or before `until`.
-            return anchored_period(anchor, frequency, until, k).map(|p| (k, p));
-        }
-    }
+    // Closed form, no search: period k = months ÷ frequency starts in `day`'s month or before
+    // it, and period k + 1 starts in a later month, so `day` is before period k + 1. Only when
+    // period k starts in `day`'s own month, on a later day (the anchor's day has not come round
+    // yet), is `day` in period k − 1, which starts at least a month earlier.
+    let months = u32::try_from(month_index(day) - month_index(anchor)).ok()?;
+    let k = months / frequency;
+    let k = if day < add_months(anchor, k * frequency) { k.checked_sub(1)? } else { k };
+    anchored_period(anchor, frequency, until, k).map(|p| (k, p))
 }
 
 /// The calendar month holding `day`.
@@ -232,12 +227,55 @@ mod tests {
         assert_eq!(y(date!(2032 - 03 - 01)), Some((4, date!(2032 - 02 - 29), date!(2033 - 02 - 27))));
     }
 
+    /// Issue 31: at the edges of the calendar's range (`shared::calendar`), every period a day
+    /// falls in is found in one step, for every frequency, and the billing periods of a range
+    /// ending on its last day end on it.
+    #[test]
+    fn periods_at_the_edges_of_the_calendar_range() {
+        use shared::calendar::{FIRST_DAY, LAST_DAY};
+        for f in 1..=12 {
+            for (anchor, day) in [(FIRST_DAY, LAST_DAY), (FIRST_DAY, FIRST_DAY), (LAST_DAY, LAST_DAY)] {
+                let (k, period) = period_containing(anchor, f, None, day).unwrap();
+                assert!(period.contains(day), "{anchor} {f} {day}: {period:?}");
+                assert_eq!(period.start, add_months(anchor, k * f));
+            }
+            // 1,199 years and 12 months from the first day: the last period starts in the last
+            // months of the range and ends after it, inside the calendar type.
+            let (k, period) = period_containing(FIRST_DAY, f, None, LAST_DAY).unwrap();
+            assert_eq!(k, (months_spanned(FIRST_DAY, LAST_DAY) - 1) / f);
+            assert!(period.end < Date::MAX, "no step saturates");
+            let cut = period_containing(FIRST_DAY, f, Some(LAST_DAY), LAST_DAY).unwrap().1;
+            assert_eq!(cut.end, LAST_DAY);
+            let rows = billing_periods(date!(2990 - 01 - 01), LAST_DAY, f);
+            assert_eq!(rows.last().unwrap().period.end, LAST_DAY);
+            assert_eq!(rows.iter().map(|p| p.months).sum::<u32>(), 120);
+        }
+        assert_eq!(months_spanned(FIRST_DAY, LAST_DAY), 13_200);
+        assert_eq!(period_containing(FIRST_DAY, 1, None, FIRST_DAY.previous_day().unwrap()), None);
+    }
+
+    /// Any day of the calendar's range.
+    fn range_date() -> impl Strategy<Value = Date> {
+        use shared::calendar::{FIRST_DAY, LAST_DAY};
+        (0..=(LAST_DAY - FIRST_DAY).whole_days()).prop_map(|d| FIRST_DAY + Duration::days(d))
+    }
+
     fn any_date() -> impl Strategy<Value = Date> {
         // 1990 to about 2090.
         (0i64..36_500).prop_map(|d| date!(1990 - 01 - 01) + Duration::days(d))
     }
 
     proptest! {
+        #[test]
+        fn the_period_of_any_day_of_the_range_starts_on_or_before_it_and_the_next_after_it(
+            a in range_date(), b in range_date(), f in 1u32..=12) {
+            let (anchor, day) = (a.min(b), a.max(b));
+            let (k, period) = period_containing(anchor, f, None, day).unwrap();
+            prop_assert_eq!(period.start, add_months(anchor, k * f));
+            prop_assert!(period.start <= day && day < add_months(anchor, (k + 1) * f));
+            prop_assert_eq!(Some(period), anchored_period(anchor, f, None, k));
+        }
+
         #[test]
         fn billing_periods_tile_the_months_of_the_range(from in any_date(), len in 0i64..4_000, f in 1u32..=12) {
             let to = from + Duration::days(len);

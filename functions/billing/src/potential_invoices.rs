@@ -26,7 +26,7 @@ use shared::permissions::{Requirement, key};
 use shared::request::{Body, Path, Query};
 use shared::store::keys::WsKeys;
 use shared::store::{Condition, Key, Store, query_all, read_all};
-use shared::{ApiError, ApiResult, AppState, Caller};
+use shared::{ApiError, ApiResult, AppState, Caller, calendar};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::str::FromStr;
@@ -68,8 +68,9 @@ pub struct InvoiceId {
 }
 
 /// The id's pattern, as documented: what [`InvoiceId::from_str`] accepts (besides the
-/// calendar check of the dates and their order).
-pub const ID_PATTERN: &str = "^(subscription|time)::[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}::[0-9]{4}-[0-9]{2}-[0-9]{2}::[0-9]{4}-[0-9]{2}-[0-9]{2}$";
+/// calendar check of the dates and their order). The dates are `shared::calendar`'s
+/// (`DATE_PATTERN`, tested to agree).
+pub const ID_PATTERN: &str = "^(subscription|time)::[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}::(19[0-9]{2}|2[0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])::(19[0-9]{2}|2[0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$";
 
 impl FromStr for InvoiceId {
     type Err = &'static str;
@@ -596,32 +597,33 @@ pub async fn get_potential_invoice(
     Ok(Json(find(state.store(), &caller, path.id).await?.1))
 }
 
-/// A date, or an ISO 8601 timestamp whose calendar date (in its own offset) is taken.
+/// A date, or an ISO 8601 timestamp whose calendar date (in its own offset) is taken; both in
+/// the accepted range (`shared::calendar`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DateOrTimestamp(pub Date);
 
 impl Field for DateOrTimestamp {
     fn read(value: &serde_json::Value, at: &At, errors: &mut Errors) -> Option<Self> {
-        let text = value.as_str().unwrap_or_default();
-        let rfc3339 = time::format_description::well_known::Rfc3339;
-        let parsed = day::parse(text).or_else(|| time::OffsetDateTime::parse(text, &rfc3339).ok().map(|t| t.date()));
+        // A date alone is its midnight UTC, whose date is the date as written.
+        let parsed = value.as_str().and_then(calendar::parse_instant).map(|t| DateOrTimestamp(t.date()));
         if parsed.is_none() {
-            errors.add(at, format!("{} must be a date (YYYY-MM-DD) or an ISO 8601 date-time", at.name()));
+            errors.add(at, format!("{} must be {}", at.name(), calendar::INSTANT_RANGE_TEXT));
         }
-        parsed.map(DateOrTimestamp)
+        parsed
     }
 
     fn schema() -> SchemaRef {
         use utoipa::openapi::schema::{ObjectBuilder, Type};
         ObjectBuilder::new()
             .schema_type(Type::String)
-            .description(Some("A date (YYYY-MM-DD) or an ISO 8601 date-time"))
+            .description(Some("A date (YYYY-MM-DD) or an ISO 8601 date-time, from 1900-01-01 to 2999-12-31"))
             .into()
     }
 }
 
 /// A partial update of a potential invoice (spec §4.8).
 #[derive(Input)]
+#[input(rules = patch_rules)]
 #[input(example = serde_json::json!({"billedFrom": "2026-03-01", "billedTo": "2026-03-31T23:59:59Z",
     "contactId": "feba6268-1a6d-44ce-bd62-936a18e5d37a"}))]
 pub struct PotentialInvoicePatchBody {
@@ -631,6 +633,16 @@ pub struct PotentialInvoicePatchBody {
     billed_to: Patch<DateOrTimestamp>,
     /// An active contact of the project's customer organization; null clears the recipient
     contact_id: Patch<Uuid>,
+}
+
+/// Both ends of the billed range given: billedTo on or after billedFrom (an end given alone is
+/// checked against the stored one when written).
+fn patch_rules(body: &PotentialInvoicePatchBodyFields, _at: &At, errors: &mut Errors) {
+    if let (Some(Patch::Value(from)), Some(Patch::Value(to))) = (&body.billed_from, &body.billed_to)
+        && to.0 < from.0
+    {
+        errors.fail("billedTo", "billedTo must be on or after billedFrom");
+    }
 }
 
 /// Reads, changes and writes a potential invoice's record under optimistic concurrency.
@@ -675,22 +687,17 @@ pub async fn update_potential_invoice(
 ) -> ApiResult<Json<Success>> {
     let permit = caller.authorize(MANAGE)?;
     let store = state.store();
-    let body = body.parse(&permit);
-    // The recipient's read does not wait for the invoice's; a missing invoice still answers
-    // 404 before a malformed body's 400, as when they ran one after the other.
-    let contact = match &body {
-        Ok(PotentialInvoicePatchBody { contact_id: Patch::Value(id), .. }) => Some(*id),
-        _ => None,
-    };
+    // The body first (docs/billing.md: 400 before the lookups' 404s); then the recipient's read
+    // beside the invoice's.
+    let body = body.parse(&permit)?;
     let contact_read = async {
-        match contact {
-            Some(id) => identity::get_user(store, caller.workspace_id, id).await.map(Some),
-            None => Ok(None),
+        match body.contact_id {
+            Patch::Value(id) => identity::get_user(store, caller.workspace_id, id).await.map(Some),
+            Patch::Absent | Patch::Null => Ok(None),
         }
     };
     let (found, contact) = tokio::join!(find(store, &caller, path.id), contact_read);
     let (project, _) = found?;
-    let body = body?;
     if let Some(user) = contact? {
         let valid = user.is_some_and(|u| {
             u.is_active
@@ -743,11 +750,12 @@ pub async fn set_quantity(
 ) -> ApiResult<Json<Success>> {
     let permit = caller.authorize(MANAGE)?;
     let store = state.store();
+    // The body before the invoice and its row are looked up: 400 before 404 (docs/billing.md).
+    let value = body.parse(&permit)?.value.into_option().map(|v| v.0);
     let (_, invoice) = find(store, &caller, path.id).await?;
     if !invoice.subscriptions.iter().any(|l| l.billing_id == path.item_id) {
         return Err(ApiError::not_found("Billing row not found on this potential invoice"));
     }
-    let value = body.parse(&permit)?.value.into_option().map(|v| v.0);
     update_record(store, caller.keys(), path.id, |record| {
         match value {
             Some(v) => record.quantities.insert(path.item_id, v),
@@ -779,9 +787,20 @@ mod tests {
             "time::5d8e4c1a-6b2f-4e7a-9c3d-1f2a3b4c5d6e::2026-04-01::2026-03-31",
             "time::5d8e4c1a-6b2f-4e7a-9c3d-1f2a3b4c5d6e::2026-03-01::2026-03-31::x",
             "time:5d8e4c1a-6b2f-4e7a-9c3d-1f2a3b4c5d6e:2026-03-01:2026-03-31",
+            // Only the plain form in the calendar's range: no aliases of a valid id.
+            "time::5d8e4c1a-6b2f-4e7a-9c3d-1f2a3b4c5d6e::+2026-03-01::2026-03-31",
+            "time::5d8e4c1a-6b2f-4e7a-9c3d-1f2a3b4c5d6e::-0001-03-01::2026-03-31",
+            "time::5d8e4c1a-6b2f-4e7a-9c3d-1f2a3b4c5d6e::0000-03-01::2026-03-31",
+            "time::5d8e4c1a-6b2f-4e7a-9c3d-1f2a3b4c5d6e::2026-03-01::3000-03-31",
         ] {
             assert!(bad.parse::<InvoiceId>().is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn the_documented_id_pattern_carries_the_calendar_date_pattern() {
+        let date = shared::calendar::DATE_PATTERN.trim_start_matches('^').trim_end_matches('$');
+        assert!(ID_PATTERN.ends_with(&format!("::{date}::{date}$")), "{ID_PATTERN}");
     }
 
     #[test]

@@ -15,14 +15,13 @@ use shared::domain::money;
 use shared::domain::pricing;
 use shared::domain::project::{self, ProjectScope};
 use shared::entity::{self, Entity};
-use shared::error::FieldErrors;
 use shared::idempotency::{Answer, Idempotency};
-use shared::input::{self, DateOnly, Input, Integer, Text};
+use shared::input::{self, At, DateOnly, Errors, Input, Integer, Text};
 use shared::permissions::{Requirement, key};
 use shared::request::{Body, Path};
 use shared::store::keys::WsKeys;
 use shared::store::{Key, Query, Store, query_all};
-use shared::{ApiError, ApiResult, AppState, Caller, clock};
+use shared::{ApiResult, AppState, Caller, clock};
 use time::Date;
 use uuid::Uuid;
 
@@ -171,6 +170,7 @@ pub async fn list(store: &dyn Store, scope: ProjectScope) -> ApiResult<Vec<Subsc
 
 /// A new subscription billing (spec §4.8).
 #[derive(Input)]
+#[input(rules = billing_rules)]
 #[input(example = serde_json::json!({"manualTitle": "Hosting", "fromDate": "2026-01-15", "toDate": "2026-12-31",
     "frequency": 3, "payment": "fixed", "price": 300, "billingTiming": "arrears", "type": "manual"}))]
 pub struct NewSubscriptionBillingBody {
@@ -208,44 +208,39 @@ pub struct Draft {
     pub subscription_type: SubscriptionType,
 }
 
-pub fn draft(body: NewSubscriptionBillingBody) -> ApiResult<Draft> {
-    let mut errors = FieldErrors::new();
-    let mut fail = |field: &str, message: String| errors.entry(field.to_owned()).or_default().push(message);
-    let (from, to) = (body.from_date.0, body.to_date.0);
-    if to < from {
-        fail("toDate", "toDate must be on or after fromDate".into());
-    } else if periods::months_spanned(from, to) > MAX_BILLING_MONTHS {
-        fail("toDate", format!("toDate: the range may span at most {MAX_BILLING_MONTHS} months"));
-    }
-    if body.price.0 <= Decimal::ZERO {
-        fail("price", "price must be positive".into());
-    }
-    let quantity = match (body.quantity.map(|q| q.0), body.payment) {
-        (Some(q), _) if q <= Decimal::ZERO => {
-            fail("quantity", "quantity must be positive".into());
-            Decimal::ONE
+/// The rules the fields cannot check alone, on the fields that parsed (a field that failed is
+/// reported once, as malformed): reported with every other failing field in one 400.
+fn billing_rules(body: &NewSubscriptionBillingBodyFields, _at: &At, errors: &mut Errors) {
+    if let (Some(from), Some(to)) = (&body.from_date, &body.to_date) {
+        if to.0 < from.0 {
+            errors.fail("toDate", "toDate must be on or after fromDate");
+        } else if periods::months_spanned(from.0, to.0) > MAX_BILLING_MONTHS {
+            errors.fail("toDate", format!("toDate: the range may span at most {MAX_BILLING_MONTHS} months"));
         }
-        (Some(q), _) => q,
-        (None, Payment::OneTime) => {
-            fail("quantity", "quantity is required for a oneTime payment".into());
-            Decimal::ONE
-        }
-        (None, _) => Decimal::ONE,
-    };
-    if !errors.is_empty() {
-        return Err(ApiError::validation(errors));
     }
-    Ok(Draft {
+    if body.price.is_some_and(|p| p.0 <= Decimal::ZERO) {
+        errors.fail("price", "price must be positive");
+    }
+    match (&body.quantity, &body.payment) {
+        (Some(Some(q)), _) if q.0 <= Decimal::ZERO => errors.fail("quantity", "quantity must be positive"),
+        (Some(None), Some(Payment::OneTime)) => errors.fail("quantity", "quantity is required for a oneTime payment"),
+        _ => {}
+    }
+}
+
+/// What a valid body stores, defaults applied.
+pub fn draft(body: NewSubscriptionBillingBody) -> Draft {
+    Draft {
         manual_title: body.manual_title.into_string(),
-        from_date: from,
-        to_date: to,
+        from_date: body.from_date.0,
+        to_date: body.to_date.0,
         frequency: body.frequency.0 as u32,
         payment: body.payment,
         price: body.price.0,
-        quantity,
+        quantity: body.quantity.map_or(Decimal::ONE, |q| q.0),
         billing_timing: body.billing_timing.unwrap_or_default(),
         subscription_type: body.subscription_type.unwrap_or_default(),
-    })
+    }
 }
 
 /// A row's amount: unit price × quantity, prorated by the months of a shorter last period
@@ -304,8 +299,9 @@ pub async fn create_subscription_billing(
     caller.authorize(Requirement::Permission(key::PROJECTS_EDIT))?;
     let permit = caller.authorize(Requirement::Permission(key::INVOICES_MANAGE))?;
     let store = state.store();
+    // The body before the project's read: a malformed body is a 400 whatever the project.
+    let draft = draft(body.parse(&permit)?);
     let project = crate::project_or_404(store, &caller, path.project_id).await?;
-    let draft = draft(body.parse(&permit)?)?;
     let rows = rows(&draft, pricing::minor_units(&project.currency));
     let record = SubscriptionBillingRecord {
         billing: SubscriptionBilling {
@@ -354,7 +350,7 @@ mod tests {
     use time::macros::date;
 
     fn parse(v: serde_json::Value) -> ApiResult<Draft> {
-        shared::input::parse::<NewSubscriptionBillingBody>(&v).and_then(draft)
+        shared::input::parse::<NewSubscriptionBillingBody>(&v).map(draft)
     }
 
     fn failing(v: serde_json::Value) -> Vec<String> {
@@ -392,6 +388,19 @@ mod tests {
         assert_eq!(failing(with("type", json!("service"))), ["type"]);
         assert_eq!(failing(with("fromDate", json!("2026-02-30"))), ["fromDate"]);
         assert_eq!(failing(json!({})).len(), 6, "manualTitle, fromDate, toDate, frequency, payment, price");
+        // Type errors and the rules across fields in one 400 (issue 31).
+        let mut broken = with("frequency", json!(13));
+        broken["price"] = json!(0);
+        broken["toDate"] = json!("2026-01-01");
+        assert_eq!(failing(broken.clone()), ["frequency", "price", "toDate"]);
+        broken["price"] = json!(-5);
+        assert_eq!(failing(broken), ["frequency", "price", "toDate"]);
+        // A date outside the calendar's range fails as a date; the range rule then stays silent.
+        assert_eq!(failing(with("toDate", json!("+2026-07-10"))), ["toDate"]);
+        assert_eq!(failing(with("fromDate", json!("0000-01-01"))), ["fromDate"]);
+        let mut one_time = with("payment", json!("oneTime"));
+        one_time["quantity"] = json!(-1);
+        assert_eq!(failing(one_time), ["quantity"]);
     }
 
     #[test]

@@ -7,11 +7,15 @@ use shared::AppState;
 use shared::app::TokenKeySource;
 use shared::oauth::issuer::SiteUrl;
 
-#[tokio::main]
-async fn main() {
+/// On the servers' runtime (`shared::http::runtime`: the request deadline needs a second worker).
+fn main() {
     shared::telemetry::init_local();
     let cli = Cli::parse();
-    if let Err(e) = run(cli).await {
+    let result = match shared::http::runtime() {
+        Ok(runtime) => runtime.block_on(run(cli)),
+        Err(e) => Err(e.into()),
+    };
+    if let Err(e) = result {
         eprintln!("error: {e}");
         std::process::exit(1);
     }

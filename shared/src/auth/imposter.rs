@@ -6,14 +6,12 @@
 //! underscores.
 
 use super::Caller;
+use crate::calendar;
 use crate::error::ApiError;
 use crate::identity::{self, User};
 use crate::permissions::{Requirement, key};
 use crate::store::{Store, StoreResult};
 use axum::http::request::Parts;
-use time::format_description::well_known::Rfc3339;
-use time::macros::format_description;
-use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 pub const IMPOSTER_USER_HEADER: &str = "LT_IMPOSTER_USER_ID";
@@ -28,14 +26,6 @@ fn header<'a>(parts: &'a Parts, name: &str) -> Result<Option<&'a str>, ApiError>
             value.to_str().map(|v| Some(v.trim())).map_err(|_| ApiError::field(name, format!("{name} must be text")))
         }
     }
-}
-
-/// ISO 8601: a date-time with offset (RFC 3339), or a date meaning its midnight UTC.
-pub fn parse_instant(text: &str) -> Option<OffsetDateTime> {
-    if let Ok(at) = OffsetDateTime::parse(text, &Rfc3339) {
-        return Some(at);
-    }
-    Date::parse(text, format_description!("[year]-[month]-[day]")).ok().map(|d| d.midnight().assume_utc())
 }
 
 /// The user the request names to act as, when its header holds a user id: authentication reads
@@ -60,8 +50,8 @@ pub(super) async fn apply(
     }
     caller.authorize(Requirement::Permission(key::PUBLIC_API_ALLOW_IMPOSTER_MODE))?;
     if let Some(text) = custom_now {
-        caller.business_now = parse_instant(text).ok_or_else(|| {
-            ApiError::field(CUSTOM_NOW_HEADER, "must be an ISO 8601 date-time such as 2026-01-31T09:00:00Z")
+        caller.business_now = calendar::parse_instant(text).ok_or_else(|| {
+            ApiError::field(CUSTOM_NOW_HEADER, format!("{CUSTOM_NOW_HEADER} must be {}", calendar::INSTANT_RANGE_TEXT))
         })?;
     }
     if let Some(text) = target {
@@ -79,19 +69,4 @@ pub(super) async fn apply(
         caller.user = user;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn instants_are_iso_8601() {
-        assert_eq!(parse_instant("2026-01-31T09:00:00Z").unwrap().unix_timestamp(), 1_769_850_000);
-        assert_eq!(parse_instant("2026-01-31T10:00:00+01:00").unwrap().unix_timestamp(), 1_769_850_000);
-        assert_eq!(parse_instant("2026-01-31").unwrap().unix_timestamp(), 1_769_817_600);
-        for bad in ["", "yesterday", "2026-13-01", "2026-01-31T09:00:00", "1769850000"] {
-            assert!(parse_instant(bad).is_none(), "{bad}");
-        }
-    }
 }

@@ -18,7 +18,8 @@ use serde::{Deserialize, Serialize};
 use time::Date;
 use uuid::Uuid;
 
-/// Dates as `YYYY-MM-DD` text (spec §1.2), in records and responses.
+/// Dates as `YYYY-MM-DD` text (spec §1.2), in records and responses, read by the one date
+/// parser (`crate::calendar`, its range included).
 pub mod day {
     use serde::{Deserialize, Deserializer, Serializer, de};
     use time::Date;
@@ -31,7 +32,7 @@ pub mod day {
     }
 
     pub fn parse(text: &str) -> Option<Date> {
-        Date::parse(text, FORMAT).ok()
+        crate::calendar::parse_date(text)
     }
 
     pub fn serialize<S: Serializer>(date: &Date, serializer: S) -> Result<S::Ok, S::Error> {

@@ -1,6 +1,7 @@
 //! The field types with bounds: text, numbers, languages, dates, lists.
 
 use super::{At, Errors, Field, SchemaRef, Schemas};
+use crate::calendar;
 use serde_json::Value;
 use std::ops::Deref;
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
@@ -291,35 +292,51 @@ impl<T: Field, const MAX: usize> Field for List<T, MAX> {
     }
 }
 
-/// A calendar date, `YYYY-MM-DD`.
+/// A calendar date, `YYYY-MM-DD` in the accepted range (`crate::calendar`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct DateOnly(pub time::Date);
 
 impl Field for DateOnly {
     fn read(value: &Value, at: &At, errors: &mut Errors) -> Option<Self> {
-        let format = time::macros::format_description!("[year]-[month]-[day]");
-        let parsed = value.as_str().and_then(|s| time::Date::parse(s, &format).ok()).map(DateOnly);
+        let parsed = value.as_str().and_then(calendar::parse_date).map(DateOnly);
         if parsed.is_none() {
-            errors.add(at, format!("{} must be a date (YYYY-MM-DD)", at.name()));
+            errors.add(at, format!("{} must be {}", at.name(), calendar::DATE_RANGE_TEXT));
         }
         parsed
     }
 
     fn schema() -> SchemaRef {
-        ObjectBuilder::new().schema_type(Type::String).format(Some(SchemaFormat::KnownFormat(KnownFormat::Date))).into()
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Date)))
+            .pattern(Some(calendar::DATE_PATTERN))
+            .into()
     }
 }
 
-/// An instant, RFC 3339 (`2026-11-23T10:00:00Z`, an offset is kept).
+/// An instant, RFC 3339 (`2026-11-23T10:00:00Z`, an offset is kept), in the accepted range
+/// (`crate::calendar`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct DateTime(pub time::OffsetDateTime);
 
 impl Field for DateTime {
     fn read(value: &Value, at: &At, errors: &mut Errors) -> Option<Self> {
-        let rfc3339 = time::format_description::well_known::Rfc3339;
-        let parsed = value.as_str().and_then(|s| time::OffsetDateTime::parse(s, &rfc3339).ok()).map(DateTime);
+        // A date alone is not an instant here: the field asks for a time too.
+        let parsed = value
+            .as_str()
+            .filter(|s| calendar::parse_date(s).is_none())
+            .and_then(calendar::parse_instant)
+            .map(DateTime);
         if parsed.is_none() {
-            errors.add(at, format!("{} must be a date-time (RFC 3339, e.g. 2026-11-23T10:00:00Z)", at.name()));
+            errors.add(
+                at,
+                format!(
+                    "{} must be a date-time (RFC 3339, e.g. 2026-11-23T10:00:00Z) from {} to {}",
+                    at.name(),
+                    calendar::FIRST_DAY,
+                    calendar::LAST_DAY
+                ),
+            );
         }
         parsed
     }
