@@ -43,6 +43,15 @@ pub enum UserKind {
     OrganizationMember,
 }
 
+/// Whether a user with these permissions is an employee of the workspace: not a member of a
+/// customer organization (a contact), and holding a role of type normal (guest roles are for
+/// external users, docs/permissions.md). The one rule behind
+/// [`permissions::Requirement::Employee`] and behind fields that must name an employee (a
+/// helpdesk account's task assignee).
+pub fn is_employee(kind: UserKind, permissions: &permissions::PermissionSet) -> bool {
+    kind == UserKind::Employee && permissions.is_internal()
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct User {
@@ -346,4 +355,33 @@ pub async fn revoke_token(
         .ok_or_else(|| IdentityError::NotFound(format!("token {token_id}")))?;
     store.update(&key, Update::default().set("revokedAt", clock::now_rfc3339()), Condition::Exists).await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod employee_tests {
+    use super::{UserKind, is_employee};
+    use crate::permissions::roles::{CustomRole, RoleType, Roles};
+    use crate::permissions::{GUEST, PermissionSet, STAFF};
+
+    #[test]
+    fn employees_are_not_contacts_and_hold_no_guest_role() {
+        let base = |id| PermissionSet::from_roles(&Roles::default(), id);
+        assert!(is_employee(UserKind::Employee, &base(STAFF)));
+        assert!(!is_employee(UserKind::OrganizationMember, &base(STAFF)), "a contact");
+        assert!(!is_employee(UserKind::Employee, &base(GUEST)), "a guest role's holder");
+        let guest = CustomRole {
+            id: "g".into(),
+            name: "g".into(),
+            description: String::new(),
+            icon: "fa-star".into(),
+            role_type: RoleType::Guest,
+            parent_id: Some(GUEST.into()),
+            raw_permissions: Default::default(),
+            created_at: String::new(),
+            created_by: uuid::Uuid::nil(),
+            edited_at: String::new(),
+            version: 1,
+        };
+        assert!(!is_employee(UserKind::Employee, &PermissionSet::from_roles(&Roles::new([guest]), "g")));
+    }
 }

@@ -59,7 +59,7 @@ impl Caller {
     pub fn authorize(&self, requirement: Requirement) -> Result<Permit, ApiError> {
         let allowed = match requirement {
             Requirement::Member => true,
-            Requirement::Employee => crate::permissions::is_employee(self.user.kind, &self.permissions),
+            Requirement::Employee => crate::identity::is_employee(self.user.kind, &self.permissions),
             Requirement::Permission(key) => self.permissions.allows(key),
             Requirement::AnyOf(keys) => keys.iter().any(|k| self.permissions.allows(k)),
         };

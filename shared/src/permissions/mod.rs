@@ -8,7 +8,6 @@ pub mod roles;
 pub use catalog::key;
 pub use roles::{BASE_ROLES, BaseRole, CEO, GUEST, ROOT, RoleType, Roles, STAFF, TEAM_LEADER, base_role};
 
-use crate::identity::UserKind;
 use crate::store::keys::WsKeys;
 use crate::store::{Store, StoreResult};
 
@@ -71,14 +70,6 @@ impl PermissionSet {
     pub fn is_internal(&self) -> bool {
         self.internal
     }
-}
-
-/// Whether a user with these permissions is an employee of the workspace: not a member of a
-/// customer organization (a contact), and holding a role of type normal (guest roles are for
-/// external users, docs/permissions.md). The one rule behind [`Requirement::Employee`] and
-/// behind fields that must name an employee (a helpdesk account's task assignee).
-pub fn is_employee(kind: UserKind, permissions: &PermissionSet) -> bool {
-    kind == UserKind::Employee && permissions.is_internal()
 }
 
 /// What a route demands of an authenticated caller, beyond the scope its method needs.

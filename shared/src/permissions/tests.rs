@@ -187,13 +187,3 @@ fn only_normal_roles_are_internal() {
     let roles = Roles::new([custom("g", RoleType::Guest, Some(roles::ROOT), &[])]);
     assert!(!PermissionSet::from_roles(&roles, "g").is_internal());
 }
-
-#[test]
-fn employees_are_not_contacts_and_hold_no_guest_role() {
-    use crate::identity::UserKind;
-    assert!(is_employee(UserKind::Employee, &base(roles::STAFF)));
-    assert!(!is_employee(UserKind::OrganizationMember, &base(roles::STAFF)), "a contact");
-    assert!(!is_employee(UserKind::Employee, &base(roles::GUEST)), "a guest role's holder");
-    let roles = Roles::new([custom("g", RoleType::Guest, Some(roles::GUEST), &[])]);
-    assert!(!is_employee(UserKind::Employee, &PermissionSet::from_roles(&roles, "g")));
-}
