@@ -31,7 +31,8 @@ pub mod permissions;
 pub mod projection;
 pub mod ratelimit;
 pub mod request;
-pub mod richtext;
+/// The rich-text floor (`shared/richtext`, crate `workapi-richtext`).
+pub use workapi_richtext as richtext;
 pub mod secrets;
 pub mod session;
 pub mod store;

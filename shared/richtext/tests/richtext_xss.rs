@@ -5,7 +5,7 @@
 
 use scraper::Html;
 use serde_json::json;
-use shared::richtext::{Doc, Profile, to_html, to_idoc, to_idoc_json};
+use workapi_richtext::{Doc, Profile, to_html, to_idoc, to_idoc_json};
 
 const HOSTILE: &[&str] = &[
     "<script>alert(1)</script>",

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
-use shared::richtext::{Profile, to_idoc};
+use workapi_richtext::{Profile, to_idoc};
 
 use Dom::*;
 use Fmt::*;

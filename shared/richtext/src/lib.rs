@@ -8,7 +8,7 @@
 //! makes the parsers' depth-proportional work add up (DESIGN §5, "bounded work").
 //!
 //! ```
-//! use shared::richtext::{to_html, to_idoc, Profile};
+//! use workapi_richtext::{to_html, to_idoc, Profile};
 //! let doc = to_idoc("**Hello** [site](https://example.com)", Profile::Editor).unwrap();
 //! assert_eq!(
 //!     to_html(&doc),

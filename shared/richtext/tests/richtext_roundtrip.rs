@@ -10,7 +10,7 @@
 //! fixed point of render and parse.
 
 use proptest::prelude::*;
-use shared::richtext::{
+use workapi_richtext::{
     CellAttrs, Doc, HeadingAttrs, IconAttrs, LinkAttrs, Mark, Node, OrderedListAttrs, Profile, to_html, to_idoc,
     to_idoc_json, validate,
 };
@@ -278,7 +278,7 @@ proptest! {
     }
 }
 
-/// The fuzz target's checks (shared/fuzz) on inputs that broke them: rendered HTML parses back
+/// The fuzz target's checks (shared/richtext/fuzz) on inputs that broke them: rendered HTML parses back
 /// to the same IDoc, and renders the same again.
 #[test]
 fn fixed_point_on_known_inputs() {

@@ -3,7 +3,7 @@
 //! asserted is the outcome; the time each takes is measured by `benches/richtext.rs` (published
 //! in docs/richtext.md).
 
-use shared::richtext::{MAX_DEPTH, MAX_HTML_DEPTH, MAX_INPUT_BYTES, Profile, RichTextError, to_idoc};
+use workapi_richtext::{MAX_DEPTH, MAX_HTML_DEPTH, MAX_INPUT_BYTES, Profile, RichTextError, to_idoc};
 
 /// `unit` repeated up to the size limit (what follows `prefix`), then `suffix`.
 fn at_limit(prefix: &str, unit: &str, suffix: &str) -> String {

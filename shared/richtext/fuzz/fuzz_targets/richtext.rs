@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use shared::richtext::{Profile, to_html, to_idoc, validate};
+use workapi_richtext::{Profile, to_html, to_idoc, validate};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, rest)) = data.split_first() else { return };

@@ -7,7 +7,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use shared::richtext::{MAX_DEPTH, MAX_INPUT_BYTES, Profile, to_html, to_idoc};
+use workapi_richtext::{MAX_DEPTH, MAX_INPUT_BYTES, Profile, to_html, to_idoc};
 
 const HTML_UNIT: &str = "<h2>Delivery</h2><p>The <strong>migration</strong> moves <em>all</em> customer data to the \
 new cluster; see <a href=\"https://example.com/runbook?step=3&amp;env=prod\">the runbook</a> and keep \

@@ -1,8 +1,8 @@
-//! Behaviour of shared::richtext on small examples: every node, mark and tag alias of DESIGN §5
+//! Behaviour of workapi_richtext on small examples: every node, mark and tag alias of DESIGN §5
 //! for HTML and Markdown input, profiles, detection, strict IDoc JSON, limits, rendering.
 
 use serde_json::{Value, json};
-use shared::richtext::{Doc, MAX_DEPTH, MAX_INPUT_BYTES, Profile, RichTextError, to_html, to_idoc, to_idoc_json};
+use workapi_richtext::{Doc, MAX_DEPTH, MAX_INPUT_BYTES, Profile, RichTextError, to_html, to_idoc, to_idoc_json};
 
 const ED: Profile = Profile::Editor;
 const PR: Profile = Profile::Product;
