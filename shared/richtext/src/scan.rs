@@ -670,6 +670,11 @@ impl<'a> OpenElements<'a> {
         {
             return self.depth();
         }
+        if name.eq_ignore_ascii_case("button") {
+            // A button inside a button closes the first and all opened in it, so a later end
+            // tag (`</h1>` of a heading closed with it) has nothing left to close.
+            self.close_in_scope(&["button"], &[]);
+        }
         if !(is_in(CLOSES_P, name) || is_in(TABLE_PARTS, name) || is_in(&["form", "table", "template"], name)) {
             self.reconstruct();
         }
@@ -993,6 +998,7 @@ mod tests {
             ("<p><b id=1>a<p><b id=2>b<p><b id=3>c<p>d", 4),
             ("<form><div></form><h1><p>", 4),
             ("<tbody><h1></tbody><blockquote><h1>", 3),
+            ("<button><h1><button><p></h1><foreignObject><font><svg>", 5),
             ("<b>a</b><b>b</b><i>c</i>", 1),
             ("<svg><path/><path/><g><path/></g></svg>", 3),
             ("<svg><div/><div/>", 2),
