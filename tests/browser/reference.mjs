@@ -74,6 +74,7 @@ try {
   check(response.headers()['content-security-policy']?.includes("default-src 'none'"), 'the page has its Content-Security-Policy');
   await page.locator('.swagger-ui .opblock').first().waitFor({ timeout: 30000 });
   check(await page.locator('.swagger-ui .opblock').count() === operationCount, 'the page shows every operation before the search');
+  check(await page.locator('#reference-fallback').count() === 0, 'the plain list of operations gives way to Swagger UI once it has loaded');
 
   // Search: the operation by two words of its summary, and nothing else.
   await page.getByRole('textbox', { name: 'Search operations' }).fill(wanted.search);

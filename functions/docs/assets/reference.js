@@ -22,31 +22,36 @@ function operationSearch() {
   };
 }
 
-const root = document.getElementById('reference');
-const ui = SwaggerUIBundle({
-  url: root.dataset.document,
-  domNode: root,
-  deepLinking: true,
-  filter: true,
-  plugins: [operationSearch],
-  // No call to validator.swagger.io (Swagger UI's default): nothing leaves this origin.
-  validatorUrl: null,
-  tryItOutEnabled: true,
-  displayRequestDuration: true,
-  oauth2RedirectUrl: root.dataset.oauthRedirect,
-});
-ui.initOAuth({ usePkceWithAuthorizationCodeGrant: true, scopes: ['api:read', 'api:write'] });
+// The list of operations in the page gives way to Swagger UI only once its bundle has loaded: a
+// page whose scripts did not arrive (or did not run) still lists every operation.
+if (typeof SwaggerUIBundle === 'function') {
+  document.getElementById('reference-fallback')?.remove();
+  const root = document.getElementById('reference');
+  const ui = SwaggerUIBundle({
+    url: root.dataset.document,
+    domNode: root,
+    deepLinking: true,
+    filter: true,
+    plugins: [operationSearch],
+    // No call to validator.swagger.io (Swagger UI's default): nothing leaves this origin.
+    validatorUrl: null,
+    tryItOutEnabled: true,
+    displayRequestDuration: true,
+    oauth2RedirectUrl: root.dataset.oauthRedirect,
+  });
+  ui.initOAuth({ usePkceWithAuthorizationCodeGrant: true, scopes: ['api:read', 'api:write'] });
 
-// Swagger UI labels its filter "Filter by tag"; here it searches operations, and says so. React
-// leaves the attribute alone once set, as its own value never changes.
-const labelSearch = () => {
-  const input = root.querySelector('input.operation-filter-input');
-  if (!input) return false;
-  input.placeholder = 'Search operations: method, path, summary, tag';
-  input.setAttribute('aria-label', 'Search operations');
-  return true;
-};
-if (!labelSearch()) {
-  const observer = new MutationObserver(() => labelSearch() && observer.disconnect());
-  observer.observe(root, { childList: true, subtree: true });
+  // Swagger UI labels its filter "Filter by tag"; here it searches operations, and says so. React
+  // leaves the attribute alone once set, as its own value never changes.
+  const labelSearch = () => {
+    const input = root.querySelector('input.operation-filter-input');
+    if (!input) return false;
+    input.placeholder = 'Search operations: method, path, summary, tag';
+    input.setAttribute('aria-label', 'Search operations');
+    return true;
+  };
+  if (!labelSearch()) {
+    const observer = new MutationObserver(() => labelSearch() && observer.disconnect());
+    observer.observe(root, { childList: true, subtree: true });
+  }
 }

@@ -164,7 +164,9 @@ pub fn asset_response(name: &str, headers: &HeaderMap) -> Response {
 }
 
 /// The reference page: Swagger UI over `{site}/docs/json`, and, for readers without
-/// JavaScript, every operation listed by tag with its method, path and summary.
+/// JavaScript, every operation listed by tag with its method, path and summary. The list is in
+/// the page itself, not in a `<noscript>`: the start-up script removes it only once Swagger UI's
+/// bundle has loaded, so a page whose scripts did not arrive still lists the operations.
 pub fn page(site: &str, document: &Value) -> Response {
     let [bundle, css, script] = &*ASSETS;
     let title = escape(document["info"]["title"].as_str().unwrap_or("API"));
@@ -178,10 +180,10 @@ pub fn page(site: &str, document: &Value) -> Response {
          <title>{title} {version} API reference</title>\n\
          <link rel=\"stylesheet\" href=\"{assets}/{css}\">\n</head>\n<body>\n\
          <div id=\"reference\" data-document=\"{site}/docs/json\"></div>\n\
-         <noscript>\n<main>\n<h1>{title} {version} API reference</h1>\n\
-         <p>The interactive reference needs JavaScript. The OpenAPI document is at \
+         <main id=\"reference-fallback\">\n<h1>{title} {version} API reference</h1>\n\
+         <p>The interactive reference needs JavaScript and its scripts from this origin. The OpenAPI document is at \
          <a href=\"{site}/docs/json\">{site}/docs/json</a> (and <a href=\"{site}/docs/yaml\">YAML</a>). \
-         Its operations:</p>\n{operations}</main>\n</noscript>\n\
+         Its operations:</p>\n{operations}</main>\n\
          <script src=\"{assets}/{bundle}\"></script>\n<script src=\"{assets}/{script}\"></script>\n\
          </body>\n</html>\n",
         site = escape(site),
