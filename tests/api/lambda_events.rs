@@ -4,6 +4,7 @@
 //! Events carry `${TOKEN}` and `${TAG_ID}` placeholders (for `cargo lambda invoke`, replace
 //! them by hand or with `envsubst`); this test fills them with a real token and tag.
 
+use base64::Engine;
 use lambda_http::lambda_runtime::{Context, LambdaEvent};
 use lambda_http::request::LambdaRequest;
 use lambda_http::tower::{Service, ServiceExt};
@@ -130,11 +131,15 @@ fn tags_events_run_through_the_lambda_adapter() {
         assert_eq!(unauthorised["statusCode"], 401);
         assert_eq!(body(&unauthorised)["statusCode"], 401);
 
-        // The docs function: public, JSON and YAML.
+        // The docs function: public, JSON and YAML, the reference page and its assets.
         let docs_router =
             docs::FUNCTION.router(state(Arc::new(SqliteStore::in_memory().unwrap()), TokenKey::generate()));
         let docs_events = load_events("docs");
-        assert_eq!(docs_events.keys().collect::<Vec<_>>(), ["docs", "index", "json", "yaml"], "one event per route");
+        assert_eq!(
+            docs_events.keys().collect::<Vec<_>>(),
+            ["asset", "docs", "index", "json", "reference-page", "yaml"],
+            "one event per route, and the page"
+        );
         for name in ["index", "docs"] {
             let index = invoke(docs_router.clone(), &docs_events[name]).await;
             assert_eq!(index["statusCode"], 200, "{name}: {index}");
@@ -143,6 +148,26 @@ fn tags_events_run_through_the_lambda_adapter() {
         let json_doc = invoke(docs_router.clone(), &docs_events["json"]).await;
         assert_eq!(json_doc["statusCode"], 200, "{json_doc}");
         assert_eq!(body(&json_doc), serde_json::to_value(registry::document()).unwrap());
+        // A browser's navigation gets the page, whose assets are under the site URL; an asset
+        // comes gzip-compressed as it is stored, base64-encoded in the answer (a binary body).
+        let page = invoke(docs_router.clone(), &docs_events["reference-page"]).await;
+        assert_eq!(page["statusCode"], 200, "{page}");
+        assert_eq!(page["multiValueHeaders"]["content-type"], json!(["text/html; charset=utf-8"]));
+        let html = page["body"].as_str().unwrap();
+        let css = &docs::reference::ASSETS[1];
+        let css_url = format!("https://abc123.execute-api.eu-central-1.amazonaws.com/docs/assets/{}", css.name);
+        assert!(html.contains(&css_url), "{html}");
+        let asset = invoke(docs_router.clone(), &docs_events["asset"]).await;
+        assert_eq!(asset["statusCode"], 200, "{asset}");
+        assert!(
+            docs_events["asset"].contains(&format!("\"/docs/assets/{}\"", css.name)),
+            "the event asks for the current asset"
+        );
+        assert_eq!(asset["multiValueHeaders"]["content-encoding"], json!(["gzip"]));
+        assert_eq!(asset["multiValueHeaders"]["cache-control"], json!(["public, max-age=31536000, immutable"]));
+        assert_eq!(asset["isBase64Encoded"], true);
+        let bytes = base64::engine::general_purpose::STANDARD.decode(asset["body"].as_str().unwrap()).unwrap();
+        assert_eq!(bytes, css.bytes);
         let yaml_doc = invoke(docs_router, &docs_events["yaml"]).await;
         assert_eq!(yaml_doc["statusCode"], 200);
         assert_eq!(yaml_doc["multiValueHeaders"]["content-type"], json!(["application/yaml"]));

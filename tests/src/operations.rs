@@ -355,6 +355,7 @@ pub async fn catalogue(api: &TestApi) -> Catalogue {
         ("docsIndex", Method::GET, "/docs".into(), Public, Body::Empty, false),
         ("openApiJson", Method::GET, "/docs/json".into(), Public, Body::Empty, false),
         ("openApiYaml", Method::GET, "/docs/yaml".into(), Public, Body::Empty, false),
+        ("referenceAsset", Method::GET, format!("/docs/assets/{}", docs::reference::ASSETS[1].name), Public, Body::Empty, false),
         ("oauthAuthorizationServerMetadataOrigin", Method::GET, "/.well-known/oauth-authorization-server".into(), Public, Body::Empty, false),
         ("oauthAuthorizationServerMetadataRfc8414", Method::GET, "/.well-known/oauth-authorization-server/api".into(), Public, Body::Empty, false),
         ("oauthAuthorizationServerMetadata", Method::GET, "/api/.well-known/oauth-authorization-server".into(), Public, Body::Empty, false),

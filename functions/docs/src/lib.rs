@@ -1,12 +1,15 @@
 //! The `docs` function: `GET /docs/json` and `GET /docs/yaml` serve the OpenAPI 3.1 document of
-//! the whole API, and `/` and `/docs` say where it is.
+//! the whole API, and `/` and `/docs` say where it is; `/docs` asked for HTML is the reference
+//! page over that document (`reference`).
 //!
 //! The document is generated from every function's route declarations (`registry::document`)
 //! and kept in `functions/docs/openapi.json`, which the tests hold equal to it
 //! (`openapi::the_document_matches_its_snapshot`). This function embeds that file, so its
 //! bootstrap links no other function and does not grow when one is added (docs/performance.md).
 
-use axum::extract::State;
+pub mod reference;
+
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
@@ -24,7 +27,7 @@ pub const FUNCTION: Function = Function {
     prefixes: &["/docs"],
     tags: &[ApiTag {
         name: "docs",
-        description: "This document, as JSON and as YAML, and the API's name and version at `/` and `/docs`",
+        description: "This document, as JSON and as YAML, the API's name and version at `/` and `/docs`, and the reference page at `/docs` in a browser",
     }],
     api,
     entities: &[],
@@ -45,6 +48,7 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(openapi_yaml))
         .routes(routes!(api_index))
         .routes(routes!(docs_index))
+        .routes(routes!(reference_asset))
 }
 
 /// What the API is and where its document is: the public answer at `/` and `/docs`, so that
@@ -98,14 +102,40 @@ async fn api_index(State(state): State<AppState>, headers: HeaderMap) -> axum::J
     index(&state, &headers)
 }
 
-/// The document's URLs
+/// The document's URLs, or the reference page
 ///
 /// Public: the same answer as `/`, the API's name and version with the URLs of this document
-/// as JSON and YAML.
+/// as JSON and YAML. A request whose `Accept` ranks `text/html` above `application/json` (a
+/// browser's) gets the interactive reference page of this document instead: searchable, and
+/// able to try a call with the reader's token; without JavaScript, a list of the operations.
 #[utoipa::path(get, path = "/docs", operation_id = "docsIndex", tag = "docs",
-    responses((status = 200, description = "The API's name, version and document URLs", body = ApiIndex)))]
-async fn docs_index(State(state): State<AppState>, headers: HeaderMap) -> axum::Json<ApiIndex> {
-    index(&state, &headers)
+    responses((status = 200, description = "The API's name, version and document URLs; or, asked for HTML, the reference page", content(
+        (ApiIndex = "application/json"),
+        (String = "text/html", example = json!("<!doctype html>\n<html lang=\"en\">…</html>\n"))))))]
+async fn docs_index(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    if reference::wants_html(&headers) {
+        return reference::page(&state.site_url().of(&headers), document());
+    }
+    let mut response = index(&state, &headers).into_response();
+    response.headers_mut().insert(header::VARY, axum::http::HeaderValue::from_static("Accept"));
+    response
+}
+
+/// A file of the reference page
+///
+/// Public: the reference page's scripts and style sheet, by the versioned names the page links
+/// (`swagger-ui-bundle-5.35.0.js`, `swagger-ui-5.35.0.css`, `reference-<hash>.js`). Stored and
+/// sent gzip-compressed where marked (`Content-Encoding: gzip`; 406 to a client that refuses
+/// gzip), with `Cache-Control: public, max-age=31536000, immutable`.
+#[utoipa::path(get, path = "/docs/assets/{asset}", operation_id = "referenceAsset", tag = "docs",
+    params(("asset" = String, Path, description = "The asset's versioned file name, as the reference page links it", example = "swagger-ui-5.35.0.css")),
+    responses(
+        (status = 200, description = "The asset", content(
+            (String = "text/javascript", example = json!("\"use strict\";")),
+            (String = "text/css", example = json!(".swagger-ui{}")))),
+        (status = 406, description = "The client refuses gzip, the only coding this asset is kept in (the error body, {statusCode, message})", content_type = "application/json", body = Object)))]
+async fn reference_asset(Path(asset): Path<String>, headers: HeaderMap) -> Response {
+    reference::asset_response(&asset, &headers)
 }
 
 /// The document as JSON
