@@ -55,6 +55,36 @@ pub trait Versioned: Entity {
     fn set_version(&mut self, version: i64);
 }
 
+/// What the entity layer's writes refuse, beside the store's own failures: typed, so that a
+/// caller matches on the meaning (the kit answers `Exists` and `Stale` with 409: `From<EntityError>
+/// for ApiError`), never on a status read back.
+#[derive(Debug, thiserror::Error)]
+pub enum EntityError {
+    /// A create found another item at the entity's key; the message is the caller's.
+    #[error("{0}")]
+    Exists(String),
+    /// An optimistic-concurrency write lost the race: the entity (of this type) changed since
+    /// it was read.
+    #[error("The {0} changed concurrently; read it again and retry")]
+    Stale(&'static str),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+pub type EntityResult<T> = Result<T, EntityError>;
+
+/// The entity layer's refusals are conflicts (409) with their own message; its store failures
+/// are answered as any store failure. (Here while the retry helpers below still speak
+/// `ApiError`; it moves up to the kit with the store's own crate.)
+impl From<EntityError> for ApiError {
+    fn from(e: EntityError) -> Self {
+        match e {
+            EntityError::Exists(_) | EntityError::Stale(_) => ApiError::conflict(e.to_string()),
+            EntityError::Store(e) => e.into(),
+        }
+    }
+}
+
 /// The item of an entity: its attributes, keys, index keys and type. A record that does not
 /// serialise to an object is an error, never a half-written item.
 pub fn to_item<E: Entity>(entity: &E, scope: E::Scope) -> StoreResult<Item> {
@@ -135,7 +165,8 @@ pub async fn put(store: &dyn Store, item: Item, cond: Condition, completion: Opt
     }
 }
 
-/// Writes a new entity; one that exists already is a 409 with `conflict` as its message. With a
+/// Writes a new entity; one that exists already is [`EntityError::Exists`] with `conflict` as
+/// its message (a 409). With a
 /// completion, the put and the completion are one transaction ([`put`]).
 ///
 /// When the put was applied but its answer lost (a reset, a timeout after the write), the
@@ -148,7 +179,7 @@ pub async fn create<E: Entity>(
     scope: E::Scope,
     conflict: &str,
     completion: Option<&Completion>,
-) -> ApiResult<()> {
+) -> EntityResult<()> {
     let item = to_item(entity, scope)?;
     match put(store, item.clone(), Condition::NotExists, completion).await {
         Ok(()) => Ok(()),
@@ -161,7 +192,7 @@ pub async fn create<E: Entity>(
                     }
                     Ok(())
                 }
-                _ => Err(ApiError::conflict(conflict)),
+                _ => Err(EntityError::Exists(conflict.to_owned())),
             }
         }
         Err(e) => Err(e.into()),
@@ -192,7 +223,7 @@ pub async fn create_with<E: Entity>(
     conflict: &str,
     also: Vec<TxOp>,
     completion: Option<&Completion>,
-) -> ApiResult<Created> {
+) -> EntityResult<Created> {
     let item = to_item(entity, scope)?;
     let beside = 1..=also.len();
     let mut ops = vec![TxOp::Put { item: item.clone(), cond: Condition::NotExists }];
@@ -207,7 +238,7 @@ pub async fn create_with<E: Entity>(
                     }
                     Ok(Created::Done)
                 }
-                _ => Err(ApiError::conflict(conflict)),
+                _ => Err(EntityError::Exists(conflict.to_owned())),
             }
         }
         Err(StoreError::TransactionCancelled { failed }) if failed.iter().any(|i| beside.contains(i)) => {
@@ -219,39 +250,41 @@ pub async fn create_with<E: Entity>(
 }
 
 /// Replaces an entity read at version `entity.version()`, moving it to the next version; a
-/// concurrent write in between is a 409 (see [`retry_on_conflict`] to re-read and re-apply).
-pub async fn replace<E: Versioned>(store: &dyn Store, entity: &mut E, scope: E::Scope) -> ApiResult<()> {
+/// concurrent write in between is [`EntityError::Stale`], a 409 (see [`retry_on_conflict`] to
+/// re-read and re-apply).
+pub async fn replace<E: Versioned>(store: &dyn Store, entity: &mut E, scope: E::Scope) -> EntityResult<()> {
     let read = entity.version();
     entity.set_version(read + 1);
     match store.put(to_item(entity, scope)?, Condition::VersionEquals(read)).await {
         Ok(()) => Ok(()),
         Err(StoreError::ConditionFailed) => {
             entity.set_version(read);
-            Err(changed_concurrently(E::TYPE))
+            Err(EntityError::Stale(E::TYPE))
         }
         Err(e) => Err(e.into()),
     }
 }
 
 /// Applies a partial update to an item read at `version`, moving it to the next version, and
-/// returns the item as it is afterwards; a concurrent write in between is a 409.
+/// returns the item as it is afterwards; a concurrent write in between is
+/// [`EntityError::Stale`], a 409.
 pub async fn update_if_version<E: Entity>(
     store: &dyn Store,
     key: &Key,
     update: crate::store::Update,
     version: i64,
-) -> ApiResult<E> {
+) -> EntityResult<E> {
     let update = update.set(VERSION, version + 1);
     match store.update(key, update, Condition::VersionEquals(version)).await {
         Ok(item) => Ok(from_item(item)?),
-        Err(StoreError::ConditionFailed) => Err(changed_concurrently(E::TYPE)),
+        Err(StoreError::ConditionFailed) => Err(EntityError::Stale(E::TYPE)),
         Err(e) => Err(e.into()),
     }
 }
 
-/// The 409 of a lost optimistic-concurrency race.
-pub fn changed_concurrently(what: &str) -> ApiError {
-    ApiError::conflict(format!("The {what} changed concurrently; read it again and retry"))
+/// The 409 of a lost optimistic-concurrency race ([`EntityError::Stale`]).
+pub fn changed_concurrently(what: &'static str) -> ApiError {
+    EntityError::Stale(what).into()
 }
 
 /// What one attempt of a read-modify-write cycle came to.
@@ -410,12 +443,16 @@ mod tests {
         // The same item again is this create applied already (its answer lost): accepted.
         create(&store, &note, (), "exists", None).await.unwrap();
         let other = Note { id: 1, text: "other".into(), version: 1 };
-        assert_eq!(create(&store, &other, (), "exists", None).await.unwrap_err().status.as_u16(), 409);
+        assert!(
+            matches!(create(&store, &other, (), "exists", None).await, Err(EntityError::Exists(m)) if m == "exists")
+        );
         let mut stale = Note { id: 1, text: "stale".into(), version: 1 };
         replace(&store, &mut note, ()).await.unwrap();
         assert_eq!(note.version, 2);
         let lost = replace(&store, &mut stale, ()).await.unwrap_err();
-        assert_eq!((lost.status.as_u16(), stale.version), (409, 1));
+        assert!(matches!(lost, EntityError::Stale("Note")), "{lost}");
+        assert_eq!(stale.version, 1);
+        assert_eq!(ApiError::from(lost).status.as_u16(), 409);
         let read: Note = get(&store, &note.key(())).await.unwrap().unwrap();
         assert_eq!((read.text.as_str(), read.version), ("a", 2));
     }
@@ -455,7 +492,7 @@ mod tests {
         let (theirs, written) = completion("n2");
         let note = Note { id: 1, text: "a".into(), version: 1 };
         let refused = create(&store, &note, (), "exists", Some(&theirs)).await.unwrap_err();
-        assert_eq!(refused.status.as_u16(), 500);
+        assert!(matches!(refused, EntityError::Store(StoreError::TransactionCancelled { .. })), "{refused}");
         assert_eq!(get::<Note>(&store, &note.key(())).await.unwrap().map(|n| n.id), None);
         assert_eq!((done(&store).await, written.load(std::sync::atomic::Ordering::SeqCst)), (None, 0));
         // Ours: the item and the completion in one transaction, reported written once.
@@ -470,7 +507,7 @@ mod tests {
         assert_eq!(written.load(std::sync::atomic::Ordering::SeqCst), 1);
         // Another item under the key: 409, as without a completion.
         let other = Note { id: 1, text: "other".into(), version: 1 };
-        assert_eq!(create(&store, &other, (), "exists", Some(&again)).await.unwrap_err().status.as_u16(), 409);
+        assert!(matches!(create(&store, &other, (), "exists", Some(&again)).await, Err(EntityError::Exists(_))));
         // Without a completion: a plain put.
         create(&store, &Note { id: 2, text: "b".into(), version: 1 }, (), "exists", None).await.unwrap();
     }

@@ -167,7 +167,7 @@ pub async fn save(
     {
         tracing::warn!(error = %e, file = %record.id, "could not delete the bytes of a file whose record failed");
     }
-    created
+    Ok(created?)
 }
 
 /// Deletes the bytes of a file whose record was deleted. A failure is logged, not returned: the

@@ -6,7 +6,7 @@
 use crate::fields::AgentInstructions;
 use crate::records::{self, item_key};
 use serde::{Deserialize, Serialize};
-use shared::entity::{self, Attempt, Created, Entity};
+use shared::entity::{self, Attempt, Created, Entity, EntityError};
 use shared::idempotency::Answer;
 use shared::input::{Input, Integer, MultilineText, Patch, Text};
 use shared::richtext::{self, Doc};
@@ -282,8 +282,8 @@ pub async fn patch(
             }
             match entity::update_if_version::<SkillRecord>(store, &skill_key(keys, id), update, current.version).await {
                 Ok(updated) => Ok(Attempt::Done(updated)),
-                Err(e) if e.status == axum::http::StatusCode::CONFLICT => Ok(Attempt::Conflict),
-                Err(e) => Err(e),
+                Err(EntityError::Stale(_)) => Ok(Attempt::Conflict),
+                Err(e) => Err(e.into()),
             }
         }
     })

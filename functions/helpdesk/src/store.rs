@@ -3,7 +3,7 @@
 //! of the automatic-pulling schedule (GSI1 `MAILPULL`) are always those of the written state.
 
 use crate::account::{self, MailAccountRecord, PULL_SCHEDULE_GSI1PK, SettingsChange};
-use shared::entity::{self, Attempt, Entity};
+use shared::entity::{self, Attempt, Entity, EntityError};
 use shared::store::keys::WsKeys;
 use shared::store::{Condition, Query, Store, StoreError, StoreResult, query_all};
 use shared::{ApiError, ApiResult};
@@ -71,8 +71,8 @@ where
         };
         match entity::replace(store, &mut changed, keys).await {
             Ok(()) => Ok(Attempt::Done(changed)),
-            Err(e) if e.status == axum::http::StatusCode::CONFLICT => Ok(Attempt::Conflict),
-            Err(e) => Err(e),
+            Err(EntityError::Stale(_)) => Ok(Attempt::Conflict),
+            Err(e) => Err(e.into()),
         }
     })
     .await

@@ -77,7 +77,7 @@ pub async fn create(
     record: &ActivityRecord,
     completion: Option<&entity::Completion>,
 ) -> ApiResult<()> {
-    entity::create(store, record, keys, "Work activity exists", completion).await
+    Ok(entity::create(store, record, keys, "Work activity exists", completion).await?)
 }
 
 impl ActivityRecord {

@@ -279,7 +279,7 @@ pub async fn create(
     completion: Option<&entity::Completion>,
 ) -> ApiResult<()> {
     let Some(logo_id) = record.definition.logo_id else {
-        return entity::create(store, record, keys, EXISTS, completion).await;
+        return Ok(entity::create(store, record, keys, EXISTS, completion).await?);
     };
     entity::retry_on_conflict("The logo's file is being changed concurrently; retry", |_| async move {
         let logo = vec![files::use_as_logo(keys, logo_id)];
