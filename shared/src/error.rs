@@ -6,6 +6,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 use crate::store::StoreError;
+use crate::store::entity::EntityError;
 
 /// Field name → messages, as in the spec's validation error body.
 /// The `Retry-After` of a 503: long enough for a throttled partition or a restarted
@@ -139,6 +140,17 @@ impl IntoResponse for ApiError {
             response.headers_mut().append(name, value);
         }
         response
+    }
+}
+
+/// The entity layer's refusals are conflicts (409) with their own message; its store failures
+/// are answered as any store failure.
+impl From<EntityError> for ApiError {
+    fn from(e: EntityError) -> Self {
+        match e {
+            EntityError::Exists(_) | EntityError::Stale(_) => ApiError::conflict(e.to_string()),
+            EntityError::Store(e) => e.into(),
+        }
     }
 }
 

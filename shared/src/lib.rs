@@ -11,12 +11,15 @@ extern crate self as shared;
 
 pub mod app;
 pub mod auth;
-pub mod aws;
 pub mod calendar;
-pub mod clock;
 pub mod cors;
 pub mod domain;
-pub mod entity;
+/// The store's entity layer (`workapi_store::entity`) and the kit's answers to lost races.
+pub mod entity {
+    pub use crate::conflict::*;
+    pub use workapi_store::entity::*;
+}
+mod conflict;
 pub mod error;
 pub mod files;
 pub mod function;
@@ -33,9 +36,10 @@ pub mod ratelimit;
 pub mod request;
 /// The rich-text floor (`shared/richtext`, crate `workapi-richtext`).
 pub use workapi_richtext as richtext;
+/// The store floor (`shared/store`, crate `workapi-store`).
+pub use workapi_store::{self as store, aws, clock};
 pub mod secrets;
 pub mod session;
-pub mod store;
 pub mod telemetry;
 pub mod token;
 
