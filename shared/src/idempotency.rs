@@ -366,6 +366,13 @@ impl Answer {
     }
 }
 
+/// `entity::modify_answering` writes the answer's completion with the entity.
+impl crate::entity::Recorded for Answer {
+    fn completion(&self) -> Option<&Completion> {
+        Answer::completion(self)
+    }
+}
+
 impl IntoResponse for Answer {
     fn into_response(self) -> Response {
         response_of(self.recorded)

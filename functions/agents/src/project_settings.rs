@@ -8,12 +8,12 @@ use crate::managed::input::{MAX_GUIDANCE_CHARS, MAX_REPOSITORIES, MAX_VAULTS, Re
 use crate::managed::model::{Repository, ToolMode};
 use crate::records::{self, partition};
 use serde::{Deserialize, Serialize};
-use shared::entity::{self, Attempt, Entity};
+use shared::entity::{self, Change, Entity, Versioned};
 use shared::error::FieldErrors;
 use shared::idempotency::Answer;
 use shared::input::{Input, List, MultilineText, Patch};
 use shared::store::keys::WsKeys;
-use shared::store::{Condition, Key, Query, Store, StoreError, query_all};
+use shared::store::{Key, Query, Store, query_all};
 use shared::{ApiError, ApiResult, clock};
 use std::collections::HashSet;
 use uuid::Uuid;
@@ -97,6 +97,15 @@ impl Entity for ProjectOverridesRecord {
 
     fn key(&self, keys: WsKeys) -> Key {
         overrides_key(keys, self.settings.project_id, self.settings.agent_id)
+    }
+}
+
+impl Versioned for ProjectOverridesRecord {
+    fn version(&self) -> i64 {
+        self.settings.version
+    }
+    fn set_version(&mut self, version: i64) {
+        self.settings.version = version;
     }
 }
 
@@ -187,38 +196,28 @@ pub async fn save(
         return Err(ApiError::field("agentId", "no such agent in the workspace"));
     }
     let key = overrides_key(keys, project_id, agent_id);
-    entity::retry_on_conflict("The project's agent settings are being changed concurrently; retry", |_| {
+    let busy = "The project's agent settings are being changed concurrently; retry";
+    let save = |_: Option<ProjectOverridesRecord>| {
         let values = values.clone();
-        let key = key.clone();
-        let respond = &respond;
-        async move {
-            let existing: Option<ProjectOverridesRecord> = entity::get(store, &key).await?;
-            let record = ProjectOverridesRecord {
-                settings: ProjectAgentProviderSettings {
-                    project_id,
-                    agent_id,
-                    enabled: values.enabled,
-                    tool_mode: values.tool_mode,
-                    allow_network_access: values.allow_network_access,
-                    custom_guidance: values.custom_guidance,
-                    model_id: values.model_id,
-                    user_vault_ids: values.user_vault_ids,
-                    github_repository_defaults: values.github_repository_defaults,
-                    version: existing.as_ref().map_or(1, |e| e.settings.version + 1),
-                    updated_at: clock::now_rfc3339(),
-                },
-                updated_by: by,
-            };
-            let cond = existing.map_or(Condition::NotExists, |e| Condition::VersionEquals(e.settings.version));
-            let answer = respond(&record.settings)?;
-            match entity::put(store, entity::to_item(&record, keys)?, cond, answer.completion()).await {
-                Ok(()) => Ok(Attempt::Done(answer)),
-                Err(StoreError::ConditionFailed) => Ok(Attempt::Conflict),
-                Err(e) => Err(e.into()),
-            }
-        }
-    })
-    .await
+        Ok(Change::Write(ProjectOverridesRecord {
+            settings: ProjectAgentProviderSettings {
+                project_id,
+                agent_id,
+                enabled: values.enabled,
+                tool_mode: values.tool_mode,
+                allow_network_access: values.allow_network_access,
+                custom_guidance: values.custom_guidance,
+                model_id: values.model_id,
+                user_vault_ids: values.user_vault_ids,
+                github_repository_defaults: values.github_repository_defaults,
+                // Set by the write: the next one after what was read.
+                version: 0,
+                updated_at: clock::now_rfc3339(),
+            },
+            updated_by: by,
+        }))
+    };
+    entity::modify_answering(store, &key, keys, busy, save, |record| respond(&record.settings)).await
 }
 
 /// The overrides saved for a project, ordered by agent id.

@@ -6,7 +6,7 @@
 use crate::fields::AgentInstructions;
 use crate::records::{self, item_key};
 use serde::{Deserialize, Serialize};
-use shared::entity::{self, Attempt, Created, Entity, EntityError};
+use shared::entity::{self, Attempt, Change, Created, Entity, Versioned};
 use shared::idempotency::Answer;
 use shared::input::{Input, Integer, MultilineText, Patch, Text};
 use shared::richtext::{self, Doc};
@@ -44,6 +44,15 @@ impl Entity for SkillRecord {
 
     fn key(&self, keys: WsKeys) -> Key {
         skill_key(keys, self.id)
+    }
+}
+
+impl Versioned for SkillRecord {
+    fn version(&self) -> i64 {
+        self.version
+    }
+    fn set_version(&mut self, version: i64) {
+        self.version = version;
     }
 }
 
@@ -218,7 +227,11 @@ pub async fn create(
 }
 
 pub async fn get(store: &dyn Store, keys: WsKeys, id: Uuid) -> ApiResult<SkillRecord> {
-    entity::get(store, &skill_key(keys, id)).await?.ok_or_else(|| ApiError::not_found("Skill not found"))
+    entity::get(store, &skill_key(keys, id)).await?.ok_or_else(not_found)
+}
+
+fn not_found() -> ApiError {
+    ApiError::not_found("Skill not found")
 }
 
 /// Skills ordered by name.
@@ -228,7 +241,7 @@ pub async fn list(store: &dyn Store, keys: WsKeys) -> ApiResult<Vec<SkillRecord>
     Ok(skills)
 }
 
-/// Applies the sent fields with a conditional write on the version read. A lost race is
+/// Applies the sent fields as the skill's next version (`entity::modify`). A lost race is
 /// re-run on the new version (so concurrent patches of different fields all land), unless the
 /// client pinned `version`, which then no longer matches: 409.
 pub async fn patch(
@@ -238,54 +251,52 @@ pub async fn patch(
     body: PatchSkillBody,
     by: Uuid,
 ) -> ApiResult<SkillRecord> {
-    let mut update = Update::default();
-    let mut changes = 0;
+    let pinned = body.version.map(|v| v.0);
+    let now = clock::now_rfc3339();
+    entity::modify(store, &skill_key(keys, id), keys, "The skill is being changed concurrently; retry", |stored| {
+        let current: SkillRecord = stored.ok_or_else(not_found)?;
+        if let Some(pinned) = pinned
+            && pinned != current.version
+        {
+            return Err(ApiError::conflict(format!(
+                "The skill is at version {}, not {pinned}; read it again and retry",
+                current.version
+            )));
+        }
+        Ok(match patched(&current, &body, &now, by) {
+            Some(changed) => Change::Write(changed),
+            None => Change::Keep(current),
+        })
+    })
+    .await
+}
+
+/// The skill with the sent fields applied and the edit stamped; None when no field was sent
+/// (nothing to write: the skill stays as it is, unstamped).
+fn patched(current: &SkillRecord, body: &PatchSkillBody, now: &str, by: Uuid) -> Option<SkillRecord> {
+    let sent = body.name.is_some()
+        || !matches!(body.description, Patch::Absent)
+        || body.instructions.is_some()
+        || body.enabled.is_some();
+    if !sent {
+        return None;
+    }
+    let mut changed = current.clone();
     if let Some(name) = &body.name {
-        update = update.set("name", name.as_str());
-        changes += 1;
+        changed.name = name.as_str().to_owned();
     }
     match &body.description {
         Patch::Absent => {}
-        Patch::Null => {
-            update = update.set("description", serde_json::Value::Null);
-            changes += 1;
-        }
-        Patch::Value(text) => {
-            update = update.set("description", text.as_str());
-            changes += 1;
-        }
+        Patch::Null => changed.description = None,
+        Patch::Value(text) => changed.description = Some(text.as_str().to_owned()),
     }
     if let Some(instructions) = &body.instructions {
-        update = update.set("instructions", serde_json::to_value(&instructions.0).map_err(ApiError::internal)?);
-        changes += 1;
+        changed.instructions = instructions.0.clone();
     }
     if let Some(enabled) = body.enabled {
-        update = update.set("enabled", enabled);
-        changes += 1;
+        changed.enabled = enabled;
     }
-    let pinned = body.version.map(|v| v.0);
-    let update = update.set("updatedAt", clock::now_rfc3339()).set("updatedBy", by.to_string());
-    entity::retry_on_conflict("The skill is being changed concurrently; retry", |_| {
-        let update = update.clone();
-        async move {
-            let current = get(store, keys, id).await?;
-            if let Some(pinned) = pinned
-                && pinned != current.version
-            {
-                return Err(ApiError::conflict(format!(
-                    "The skill is at version {}, not {pinned}; read it again and retry",
-                    current.version
-                )));
-            }
-            if changes == 0 {
-                return Ok(Attempt::Done(current));
-            }
-            match entity::update_if_version::<SkillRecord>(store, &skill_key(keys, id), update, current.version).await {
-                Ok(updated) => Ok(Attempt::Done(updated)),
-                Err(EntityError::Stale(_)) => Ok(Attempt::Conflict),
-                Err(e) => Err(e.into()),
-            }
-        }
-    })
-    .await
+    changed.updated_at = now.to_owned();
+    changed.updated_by = by;
+    Some(changed)
 }

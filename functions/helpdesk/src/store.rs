@@ -3,7 +3,7 @@
 //! of the automatic-pulling schedule (GSI1 `MAILPULL`) are always those of the written state.
 
 use crate::account::{self, MailAccountRecord, PULL_SCHEDULE_GSI1PK, SettingsChange};
-use shared::entity::{self, Attempt, Entity, EntityError};
+use shared::entity::{self, Change, Entity};
 use shared::store::keys::WsKeys;
 use shared::store::{Condition, Query, Store, StoreError, StoreResult, query_all};
 use shared::{ApiError, ApiResult};
@@ -13,8 +13,8 @@ pub async fn get(store: &dyn Store, keys: WsKeys, id: Uuid) -> ApiResult<Option<
     Ok(entity::get(store, &account::key(keys, id)).await?)
 }
 
-async fn get_existing(store: &dyn Store, keys: WsKeys, id: Uuid) -> ApiResult<MailAccountRecord> {
-    get(store, keys, id).await?.ok_or_else(|| ApiError::not_found("Email account not found"))
+fn not_found() -> ApiError {
+    ApiError::not_found("Email account not found")
 }
 
 /// Every mail account of the workspace, by e-mail address.
@@ -58,22 +58,19 @@ pub async fn update_settings(
     .await
 }
 
-/// A read-modify-write of one account, re-run after a lost race. `change` returns the new
-/// record, or None when nothing is to be written.
+/// A read-modify-write of one account (`entity::modify`). `change` returns the new record, or
+/// None when nothing is to be written.
 async fn modify<F>(store: &dyn Store, keys: WsKeys, id: Uuid, change: F) -> ApiResult<MailAccountRecord>
 where
     F: Fn(&MailAccountRecord) -> ApiResult<Option<MailAccountRecord>>,
 {
-    entity::retry_on_conflict("The email account is being changed concurrently; retry", |_| async {
-        let record = get_existing(store, keys, id).await?;
-        let Some(mut changed) = change(&record)? else {
-            return Ok(Attempt::Done(record));
-        };
-        match entity::replace(store, &mut changed, keys).await {
-            Ok(()) => Ok(Attempt::Done(changed)),
-            Err(EntityError::Stale(_)) => Ok(Attempt::Conflict),
-            Err(e) => Err(e.into()),
-        }
+    let busy = "The email account is being changed concurrently; retry";
+    entity::modify(store, &account::key(keys, id), keys, busy, |stored| {
+        let record = stored.ok_or_else(not_found)?;
+        Ok(match change(&record)? {
+            Some(changed) => Change::Write(changed),
+            None => Change::Keep(record),
+        })
     })
     .await
 }

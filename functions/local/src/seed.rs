@@ -390,7 +390,7 @@ async fn load_inner(
 
 /// Writes an entity unless the stored one equals it. Whether it wrote.
 async fn put_if_changed<E: Entity + PartialEq>(store: &dyn Store, record: &E, scope: E::Scope) -> SeedResult<bool> {
-    let existing: Option<E> = entity::get(store, &record.key(scope)).await?;
+    let existing: Option<E> = entity::get(store, &record.key(scope.clone())).await?;
     if existing.as_ref() == Some(record) {
         return Ok(false);
     }

@@ -4,7 +4,7 @@
 
 use crate::domain::{Color, TagType, fold_name};
 use serde::{Deserialize, Serialize};
-use shared::entity::{self, Attempt, Entity};
+use shared::entity::{self, Attempt, Change, Entity, Versioned};
 use shared::idempotency::Answer;
 use shared::store::keys::WsKeys;
 use shared::store::{Condition, Key, Query, Store, StoreError, TxOp, Update, query_all};
@@ -61,6 +61,15 @@ impl Entity for TagRecord {
     }
 }
 
+impl Versioned for TagRecord {
+    fn version(&self) -> i64 {
+        self.version
+    }
+    fn set_version(&mut self, version: i64) {
+        self.version = version;
+    }
+}
+
 fn tag_key(scope: Scope, id: Uuid) -> Key {
     Key::new(partition(scope), format!("{}{id}", TagRecord::PREFIX))
 }
@@ -90,7 +99,11 @@ fn guard_key(scope: Scope, folded_name: &str) -> Key {
 }
 
 async fn get_live(store: &dyn Store, scope: Scope, id: Uuid) -> ApiResult<TagRecord> {
-    let record: Option<TagRecord> = entity::get(store, &tag_key(scope, id)).await?;
+    live(entity::get(store, &tag_key(scope, id)).await?)
+}
+
+/// The tag unless it is missing or deleted (404).
+fn live(record: Option<TagRecord>) -> ApiResult<TagRecord> {
     record.filter(|r| !r.tag.is_deleted).ok_or_else(|| ApiError::not_found("Tag not found"))
 }
 
@@ -163,10 +176,12 @@ pub async fn list_live(store: &dyn Store, scope: Scope) -> ApiResult<Vec<Tag>> {
 }
 
 pub async fn set_color(store: &dyn Store, scope: Scope, id: Uuid, color: Option<Color>) -> ApiResult<Tag> {
-    let record = get_live(store, scope, id).await?;
-    let color = serde_json::to_value(color).map_err(ApiError::internal)?;
-    let update = Update::default().set("color", color);
-    let updated: TagRecord = entity::update_if_version(store, &tag_key(scope, id), update, record.version).await?;
+    let busy = "The tag is being changed concurrently; retry";
+    let updated = entity::modify(store, &tag_key(scope, id), scope, busy, |stored: Option<TagRecord>| {
+        let record = live(stored)?;
+        Ok(Change::Write(TagRecord { tag: Tag { color, ..record.tag }, ..record }))
+    })
+    .await?;
     Ok(updated.tag)
 }
 

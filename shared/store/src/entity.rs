@@ -1,10 +1,10 @@
 //! The entity layer above the [`Store`] trait (docs/data-model.md): an entity declares its type
 //! name, its key prefix and how its keys are built, once; the helpers here write it with its
 //! keys and index keys, turn a lost condition into a typed [`EntityError`] in one place, and
-//! keep the counters of ordered collections. (Retrying a lost race and appending at the end of a
+//! keep the counters of ordered collections. (Retrying a lost race (`modify`) and appending at the end of a
 //! collection answer HTTP errors, so they live in the kit: `workapi_kit::entity`.)
 
-use crate::{Condition, ENTITY, GSI1PK, GSI1SK, Item, Key, PK, SK, Store, StoreError, StoreResult, TxOp, VERSION};
+use crate::{Condition, ENTITY, GSI1PK, GSI1SK, Item, Key, PK, SK, Store, StoreError, StoreResult, TxOp};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -34,8 +34,9 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync {
     /// partition, the partition key for items alone in theirs).
     const PREFIX: &'static str;
     const KIND: EntityKind = EntityKind { name: Self::TYPE, prefix: Self::PREFIX };
-    /// What the keys need besides the record: the workspace (`WsKeys`) for tenant data.
-    type Scope: Copy + Send + Sync;
+    /// What the keys need besides the record: the workspace (`WsKeys`) for tenant data, the
+    /// token's hash for a credential looked up by its token.
+    type Scope: Clone + Send + Sync;
 
     fn key(&self, scope: Self::Scope) -> Key;
 
@@ -77,7 +78,7 @@ pub fn to_item<E: Entity>(entity: &E, scope: E::Scope) -> StoreResult<Item> {
         Ok(other) => return Err(StoreError::Invalid(format!("{} serialises to {other}, not an object", E::TYPE))),
         Err(e) => return Err(StoreError::Invalid(format!("{} does not serialise: {e}", E::TYPE))),
     };
-    let key = entity.key(scope);
+    let key = entity.key(scope.clone());
     item.insert(PK.into(), key.pk.into());
     item.insert(SK.into(), key.sk.into());
     item.insert(ENTITY.into(), E::TYPE.into());
@@ -164,7 +165,7 @@ pub async fn create<E: Entity>(
     conflict: &str,
     completion: Option<&Completion>,
 ) -> EntityResult<()> {
-    let item = to_item(entity, scope)?;
+    let item = to_item(entity, scope.clone())?;
     match put(store, item.clone(), Condition::NotExists, completion).await {
         Ok(()) => Ok(()),
         Err(StoreError::ConditionFailed) => {
@@ -208,7 +209,7 @@ pub async fn create_with<E: Entity>(
     also: Vec<TxOp>,
     completion: Option<&Completion>,
 ) -> EntityResult<Created> {
-    let item = to_item(entity, scope)?;
+    let item = to_item(entity, scope.clone())?;
     let beside = 1..=also.len();
     let mut ops = vec![TxOp::Put { item: item.clone(), cond: Condition::NotExists }];
     ops.extend(also);
@@ -233,36 +234,35 @@ pub async fn create_with<E: Entity>(
     }
 }
 
-/// Replaces an entity read at version `entity.version()`, moving it to the next version; a
-/// concurrent write in between is [`EntityError::Stale`], a 409 (see [`retry_on_conflict`] to
-/// re-read and re-apply).
-pub async fn replace<E: Versioned>(store: &dyn Store, entity: &mut E, scope: E::Scope) -> EntityResult<()> {
-    let read = entity.version();
-    entity.set_version(read + 1);
-    match store.put(to_item(entity, scope)?, Condition::VersionEquals(read)).await {
-        Ok(()) => Ok(()),
-        Err(StoreError::ConditionFailed) => {
-            entity.set_version(read);
-            Err(EntityError::Stale(E::TYPE))
-        }
-        Err(e) => Err(e.into()),
-    }
-}
-
-/// Applies a partial update to an item read at `version`, moving it to the next version, and
-/// returns the item as it is afterwards; a concurrent write in between is
-/// [`EntityError::Stale`], a 409.
-pub async fn update_if_version<E: Entity>(
+/// Writes `entity` as the next version of what a read-modify-write read: `read` is the version
+/// it read, `None` when nothing was stored (the write then requires that still nothing is).
+/// The entity's version is set to the next one; a concurrent write since the read is
+/// [`EntityError::Stale`] (a 409), the entity's version left as it was, and nothing written.
+/// With a completion, the put and the completion are one transaction ([`put`]). The kit's
+/// `entity::modify` reads, changes and calls this, re-running after a lost race.
+pub async fn write_next<E: Versioned>(
     store: &dyn Store,
-    key: &Key,
-    update: crate::Update,
-    version: i64,
-) -> EntityResult<E> {
-    let update = update.set(VERSION, version + 1);
-    match store.update(key, update, Condition::VersionEquals(version)).await {
-        Ok(item) => Ok(from_item(item)?),
-        Err(StoreError::ConditionFailed) => Err(EntityError::Stale(E::TYPE)),
-        Err(e) => Err(e.into()),
+    entity: &mut E,
+    scope: E::Scope,
+    read: Option<i64>,
+    completion: Option<&Completion>,
+) -> EntityResult<()> {
+    let before = entity.version();
+    entity.set_version(read.unwrap_or(0) + 1);
+    let cond = read.map_or(Condition::NotExists, Condition::VersionEquals);
+    let written = match to_item(entity, scope) {
+        Ok(item) => put(store, item, cond, completion).await,
+        Err(e) => Err(e),
+    };
+    match written {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            entity.set_version(before);
+            match e {
+                StoreError::ConditionFailed => Err(EntityError::Stale(E::TYPE)),
+                other => Err(other.into()),
+            }
+        }
     }
 }
 
@@ -353,9 +353,9 @@ mod tests {
             matches!(create(&store, &other, (), "exists", None).await, Err(EntityError::Exists(m)) if m == "exists")
         );
         let mut stale = Note { id: 1, text: "stale".into(), version: 1 };
-        replace(&store, &mut note, ()).await.unwrap();
+        write_next(&store, &mut note, (), Some(1), None).await.unwrap();
         assert_eq!(note.version, 2);
-        let lost = replace(&store, &mut stale, ()).await.unwrap_err();
+        let lost = write_next(&store, &mut stale, (), Some(1), None).await.unwrap_err();
         assert!(matches!(lost, EntityError::Stale("Note")), "{lost}");
         assert_eq!(stale.version, 1);
         let read: Note = get(&store, &note.key(())).await.unwrap().unwrap();

@@ -1,10 +1,10 @@
 //! Work-activity persistence: one item per activity in the workspace partition, appended at the
 //! end through the workspace's activity counter. Updates are conditioned on the version they
-//! read, so two concurrent full updates cannot interleave.
+//! read (`entity::modify`), so two concurrent full updates cannot interleave.
 
 use super::rules::{Activity, Draft};
 use serde::{Deserialize, Serialize};
-use shared::entity::{self, Entity, Versioned};
+use shared::entity::{self, Change, Entity, Versioned};
 use shared::store::keys::WsKeys;
 use shared::store::{Key, Query, Store, query_all};
 use shared::{ApiError, ApiResult, clock};
@@ -86,14 +86,18 @@ impl ActivityRecord {
     }
 }
 
-/// Replaces name and translations; the sort order stays.
+/// Replaces name and translations; the sort order stays. A concurrent replace in between is
+/// re-applied on the version it wrote (`entity::modify`): the last one wins whole.
 pub async fn replace(store: &dyn Store, keys: WsKeys, id: Uuid, draft: Draft) -> ApiResult<Activity> {
-    let mut record: ActivityRecord = entity::get(store, &activity_key(keys, id))
-        .await?
-        .ok_or_else(|| ApiError::not_found("Work activity not found"))?;
-    record.activity.name = draft.name;
-    record.activity.translations = draft.translations;
-    record.updated_at = clock::now_rfc3339();
-    entity::replace(store, &mut record, keys).await?;
+    let busy = "The work activity is being changed concurrently; retry";
+    let updated_at = clock::now_rfc3339();
+    let record = entity::modify(store, &activity_key(keys, id), keys, busy, |stored: Option<ActivityRecord>| {
+        let mut record = stored.ok_or_else(|| ApiError::not_found("Work activity not found"))?;
+        record.activity.name = draft.name.clone();
+        record.activity.translations = draft.translations.clone();
+        record.updated_at = updated_at.clone();
+        Ok(Change::Write(record))
+    })
+    .await?;
     Ok(record.activity)
 }
