@@ -1,0 +1,72 @@
+//! Reading what a project's potential invoices are computed from, in as few round trips as
+//! the store allows, and computing them.
+
+use super::compute::{Inputs, compute};
+use super::model::PotentialInvoice;
+use super::record::records;
+use crate::world;
+use shared::domain::billing;
+use shared::domain::project::{Project, ProjectScope};
+use shared::domain::quotation::{self as quotation_domain, ExpressQuotationRecord};
+use shared::domain::task::{self, TaskRecord};
+use shared::store::keys::WsKeys;
+use shared::store::{Store, read_all};
+use shared::{ApiError, ApiResult, Caller};
+use std::collections::{BTreeMap, HashMap};
+use uuid::Uuid;
+
+/// Reads what a project's potential invoices are computed from, and computes them.
+pub async fn for_project(store: &dyn Store, caller: &Caller, project: &Project) -> ApiResult<Vec<PotentialInvoice>> {
+    let scope: ProjectScope = (caller.keys(), project.id);
+    let (billings, unbilled, invoices, records) = tokio::join!(
+        crate::subscriptions::list(store, scope),
+        world::unbilled_time(store, scope),
+        billing::issued_invoices(store, scope),
+        records(store, scope),
+    );
+    let (billings, unbilled, invoices, records) = (billings?, unbilled?, invoices?, records?);
+    // Each task of the unbilled time once, with its quotation: all read in one round trip.
+    let mut guarded: BTreeMap<Uuid, Option<(Uuid, Uuid)>> = BTreeMap::new();
+    for u in &unbilled {
+        guarded.entry(u.entry.task_id).or_insert(u.quotation.as_ref().map(|g| (g.task_id, g.quotation_id)));
+    }
+    let mut tasks = HashMap::new();
+    let mut quotations = HashMap::new();
+    let reads = read_all(guarded, |(task_id, guard)| task_and_quotation(store, scope.0, task_id, guard)).await?;
+    for (task, quotation) in reads {
+        tasks.extend(task.map(|t| (t.id, t)));
+        quotations.extend(quotation);
+    }
+    let inputs = Inputs {
+        project,
+        today: crate::business_today(caller),
+        billings: &billings,
+        unbilled: &unbilled,
+        tasks: &tasks,
+        quotations: &quotations,
+        invoices: &invoices,
+        records: &records,
+    };
+    Ok(compute(&inputs))
+}
+
+/// A task with unbilled time and, when its time is guarded by an accepted express quotation
+/// (`(task, quotation)` ids), that quotation keyed by its task: read concurrently.
+async fn task_and_quotation(
+    store: &dyn Store,
+    keys: WsKeys,
+    task_id: Uuid,
+    guard: Option<(Uuid, Uuid)>,
+) -> ApiResult<(Option<TaskRecord>, Option<(Uuid, ExpressQuotationRecord)>)> {
+    let quotation = async {
+        match guard {
+            Some((task_id, quotation_id)) => {
+                let found = quotation_domain::get(store, (keys, task_id), quotation_id).await?;
+                Ok::<_, ApiError>(found.map(|q| (task_id, q)))
+            }
+            None => Ok(None),
+        }
+    };
+    let (task, quotation) = tokio::join!(task::get(store, keys, task_id), quotation);
+    Ok((task?, quotation?))
+}

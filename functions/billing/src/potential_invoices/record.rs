@@ -1,0 +1,111 @@
+//! What a client set on a potential invoice (billed range, recipient, row quantities): a small
+//! record under the invoice's id, in the project's partition (docs/data-model.md).
+
+use super::id::{InvoiceId, InvoiceType};
+use serde::{Deserialize, Serialize};
+use shared::ApiResult;
+use shared::domain::billing::day;
+use shared::domain::project::{self, ProjectScope};
+use shared::entity::{self, Change, Entity, Versioned};
+use shared::store::keys::WsKeys;
+use shared::store::{Key, Store, query_all};
+use std::collections::{BTreeMap, HashMap};
+use time::Date;
+use uuid::Uuid;
+
+/// What a client set on a potential invoice, kept under its id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PotentialInvoiceRecord {
+    pub project_id: Uuid,
+    pub kind: InvoiceType,
+    #[serde(with = "day")]
+    pub date_from: Date,
+    #[serde(with = "day")]
+    pub date_to: Date,
+    #[serde(with = "day::option", default)]
+    pub billed_from: Option<Date>,
+    #[serde(with = "day::option", default)]
+    pub billed_to: Option<Date>,
+    #[serde(default)]
+    pub contact_id: Option<Uuid>,
+    /// Custom quantities by row id.
+    #[serde(default)]
+    pub quantities: BTreeMap<Uuid, i64>,
+    pub version: i64,
+}
+
+impl PotentialInvoiceRecord {
+    fn new(id: InvoiceId) -> Self {
+        PotentialInvoiceRecord {
+            project_id: id.project_id,
+            kind: id.kind,
+            date_from: id.from,
+            date_to: id.to,
+            billed_from: None,
+            billed_to: None,
+            contact_id: None,
+            quantities: BTreeMap::new(),
+            version: 0,
+        }
+    }
+
+    fn id(&self) -> InvoiceId {
+        InvoiceId { kind: self.kind, project_id: self.project_id, from: self.date_from, to: self.date_to }
+    }
+}
+
+impl Entity for PotentialInvoiceRecord {
+    const TYPE: &'static str = "PotentialInvoice";
+    const PREFIX: &'static str = "PINV#";
+    type Scope = WsKeys;
+
+    fn key(&self, keys: WsKeys) -> Key {
+        record_key(keys, self.id())
+    }
+}
+
+impl Versioned for PotentialInvoiceRecord {
+    fn version(&self) -> i64 {
+        self.version
+    }
+    fn set_version(&mut self, version: i64) {
+        self.version = version;
+    }
+}
+
+fn record_key(keys: WsKeys, id: InvoiceId) -> Key {
+    project::project_item(
+        (keys, id.project_id),
+        format!("{}{}#{}#{}", PotentialInvoiceRecord::PREFIX, id.kind.name(), day::text(id.from), day::text(id.to)),
+    )
+}
+
+/// The records of a project's potential invoices, by id.
+pub async fn records(store: &dyn Store, scope: ProjectScope) -> ApiResult<HashMap<InvoiceId, PotentialInvoiceRecord>> {
+    let query = shared::store::Query::table(project::partition(scope)).begins_with(PotentialInvoiceRecord::PREFIX);
+    let mut all = HashMap::new();
+    for item in query_all(store, query).await? {
+        let record: PotentialInvoiceRecord = entity::from_item(item)?;
+        all.insert(record.id(), record);
+    }
+    Ok(all)
+}
+
+/// Changes a potential invoice's record, a new one when none is stored yet, and writes it as
+/// its next version (`entity::modify`: re-run on a fresh read after a lost race).
+pub async fn update_record(
+    store: &dyn Store,
+    keys: WsKeys,
+    id: InvoiceId,
+    change: impl Fn(&mut PotentialInvoiceRecord) -> ApiResult<()>,
+) -> ApiResult<()> {
+    let busy = "The potential invoice is being changed concurrently; retry";
+    entity::modify(store, &record_key(keys, id), keys, busy, |stored| {
+        let mut record = stored.unwrap_or_else(|| PotentialInvoiceRecord::new(id));
+        change(&mut record)?;
+        Ok(Change::Write(record))
+    })
+    .await?;
+    Ok(())
+}
