@@ -3,8 +3,9 @@
 
 use crate::clock;
 use crate::permissions;
+use crate::store::entity::{Entity, IndexKey, to_item};
 use crate::store::keys::{self, WsKeys};
-use crate::store::{Condition, Query, Store, StoreError, StoreResult, TxOp, Update, from_item, query_all, to_item};
+use crate::store::{Condition, Key, Query, Store, StoreError, StoreResult, TxOp, Update, from_item, query_all};
 use crate::token::{self, TokenKey};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -89,6 +90,81 @@ pub struct TokenRecord {
     pub last_used_at: Option<i64>,
 }
 
+impl Entity for Workspace {
+    const TYPE: &'static str = ENTITY_WORKSPACE;
+    const PREFIX: &'static str = "WORKSPACE";
+    type Scope = ();
+
+    fn key(&self, _: ()) -> Key {
+        WsKeys::new(self.id).workspace()
+    }
+
+    /// Every workspace, by creation (the operator CLI, demo seeding).
+    fn gsi1(&self, _: ()) -> Option<IndexKey> {
+        Some(IndexKey { pk: keys::WORKSPACES_GSI1PK.into(), sk: format!("{}#{}", self.created_at, self.id) })
+    }
+}
+
+impl Entity for User {
+    const TYPE: &'static str = ENTITY_USER;
+    const PREFIX: &'static str = WsKeys::USER_PREFIX;
+    type Scope = ();
+
+    fn key(&self, _: ()) -> Key {
+        WsKeys::new(self.workspace_id).user(self.id)
+    }
+
+    /// The user by e-mail (case-folded), at login.
+    fn gsi1(&self, _: ()) -> Option<IndexKey> {
+        Some(IndexKey {
+            pk: keys::user_email_gsi1pk(&folded(&self.email)),
+            sk: format!("WS#{}#USER#{}", self.workspace_id, self.id),
+        })
+    }
+}
+
+/// The e-mail a user is found by and unique by: trimmed and lower-cased.
+fn folded(email: &str) -> String {
+    email.trim().to_lowercase()
+}
+
+/// The uniqueness guard of a user's e-mail in a workspace, written with the user.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+struct EmailGuard {
+    user_id: Uuid,
+}
+
+impl Entity for EmailGuard {
+    const TYPE: &'static str = ENTITY_EMAIL_GUARD;
+    const PREFIX: &'static str = "EMAIL#";
+    /// The workspace and the folded e-mail, which the guard's key holds and its item does not.
+    type Scope = (WsKeys, String);
+
+    fn key(&self, (keys, folded_email): (WsKeys, String)) -> Key {
+        keys.user_email(&folded_email)
+    }
+}
+
+impl Entity for TokenRecord {
+    const TYPE: &'static str = ENTITY_TOKEN;
+    const PREFIX: &'static str = "CRED#";
+    /// The token's hash (`token::token_hash`), which the key holds and the record does not.
+    type Scope = String;
+
+    fn key(&self, token_hash: String) -> Key {
+        keys::credential(&token_hash)
+    }
+
+    /// A user's tokens, by creation.
+    fn gsi1(&self, _: String) -> Option<IndexKey> {
+        Some(IndexKey {
+            pk: WsKeys::new(self.workspace_id).user_tokens_gsi1pk(self.user_id),
+            sk: format!("PAT#{}#{}", self.created_at, self.id),
+        })
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum IdentityError {
     #[error("{0}")]
@@ -113,11 +189,7 @@ pub async fn create_workspace(store: &dyn Store, name: &str, language: &str) -> 
         created_at: clock::now_rfc3339(),
         api_enabled: true,
     };
-    let keys = WsKeys::new(workspace.id);
-    let mut item = to_item(&workspace, ENTITY_WORKSPACE, &keys.workspace())?;
-    item.insert(crate::store::GSI1PK.into(), keys::WORKSPACES_GSI1PK.into());
-    item.insert(crate::store::GSI1SK.into(), format!("{}#{}", workspace.created_at, workspace.id).into());
-    store.put(item, Condition::NotExists).await?;
+    store.put(to_item(&workspace, ())?, Condition::NotExists).await?;
     Ok(workspace)
 }
 
@@ -172,14 +244,10 @@ pub async fn create_user(store: &dyn Store, workspace_id: Uuid, new: NewUser<'_>
         created_at: clock::now_rfc3339(),
         organization_id: None,
     };
-    let folded = email.to_lowercase();
-    let mut user_item = to_item(&user, ENTITY_USER, &keys.user(user.id))?;
-    user_item.insert(crate::store::GSI1PK.into(), keys::user_email_gsi1pk(&folded).into());
-    user_item.insert(crate::store::GSI1SK.into(), format!("WS#{workspace_id}#USER#{}", user.id).into());
-    let guard = to_item(&serde_json::json!({ "userId": user.id }), ENTITY_EMAIL_GUARD, &keys.user_email(&folded))?;
+    let guard = to_item(&EmailGuard { user_id: user.id }, (keys, folded(&user.email)))?;
     let mut ops = vec![
         TxOp::Put { item: guard, cond: Condition::NotExists },
-        TxOp::Put { item: user_item, cond: Condition::NotExists },
+        TxOp::Put { item: to_item(&user, ())?, cond: Condition::NotExists },
     ];
     ops.extend(role_reference);
     match store.transact(ops).await {
@@ -225,23 +293,21 @@ pub async fn ensure_user(store: &dyn Store, user: &User) -> Result<bool, Identit
             return Ok(false);
         }
     }
-    let folded = user.email.trim().to_lowercase();
-    let mut user_item = to_item(&user, ENTITY_USER, &keys.user(user.id))?;
-    user_item.insert(crate::store::GSI1PK.into(), keys::user_email_gsi1pk(&folded).into());
-    user_item.insert(crate::store::GSI1SK.into(), format!("WS#{}#USER#{}", user.workspace_id, user.id).into());
-    let guard = || to_item(&serde_json::json!({ "userId": user.id }), ENTITY_EMAIL_GUARD, &keys.user_email(&folded));
+    let folded_email = folded(&user.email);
+    let user_item = to_item(&user, ())?;
+    let guard = || to_item(&EmailGuard { user_id: user.id }, (keys, folded_email.clone()));
     let ops = match &existing {
         None => vec![
             TxOp::Put { item: guard()?, cond: Condition::NotExists },
             TxOp::Put { item: user_item, cond: Condition::NotExists },
         ],
-        Some(old) if old.email.trim().to_lowercase() == folded => {
+        Some(old) if folded(&old.email) == folded_email => {
             vec![TxOp::Put { item: user_item, cond: Condition::Exists }]
         }
         Some(old) => vec![
             TxOp::Put { item: guard()?, cond: Condition::NotExists },
             TxOp::Put { item: user_item, cond: Condition::Exists },
-            TxOp::Delete { key: keys.user_email(&old.email.trim().to_lowercase()), cond: Condition::Exists },
+            TxOp::Delete { key: keys.user_email(&folded(&old.email)), cond: Condition::Exists },
         ],
     };
     match store.transact(ops).await {
@@ -315,11 +381,7 @@ pub async fn create_token(
         revoked_at: None,
         last_used_at: None,
     };
-    let keys = WsKeys::new(workspace_id);
-    let mut item = to_item(&record, ENTITY_TOKEN, &keys::credential(&token::token_hash(&raw)))?;
-    item.insert(crate::store::GSI1PK.into(), keys.user_tokens_gsi1pk(user_id).into());
-    item.insert(crate::store::GSI1SK.into(), format!("PAT#{}#{}", record.created_at, record.id).into());
-    store.put(item, Condition::NotExists).await?;
+    store.put(to_item(&record, token::token_hash(&raw))?, Condition::NotExists).await?;
     Ok((raw, record))
 }
 
@@ -383,5 +445,74 @@ mod employee_tests {
             version: 1,
         };
         assert!(!is_employee(UserKind::Employee, &PermissionSet::from_roles(&Roles::new([guest]), "g")));
+    }
+}
+
+#[cfg(test)]
+mod item_tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The items authentication reads back are laid out as stored data has them
+    /// (docs/data-model.md, Identity): keys, index keys, `entity` and the record's attributes.
+    #[test]
+    fn identity_items_keep_their_stored_layout() {
+        let ws = Uuid::parse_str("11111111-1111-4111-8111-111111111111").unwrap();
+        let id = Uuid::parse_str("22222222-2222-4222-8222-222222222222").unwrap();
+        let workspace = Workspace {
+            id: ws,
+            name: "Acme".into(),
+            language: "en".into(),
+            created_at: "2026-01-01T00:00:00Z".into(),
+            api_enabled: true,
+        };
+        assert_eq!(
+            serde_json::Value::Object(to_item(&workspace, ()).unwrap()),
+            json!({"PK": format!("WS#{ws}"), "SK": "WORKSPACE", "entity": "Workspace",
+                "GSI1PK": "WORKSPACES", "GSI1SK": format!("2026-01-01T00:00:00Z#{ws}"),
+                "id": ws, "name": "Acme", "language": "en", "createdAt": "2026-01-01T00:00:00Z", "apiEnabled": true})
+        );
+        let user = User {
+            id,
+            workspace_id: ws,
+            email: " Ann@Example.com".into(),
+            name: "Ann".into(),
+            role_id: "staff".into(),
+            kind: UserKind::Employee,
+            language: "en".into(),
+            is_active: true,
+            created_at: "2026-01-01T00:00:00Z".into(),
+            organization_id: None,
+        };
+        assert_eq!(
+            serde_json::Value::Object(to_item(&user, ()).unwrap()),
+            json!({"PK": format!("WS#{ws}"), "SK": format!("USER#{id}"), "entity": "User",
+                "GSI1PK": keys::user_email_gsi1pk("ann@example.com"), "GSI1SK": format!("WS#{ws}#USER#{id}"),
+                "id": id, "workspaceId": ws, "email": " Ann@Example.com", "name": "Ann", "roleId": "staff",
+                "kind": "employee", "language": "en", "isActive": true, "createdAt": "2026-01-01T00:00:00Z"})
+        );
+        let guard = to_item(&EmailGuard { user_id: id }, (WsKeys::new(ws), "ann@example.com".into())).unwrap();
+        assert_eq!(
+            serde_json::Value::Object(guard),
+            json!({"PK": format!("WS#{ws}"), "SK": "EMAIL#ann@example.com", "entity": "UserEmail", "userId": id})
+        );
+        let token = TokenRecord {
+            id,
+            workspace_id: ws,
+            user_id: id,
+            name: "ci".into(),
+            scopes: vec![SCOPE_READ.into()],
+            created_at: "2026-01-01T00:00:00Z".into(),
+            expires_at: None,
+            revoked_at: None,
+            last_used_at: None,
+        };
+        assert_eq!(
+            serde_json::Value::Object(to_item(&token, "ab12".into()).unwrap()),
+            json!({"PK": "CRED#ab12", "SK": "CRED", "entity": "PersonalAccessToken",
+                "GSI1PK": format!("WS#{ws}#USER#{id}#PATS"), "GSI1SK": format!("PAT#2026-01-01T00:00:00Z#{id}"),
+                "id": id, "workspaceId": ws, "userId": id, "name": "ci", "scopes": ["api:read"],
+                "createdAt": "2026-01-01T00:00:00Z"})
+        );
     }
 }

@@ -26,7 +26,7 @@ use shared::oauth::access::{AccessRecord, ENTITY_ACCESS_TOKEN};
 use shared::store::keys::{self, OAUTH_GRANT_PREFIX};
 use shared::store::{
     Condition, ENTITY, Item, Key, Query, Store, StoreError, StoreResult, TTL, TxOp, Update, VERSION, from_item,
-    query_all, to_item,
+    query_all,
 };
 use shared::token::{self, Kind, TokenKey, token_hash};
 use shared::{clock, identity};
@@ -97,6 +97,17 @@ struct RefreshRecord {
     /// The grant `version` this token was issued at; older than the grant's = superseded.
     generation: i64,
     expires_at: i64,
+}
+
+impl Entity for RefreshRecord {
+    const TYPE: &'static str = ENTITY_REFRESH_TOKEN;
+    const PREFIX: &'static str = "CRED#";
+    /// The token's hash (`token_hash`), which the key holds and the record does not.
+    type Scope = String;
+
+    fn key(&self, token_hash: String) -> Key {
+        keys::credential(&token_hash)
+    }
 }
 
 /// Tokens for the client, shown once. Debug shows no token.
@@ -341,9 +352,9 @@ fn new_tokens(key: &TokenKey, grant: &Grant, scopes: Vec<String>, now: i64) -> S
         generation: grant.version,
         expires_at: now + REFRESH_TTL_SECS,
     };
-    let mut access_item = to_item(&access, ENTITY_ACCESS_TOKEN, &keys::credential(&token_hash(&access_token)))?;
+    let mut access_item = entity::to_item(&access, token_hash(&access_token))?;
     access_item.insert(TTL.into(), access.expires_at.into());
-    let mut refresh_item = to_item(&refresh, ENTITY_REFRESH_TOKEN, &keys::credential(&token_hash(&refresh_token)))?;
+    let mut refresh_item = entity::to_item(&refresh, token_hash(&refresh_token))?;
     refresh_item.insert(TTL.into(), refresh.expires_at.into());
     let ops = vec![
         TxOp::Put { item: access_item, cond: Condition::NotExists },

@@ -3,6 +3,7 @@
 //! (`OAUTH#GRANT#<grantId>`). Every use reads the token's record and its grant, so revoking the
 //! grant revokes every token issued under it at once.
 
+use crate::store::entity::Entity;
 use crate::store::{ENTITY, Item, Store, StoreError, from_item, keys};
 use crate::token::{self, Kind, TokenKey, token_hash};
 use serde::{Deserialize, Serialize};
@@ -30,6 +31,17 @@ pub struct AccessRecord {
     /// The API the token is bound to (RFC 8707), when the client named one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource: Option<String>,
+}
+
+impl Entity for AccessRecord {
+    const TYPE: &'static str = ENTITY_ACCESS_TOKEN;
+    const PREFIX: &'static str = "CRED#";
+    /// The token's hash (`token::token_hash`), which the key holds and the record does not.
+    type Scope = String;
+
+    fn key(&self, token_hash: String) -> crate::store::Key {
+        keys::credential(&token_hash)
+    }
 }
 
 /// What verification reads of a grant (the oauth function owns the whole record).

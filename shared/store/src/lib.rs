@@ -344,21 +344,6 @@ pub async fn query_all(store: &dyn Store, query: Query) -> StoreResult<Vec<Item>
     }
 }
 
-/// Builds an item from a serialisable record plus its key attributes (entities declared with
-/// [`crate::entity::Entity`] use [`crate::entity::to_item`], which also writes index keys). A
-/// record that does not serialise to an object is an error, never an item with keys only.
-pub fn to_item<T: serde::Serialize>(record: &T, entity_type: &str, key: &Key) -> StoreResult<Item> {
-    let mut item = match serde_json::to_value(record) {
-        Ok(Value::Object(map)) => map,
-        Ok(other) => return Err(StoreError::Invalid(format!("{entity_type} serialises to {other}, not an object"))),
-        Err(e) => return Err(StoreError::Invalid(format!("{entity_type} does not serialise: {e}"))),
-    };
-    item.insert(PK.into(), Value::String(key.pk.clone()));
-    item.insert(SK.into(), Value::String(key.sk.clone()));
-    item.insert(ENTITY.into(), Value::String(entity_type.to_owned()));
-    Ok(item)
-}
-
 /// Reads an entity back from an item, ignoring key and bookkeeping attributes.
 pub fn from_item<T: serde::de::DeserializeOwned>(item: Item) -> StoreResult<T> {
     serde_json::from_value(Value::Object(item)).map_err(|e| StoreError::Backend(format!("corrupt item: {e}")))
