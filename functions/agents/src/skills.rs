@@ -300,3 +300,38 @@ fn patched(current: &SkillRecord, body: &PatchSkillBody, now: &str, by: Uuid) ->
     changed.updated_by = by;
     Some(changed)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn skill() -> SkillRecord {
+        let by = Uuid::nil();
+        SkillRecord {
+            id: Uuid::nil(),
+            name: "Review".into(),
+            description: Some("Reviews code".into()),
+            instructions: richtext::to_idoc("Be kind", richtext::Profile::Agent).unwrap(),
+            enabled: true,
+            version: 3,
+            created_at: "2026-01-01T00:00:00Z".into(),
+            updated_at: "2026-01-01T00:00:00Z".into(),
+            created_by: by,
+            updated_by: by,
+        }
+    }
+
+    #[test]
+    fn a_patch_changes_the_sent_fields_and_stamps_the_edit_and_an_empty_one_writes_nothing() {
+        let editor = Uuid::from_u128(7);
+        let at = "2026-02-02T00:00:00Z";
+        let empty: PatchSkillBody = shared::input::parse(&json!({"version": 3})).unwrap();
+        assert_eq!(patched(&skill(), &empty, at, editor), None);
+        let body: PatchSkillBody = shared::input::parse(&json!({"description": null, "enabled": false})).unwrap();
+        let changed = patched(&skill(), &body, at, editor).unwrap();
+        let expected =
+            SkillRecord { description: None, enabled: false, updated_at: at.into(), updated_by: editor, ..skill() };
+        assert_eq!(changed, expected);
+    }
+}
