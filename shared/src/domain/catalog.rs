@@ -285,12 +285,9 @@ pub struct CatalogProduct {
     pub created_at: String,
 }
 
-impl crate::projection::Compact for CatalogProduct {
+impl crate::input::Compact for CatalogProduct {
     const COMPACT: &'static [&'static str] = &["id", "name", "categoryId"];
 }
-
-/// The response of the [P] product create (named, so the document can reference it).
-pub type CatalogProductProjection = crate::projection::Projected<CatalogProduct>;
 
 impl From<&ProductRecord> for CatalogProduct {
     fn from(r: &ProductRecord) -> CatalogProduct {

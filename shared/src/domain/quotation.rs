@@ -212,7 +212,7 @@ pub struct ExpressQuotation {
     pub items: Vec<QuotationItem>,
 }
 
-impl crate::projection::Compact for ExpressQuotation {
+impl crate::input::Compact for ExpressQuotation {
     const COMPACT: &'static [&'static str] = &["id", "shortNumber", "status", "total"];
 }
 

@@ -166,7 +166,7 @@ impl PermissionKey {
 impl<'de> serde::Deserialize<'de> for PermissionKey {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let expected = "a permission key of the catalog, such as Invoices.manage";
-        crate::request::deserialize_str(deserializer, expected, |text| find(text).map(|p| PermissionKey(p.key)))
+        crate::input::deserialize_str(deserializer, expected, |text| find(text).map(|p| PermissionKey(p.key)))
     }
 }
 

@@ -87,7 +87,7 @@ impl RoleId {
 
 impl<'de> Deserialize<'de> for RoleId {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        crate::request::deserialize_str(deserializer, RoleId::EXPECTED, RoleId::parse)
+        crate::input::deserialize_str(deserializer, RoleId::EXPECTED, RoleId::parse)
     }
 }
 
