@@ -9,7 +9,6 @@
 pub mod app;
 pub mod auth;
 pub mod cors;
-pub mod domain;
 /// The store's entity layer (`workapi_store::entity`) and the kit's answers to lost races.
 pub mod entity {
     pub use crate::conflict::*;
@@ -21,7 +20,6 @@ pub mod files;
 pub mod function;
 pub mod http;
 pub mod idempotency;
-pub mod identity;
 /// Request input (`workapi_wire`), with the kit's `parse` that answers a 400.
 pub mod input {
     pub use crate::request::{duplicate_keys, parse, read_json_body, read_json_object};
@@ -30,10 +28,11 @@ pub mod input {
 mod jwt_crypto;
 pub mod oauth;
 pub mod openapi;
-pub mod permissions;
 pub mod projection;
 pub mod ratelimit;
 pub mod request;
+/// The domain floor (`shared/domain`, crate `workapi-domain`).
+pub use workapi_domain::{self as domain, identity, permissions, token};
 /// The rich-text floor (`shared/richtext`, crate `workapi-richtext`).
 pub use workapi_richtext as richtext;
 /// The store floor (`shared/store`, crate `workapi-store`).
@@ -43,7 +42,6 @@ pub use workapi_wire::{calendar, closed_enum};
 pub mod secrets;
 pub mod session;
 pub mod telemetry;
-pub mod token;
 
 pub use app::AppState;
 pub use auth::Caller;

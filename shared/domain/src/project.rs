@@ -6,13 +6,13 @@
 //! everything that belongs to one project in the project's own partition
 //! `WS#<ws>#PROJECT#<id>` (docs/data-model.md).
 
-use crate::domain::money;
-use crate::entity::{self, Entity};
-use crate::store::keys::WsKeys;
-use crate::store::{Key, Query, Store, StoreError, StoreResult, query_all};
+use crate::money;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
+use workapi_store::entity::{self, Entity};
+use workapi_store::keys::WsKeys;
+use workapi_store::{Key, Query, Store, StoreError, StoreResult, query_all};
 
 /// Most members a project may list (keeps the item far below DynamoDB's 400 KB).
 pub const MAX_MEMBERS: usize = 1000;

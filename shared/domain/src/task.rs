@@ -7,16 +7,16 @@
 //! strongly consistent reads. A task's own items (its quotations) live in the task's partition
 //! `WS#<ws>#TASK#<id>`.
 
-use crate::domain::money;
-use crate::domain::project::{self, AccessError, ProjectRecord, Viewer};
-use crate::entity::{self, Entity, IndexKey};
-use crate::richtext::{self, Doc};
-use crate::store::keys::WsKeys;
-use crate::store::{Condition, Key, Query, Store, StoreResult, TxOp, query_all};
+use crate::money;
+use crate::project::{self, AccessError, ProjectRecord, Viewer};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
 use uuid::Uuid;
+use workapi_richtext::{self as richtext, Doc};
+use workapi_store::entity::{self, Entity, IndexKey};
+use workapi_store::keys::WsKeys;
+use workapi_store::{Condition, Key, Query, Store, StoreResult, TxOp, query_all};
 
 /// Most products a task may carry (they live inside the task's item).
 pub const MAX_PRODUCTS: usize = 50;
@@ -39,7 +39,7 @@ pub enum Unit {
     /// Pieces
     Piece,
 }
-crate::closed_enum!(Unit);
+workapi_wire::closed_enum!(Unit);
 
 /// An option of a task product: an extra priced per unit of the product's quantity.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
