@@ -7,13 +7,14 @@ use std::collections::BTreeMap;
 
 use crate::store::StoreError;
 use crate::store::entity::EntityError;
+use workapi_wire::Invalid;
 
-/// Field name → messages, as in the spec's validation error body.
 /// The `Retry-After` of a 503: long enough for a throttled partition or a restarted
 /// dependency to recover, short enough that a user does not give up.
 pub const RETRY_AFTER_SECS: &str = "2";
 
-pub type FieldErrors = BTreeMap<String, Vec<String>>;
+/// Field name → messages, as in the spec's validation error body.
+pub use workapi_wire::FieldErrors;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiError {
@@ -151,6 +152,13 @@ impl From<EntityError> for ApiError {
             EntityError::Exists(_) | EntityError::Stale(_) => ApiError::conflict(e.to_string()),
             EntityError::Store(e) => e.into(),
         }
+    }
+}
+
+/// A body that does not read: the spec's 400 naming every failing field.
+impl From<Invalid> for ApiError {
+    fn from(e: Invalid) -> Self {
+        ApiError::validation(e.errors)
     }
 }
 

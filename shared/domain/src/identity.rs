@@ -1,11 +1,11 @@
 //! Workspaces, users and personal access tokens: the records authentication reads, and the
 //! operations the operator CLI and the tests use to create them.
 
-use crate::clock;
+use workapi_store::clock;
 use crate::permissions;
-use crate::store::entity::{Entity, IndexKey, to_item};
-use crate::store::keys::{self, WsKeys};
-use crate::store::{Condition, Key, Query, Store, StoreError, StoreResult, TxOp, Update, from_item, query_all};
+use workapi_store::entity::{Entity, IndexKey, to_item};
+use workapi_store::keys::{self, WsKeys};
+use workapi_store::{Condition, Key, Query, Store, StoreError, StoreResult, TxOp, Update, from_item, query_all};
 use crate::token::{self, TokenKey};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -272,7 +272,7 @@ async fn role_reference(store: &dyn Store, keys: WsKeys, role_id: &str) -> Resul
     let unknown = || IdentityError::Invalid(format!("unknown role {role_id:?} (a base role or a custom role id)"));
     let key = keys.custom_role(role_id).ok_or_else(unknown)?;
     let role: permissions::roles::CustomRole = from_item(store.get(&key).await?.ok_or_else(unknown)?)?;
-    let update = Update::default().set(crate::store::VERSION, role.version + 1);
+    let update = Update::default().set(workapi_store::VERSION, role.version + 1);
     Ok(Some(TxOp::Update { key, update, cond: Condition::VersionEquals(role.version) }))
 }
 
@@ -390,14 +390,14 @@ pub async fn list_tokens(
     store: &dyn Store,
     workspace_id: Uuid,
     user_id: Uuid,
-) -> StoreResult<Vec<(crate::store::Key, TokenRecord)>> {
+) -> StoreResult<Vec<(workapi_store::Key, TokenRecord)>> {
     let keys = WsKeys::new(workspace_id);
     query_all(store, Query::gsi1(keys.user_tokens_gsi1pk(user_id)))
         .await?
         .into_iter()
         .map(|item| {
             let key =
-                crate::store::Key::of(&item).ok_or_else(|| StoreError::Backend("token item without key".into()))?;
+                workapi_store::Key::of(&item).ok_or_else(|| StoreError::Backend("token item without key".into()))?;
             Ok((key, from_item(item)?))
         })
         .collect()
