@@ -9,6 +9,7 @@
 use crate::account::StoredSettings;
 use shared::ApiResult;
 use shared::domain::project;
+use shared::domain::tag::{self, TagType};
 use shared::error::FieldErrors;
 use shared::identity::is_employee;
 use shared::identity::{self, UserKind};
@@ -16,7 +17,6 @@ use shared::permissions::PermissionSet;
 use shared::store::Store;
 use shared::store::keys::WsKeys;
 use std::collections::HashSet;
-use tags::domain::TagType;
 use uuid::Uuid;
 
 /// What a settings value names.
@@ -73,7 +73,7 @@ pub async fn problems(
     for (i, id) in refs.task_tags_ids.iter().enumerate() {
         if !seen.insert(*id) {
             add("taskTagsIds", format!("taskTagsIds[{i}]: {id} appears twice"));
-        } else if !tags::is_live(store, (keys, TagType::Task), *id).await? {
+        } else if !tag::is_live(store, (keys, TagType::Task), *id).await? {
             add("taskTagsIds", format!("taskTagsIds[{i}]: no task tag {id} in this workspace"));
         }
     }

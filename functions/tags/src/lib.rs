@@ -21,7 +21,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-pub use store::{Tag, TagProjection, is_live};
+pub use store::{Tag, TagProjection};
 
 pub const FUNCTION: Function = Function {
     name: "tags",
@@ -32,7 +32,7 @@ pub const FUNCTION: Function = Function {
                       project-documentation): list, create, recolour and delete",
     }],
     api,
-    entities: &[store::TagRecord::KIND, store::NameGuard::KIND],
+    entities: &[shared::domain::tag::TagRecord::KIND, store::NameGuard::KIND],
 };
 
 /// Schemas used only as path parameters, which `routes!` does not collect by itself.

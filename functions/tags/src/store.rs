@@ -1,69 +1,20 @@
 //! Tag persistence. A tag item plus a name guard (`TAGNAME#<folded name>`) written in one
 //! transaction: concurrent creates of one name produce exactly one tag, and every caller gets it.
-//! Keys: each tag type has its partition `WS#<ws>#TAGS#<type>` (docs/data-model.md).
+//! Keys: each tag type has its partition `WS#<ws>#TAGS#<type>` (docs/data-model.md); the tag
+//! record and its key are `shared::domain::tag`, the name guard is the function's own.
 
-use crate::domain::{Color, TagType, fold_name};
+use crate::domain::{Color, fold_name};
 use serde::{Deserialize, Serialize};
+pub use shared::domain::tag::Tag;
+use shared::domain::tag::{Scope, TagRecord, key as tag_key, partition};
 use shared::entity::{self, Attempt, Entity};
 use shared::idempotency::Answer;
-use shared::store::keys::WsKeys;
 use shared::store::{Condition, Key, Query, Store, StoreError, TxOp, Update, query_all};
 use shared::{ApiError, ApiResult, clock};
 use uuid::Uuid;
 
-/// Where a tag's items live: the workspace and the tag type.
-pub type Scope = (WsKeys, TagType);
-
-fn partition((keys, tag_type): Scope) -> String {
-    keys.partition(&format!("TAGS#{}", tag_type.as_str()))
-}
-
-/// The tag as the API returns it (spec §2.5).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-#[schema(examples(json!({"id": "3f0c6a5e-8f1e-4c55-9d3a-0b1d2c3e4f50", "name": "Urgent", "color": "red", "isDeleted": false})))]
-pub struct Tag {
-    pub id: Uuid,
-    pub name: String,
-    /// One of the palette, or null when unset
-    #[schema(required)]
-    pub color: Option<Color>,
-    /// Soft-deleted tags do not appear in lists
-    pub is_deleted: bool,
-}
-
-/// Compact default of the [P] tag endpoints: identifiers and the display field.
-impl shared::projection::Compact for Tag {
-    const COMPACT: &'static [&'static str] = &["id", "name"];
-}
-
 /// The response of the [P] tag endpoints (named, so the document can reference it).
 pub type TagProjection = shared::projection::Projected<Tag>;
-
-/// The stored record: the tag plus bookkeeping that is not part of the response.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TagRecord {
-    #[serde(flatten)]
-    tag: Tag,
-    created_at: String,
-    created_by: Uuid,
-    version: i64,
-}
-
-impl Entity for TagRecord {
-    const TYPE: &'static str = "Tag";
-    const PREFIX: &'static str = "TAG#";
-    type Scope = Scope;
-
-    fn key(&self, scope: Scope) -> Key {
-        tag_key(scope, self.tag.id)
-    }
-}
-
-fn tag_key(scope: Scope, id: Uuid) -> Key {
-    Key::new(partition(scope), format!("{}{id}", TagRecord::PREFIX))
-}
 
 /// The uniqueness guard of a live tag's name (case-folded).
 #[derive(Serialize, Deserialize)]
@@ -92,12 +43,6 @@ fn guard_key(scope: Scope, folded_name: &str) -> Key {
 async fn get_live(store: &dyn Store, scope: Scope, id: Uuid) -> ApiResult<TagRecord> {
     let record: Option<TagRecord> = entity::get(store, &tag_key(scope, id)).await?;
     record.filter(|r| !r.tag.is_deleted).ok_or_else(|| ApiError::not_found("Tag not found"))
-}
-
-/// Whether a live tag of the type has this id (other functions validate references with it).
-pub async fn is_live(store: &dyn Store, scope: Scope, id: Uuid) -> ApiResult<bool> {
-    let record: Option<TagRecord> = entity::get(store, &tag_key(scope, id)).await?;
-    Ok(record.is_some_and(|r| !r.tag.is_deleted))
 }
 
 /// Creates the tag, or returns the live tag whose name matches case-insensitively; `respond`
