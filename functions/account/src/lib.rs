@@ -11,7 +11,7 @@ use cursor::Position;
 use notifications::{Notification, NotificationRecord, TimelineEntry, UnreadEntry};
 use serde::{Deserialize, Serialize};
 use shared::entity::Entity;
-use shared::function::Function;
+use shared::function::{Function, Needs, Route};
 use shared::http::Success;
 use shared::openapi::ApiTag;
 use shared::permissions::Requirement;
@@ -31,6 +31,11 @@ pub const FUNCTION: Function = Function {
     }],
     api,
     entities: &[NotificationRecord::KIND, TimelineEntry::KIND, UnreadEntry::KIND],
+    needs: Needs {
+        summary: "the caller's notifications",
+        routes: &[Route::new("Account", "/account/{proxy+}")],
+        ..Needs::DATA
+    },
 };
 
 fn api() -> OpenApiRouter<AppState> {

@@ -7,7 +7,7 @@ pub mod roles;
 
 use shared::AppState;
 use shared::entity::{Entity, SEQUENCE};
-use shared::function::Function;
+use shared::function::{Function, Grant, Needs, Resource, Route};
 use shared::idempotency::idempotent;
 use shared::openapi::ApiTag;
 use shared::permissions::{Requirement, key};
@@ -30,6 +30,17 @@ pub const FUNCTION: Function = Function {
         shared::domain::catalog::CatalogCategory::KIND,
         shared::domain::catalog::ProductRecord::KIND,
     ],
+    needs: Needs {
+        summary: "roles and permissions, work activities",
+        routes: &[Route::new("Administration", "/administration/{proxy+}")],
+        grants: &[Grant {
+            sid: "PresignUploadedFiles",
+            actions: &["s3:GetObject"],
+            on: Resource::UploadedFiles,
+            note: "Presigns the URLs of catalog logos (shared::files).",
+        }],
+        ..Needs::DATA
+    },
 };
 
 /// Role administration.

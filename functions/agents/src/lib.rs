@@ -20,7 +20,7 @@ use records::{Agent, ProviderApiKey, ProviderApiKeyView};
 use serde::Deserialize;
 use shared::domain::project;
 use shared::entity::Entity;
-use shared::function::Function;
+use shared::function::{Function, Grant, Needs, Resource, Route};
 use shared::idempotency::{Answer, Idempotency, idempotent};
 use shared::openapi::ApiTag;
 use shared::permissions::{Requirement, key};
@@ -51,6 +51,22 @@ pub const FUNCTION: Function = Function {
         ManagedProviderRecord::KIND,
         project_settings::ProjectOverridesRecord::KIND,
     ],
+    needs: Needs {
+        summary: "managed-provider settings with secrets in Secrets Manager, project overrides, skills",
+        note: "Agents (docs/agents.md). Its credentials (raw provider keys, MCP bearer tokens, OAuth\n\
+               tokens and client secrets) live in Secrets Manager, one secret per value, named\n\
+               workapi/<stack>/agents/<workspace>/...; the table keeps only the names. This function alone\n\
+               may create and delete them (it never reads one back: responses say only whether a credential\n\
+               is configured), and only under its own name prefix.",
+        routes: &[Route::new("Agents", "/agents"), Route::new("AgentsProxy", "/agents/{proxy+}")],
+        grants: &[Grant {
+            sid: "AgentCredentialSecrets",
+            actions: &["secretsmanager:CreateSecret", "secretsmanager:DeleteSecret"],
+            on: Resource::AgentSecrets,
+            note: "",
+        }],
+        ..Needs::DATA
+    },
 };
 
 /// Connecting an agent to a provider, and the workspace's skills, are workspace settings.

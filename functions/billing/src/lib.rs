@@ -18,7 +18,7 @@ pub mod world;
 use serde::Deserialize;
 use shared::domain::project::{self, Project};
 use shared::entity::Entity;
-use shared::function::Function;
+use shared::function::{Function, Needs, Route};
 /// The `{success: true}` answer of the billing writes (spec §4.8).
 pub use shared::http::Success;
 use shared::idempotency::idempotent;
@@ -41,6 +41,22 @@ pub const FUNCTION: Function = Function {
     }],
     api,
     entities: &[subscriptions::SubscriptionBillingRecord::KIND, potential_invoices::PotentialInvoiceRecord::KIND],
+    needs: Needs {
+        summary: "subscription billings, potential invoices, support contingents",
+        routes: &[
+            Route::new("Billing", "/billing/{proxy+}"),
+            Route {
+                event: "SubscriptionBillings",
+                path: "/projects/{projectId}/subscription-billings",
+                note: "Static children of the projects function's /projects/{projectId}: API Gateway\n\
+                       prefers them to its {proxy+} sibling (docs/billing.md, \"Routing\").",
+            },
+            Route::new("SubscriptionBillingsProxy", "/projects/{projectId}/subscription-billings/{proxy+}"),
+            Route::new("SupportContingents", "/projects/{projectId}/support-contingents"),
+            Route::new("SupportContingentsProxy", "/projects/{projectId}/support-contingents/{proxy+}"),
+        ],
+        ..Needs::DATA
+    },
 };
 
 /// `idempotent(…)`: the subscription-billing create (Idempotency-Key, docs/conventions.md).

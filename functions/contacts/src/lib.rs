@@ -7,7 +7,7 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use shared::domain::organization::{self, Organization};
 use shared::entity::Entity;
-use shared::function::Function;
+use shared::function::{Function, Needs, Route};
 use shared::identity::{self, User, UserKind};
 use shared::openapi::ApiTag;
 use shared::permissions::Requirement;
@@ -27,6 +27,11 @@ pub const FUNCTION: Function = Function {
     }],
     api,
     entities: &[Organization::KIND],
+    needs: Needs {
+        summary: "customer-organization members",
+        routes: &[Route::new("ContactsRoot", "/contacts"), Route::new("Contacts", "/contacts/{proxy+}")],
+        ..Needs::DATA
+    },
 };
 
 fn api() -> OpenApiRouter<AppState> {

@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::Value;
 use shared::AppState;
-use shared::function::Function;
+use shared::function::{Function, Memory, Needs, Route};
 use shared::openapi::ApiTag;
 use std::sync::OnceLock;
 use utoipa::ToSchema;
@@ -31,6 +31,18 @@ pub const FUNCTION: Function = Function {
     }],
     api,
     entities: &[],
+    needs: Needs {
+        summary: "the OpenAPI document as JSON and YAML, the API's name and version at / and /docs, the reference \
+                  page at /docs in a browser; public",
+        note: "The document needs no data and no secret: only the rate-limit counter.",
+        routes: &[Route::new("Docs", "/docs/{proxy+}"), Route::new("DocsIndex", "/docs"), Route::new("ApiIndex", "/")],
+        data: false,
+        memory: Some(Memory {
+            megabytes: 256,
+            why: "Serves documents embedded at build time: no store work, little CPU.",
+        }),
+        ..Needs::DATA
+    },
 };
 
 /// The document as the tests generated and checked it.

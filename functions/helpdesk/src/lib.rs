@@ -11,7 +11,7 @@ use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
 use shared::entity::Entity;
-use shared::function::Function;
+use shared::function::{Function, Needs, Route};
 use shared::input::{EditorText, Input, List, Patch};
 use shared::openapi::ApiTag;
 use shared::permissions::{Requirement, key};
@@ -32,6 +32,11 @@ pub const FUNCTION: Function = Function {
     }],
     api,
     entities: &[MailAccountRecord::KIND],
+    needs: Needs {
+        summary: "mail accounts, helpdesk settings, automatic pulling",
+        routes: &[Route::new("Helpdesk", "/helpdesk/{proxy+}")],
+        ..Needs::DATA
+    },
 };
 
 fn api() -> OpenApiRouter<AppState> {

@@ -25,10 +25,11 @@ pub enum Refused {
     Http(Response),
 }
 
-/// Every function's routes merged, without the shared layers: built once per container.
+/// The routes of every function it runs (`FUNCTION.needs.runs`, the registry), merged without
+/// the shared layers: built once per container.
 fn routes() -> &'static Router<AppState> {
     static ROUTES: OnceLock<Router<AppState>> = OnceLock::new();
-    ROUTES.get_or_init(|| registry::FUNCTIONS.iter().fold(Router::new(), |routes, f| routes.merge(f.routes())))
+    ROUTES.get_or_init(|| crate::FUNCTION.needs.runs.iter().fold(Router::new(), |routes, f| routes.merge(f.routes())))
 }
 
 pub async fn run(state: &AppState, caller: &Caller, headers: &HeaderMap, params: &Value) -> Result<Value, Refused> {

@@ -17,14 +17,33 @@ use axum::response::{IntoResponse, Response};
 use shared::AppState;
 use shared::auth::{Audience, Caller};
 use shared::error::ApiError;
-use shared::function::Function;
+use shared::function::{Function, Memory, Needs, Route};
 use shared::identity::{SCOPE_READ, SCOPE_WRITE};
 use utoipa_axum::router::OpenApiRouter;
 
 /// The endpoint, and the path of its resource identifier `{site_url}/mcp`.
 pub const PATH: &str = "/mcp";
 
-pub const FUNCTION: Function = Function { name: "mcp", prefixes: &[PATH], tags: &[], api, entities: &[] };
+pub const FUNCTION: Function = Function {
+    name: "mcp",
+    prefixes: &[PATH],
+    tags: &[],
+    api,
+    entities: &[],
+    needs: Needs {
+        summary: "the Model Context Protocol at /mcp; every bearer operation as a tool",
+        note: "The MCP endpoint (docs/mcp.md): every documented bearer operation as a tool, run in process\n\
+               through the registry's routes. It links every function, so it holds the union of what they\n\
+               need (its descriptor's `runs`): the table, the uploaded files, the agents' credential secrets.",
+        routes: &[Route::new("Mcp", PATH), Route::new("McpProxy", "/mcp/{proxy+}")],
+        memory: Some(Memory {
+            megabytes: 1024,
+            why: "Links every function and builds its 59 tools on first use: the most CPU at cold start, 24 MiB.",
+        }),
+        runs: registry::FUNCTIONS,
+        ..Needs::DATA
+    },
+};
 
 fn api() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().route(PATH, axum::routing::any(endpoint))

@@ -43,7 +43,7 @@ use axum::http::request::Parts;
 use axum::response::IntoResponse;
 use login::{Credentials, Email, Outcome, Password};
 use shared::entity::Entity;
-use shared::function::Function;
+use shared::function::{Function, Memory, Needs, Route};
 use shared::identity::{SCOPE_READ, SCOPE_WRITE};
 use shared::input::{Input, Patch};
 use shared::openapi::ApiTag;
@@ -84,6 +84,25 @@ pub const FUNCTION: Function = Function {
         grant::Grant::KIND,
         install::Installation::KIND,
     ],
+    needs: Needs {
+        summary: "login, OAuth authorization server; public",
+        note: "Everything under {site_url}/api and the RFC discovery documents at the site root: the\n\
+               password login (session JWTs) and the OAuth authorization server (it mints tokens with the\n\
+               token key).",
+        routes: &[
+            Route::new("Api", "/api/{proxy+}"),
+            Route {
+                event: "WellKnown",
+                path: "/.well-known/{proxy+}",
+                note: "RFC 8414 / RFC 9728 metadata at the site root (docs/oauth.md#discovery).",
+            },
+        ],
+        memory: Some(Memory {
+            megabytes: 1024,
+            why: "Argon2id password hashing (login, consent): 27 ms at a full core, 19 MiB a hash.",
+        }),
+        ..Needs::DATA
+    },
 };
 
 /// The routes with their OpenAPI declarations: one registration for both.

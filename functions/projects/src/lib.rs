@@ -15,7 +15,7 @@ use serde::Deserialize;
 use shared::domain::project::{self, ManualPositionCategory, Project, ProjectRecord};
 use shared::domain::task::{self, Task};
 use shared::entity::{Entity, SEQUENCE};
-use shared::function::Function;
+use shared::function::{Function, Needs, Route};
 use shared::idempotency::idempotent;
 use shared::openapi::ApiTag;
 use shared::permissions::Requirement;
@@ -45,6 +45,21 @@ pub const FUNCTION: Function = Function {
         products::ProjectProductRecord::KIND,
         SEQUENCE,
     ],
+    needs: Needs {
+        summary: "projects, manual positions, imported products",
+        routes: &[
+            Route::new("ProjectsRoot", "/projects"),
+            Route {
+                event: "ProjectsOne",
+                path: "/projects/{projectId}",
+                note: "One project and everything under it, by {projectId} (not /projects/{proxy+}): API\n\
+                       Gateway allows one variable child per resource, and the billing function's\n\
+                       subscription-billings and support-contingents are static children of {projectId}.",
+            },
+            Route::new("Projects", "/projects/{projectId}/{proxy+}"),
+        ],
+        ..Needs::DATA
+    },
 };
 
 /// `idempotent(…)`: the group's POST creates (Idempotency-Key, docs/conventions.md).

@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use domain::{Color, MAX_NAME_CHARS, TagType};
 use serde::Deserialize;
 use shared::entity::Entity;
-use shared::function::Function;
+use shared::function::{Function, Needs, Route};
 use shared::idempotency::{Answer, Idempotency, idempotent};
 use shared::input::{Input, Nullable, Text};
 use shared::openapi::ApiTag;
@@ -33,6 +33,11 @@ pub const FUNCTION: Function = Function {
     }],
     api,
     entities: &[shared::domain::tag::TagRecord::KIND, store::NameGuard::KIND],
+    needs: Needs {
+        summary: "create, list, colour, soft delete",
+        routes: &[Route::new("Tags", "/tags/{proxy+}")],
+        ..Needs::DATA
+    },
 };
 
 /// Schemas used only as path parameters, which `routes!` does not collect by itself.

@@ -13,7 +13,7 @@ use serde::Deserialize;
 use shared::domain::quotation::{AcceptedQuotationRecord, ExpressQuotationRecord};
 use shared::domain::task::{self, Task, TaskIdentifier, TaskNumberRecord, TaskRecord};
 use shared::entity::{Entity, SEQUENCE};
-use shared::function::Function;
+use shared::function::{Function, Needs, Route};
 use shared::idempotency::idempotent;
 use shared::openapi::ApiTag;
 use shared::permissions::Requirement;
@@ -39,6 +39,11 @@ pub const FUNCTION: Function = Function {
         AcceptedQuotationRecord::KIND,
         SEQUENCE,
     ],
+    needs: Needs {
+        summary: "tasks and their express quotations",
+        routes: &[Route::new("Tasks", "/tasks/{proxy+}")],
+        ..Needs::DATA
+    },
 };
 
 /// `idempotent(…)`: the quotation create (Idempotency-Key, docs/conventions.md).

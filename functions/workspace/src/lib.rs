@@ -18,7 +18,7 @@ use form::Form;
 use serde::{Deserialize, Serialize};
 use shared::entity::Entity;
 use shared::files::{self, FileRecord, ImageType};
-use shared::function::Function;
+use shared::function::{Function, Grant, Needs, Resource, Route, Variable};
 use shared::idempotency::{Answer, Idempotency, idempotent};
 use shared::openapi::ApiTag;
 use shared::permissions::{Requirement, key};
@@ -40,6 +40,19 @@ pub const FUNCTION: Function = Function {
     }],
     api,
     entities: &[FileRecord::KIND, quota::StorageUsage::KIND],
+    needs: Needs {
+        summary: "image uploads",
+        routes: &[Route::new("Workspace", "/workspace/{proxy+}")],
+        grants: &[Grant {
+            sid: "WriteAndPresignUploadedFiles",
+            actions: &["s3:PutObject", "s3:GetObject", "s3:DeleteObject"],
+            on: Resource::UploadedFiles,
+            note: "Writes uploads, presigns their URLs and deletes deleted uploads' bytes; nothing\n\
+                   else of the bucket (no list).",
+        }],
+        environment: &[Variable { name: quota::QUOTA_ENV, value: "!Ref FilesQuotaBytes" }],
+        ..Needs::DATA
+    },
 };
 
 /// The form part that carries the image.
