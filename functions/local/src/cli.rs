@@ -1,5 +1,5 @@
-//! The operator CLI: `serve`, `workspace`, `user` (including `set-password`), `token`, `seed`
-//! and `table` commands against either store backend. Commands that create something print its id (or the raw token) alone on
+//! The operator CLI: `serve`, `workspace`, `user` (including `set-password`), `token`, `seed`,
+//! `table` and `template` (generated files, `local::template`) commands against either store backend. Commands that create something print its id (or the raw token) alone on
 //! stdout so scripts can capture it; everything else goes to stderr.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -64,6 +64,16 @@ pub enum Command {
     Table(TableCommand),
     #[command(subcommand)]
     Seed(SeedCommand),
+    /// Write template.yaml's function blocks, Cargo.toml's watch router and missing events/
+    /// from the registry (each function's descriptor; docs/functions.md). Opens no store.
+    Template {
+        /// Write nothing; fail naming every file that differs.
+        #[arg(long)]
+        check: bool,
+        /// The repository's root.
+        #[arg(long, default_value = ".")]
+        root: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -353,7 +363,7 @@ pub async fn run_operator(command: Command, backend: &Backend) -> CliResult<()> 
     let store = backend.store();
     let store = store.as_ref();
     match command {
-        Command::Serve { .. } => unreachable!("serve is handled by main"),
+        Command::Serve { .. } | Command::Template { .. } => unreachable!("handled by main"),
         Command::Workspace(WorkspaceCommand::Create { name, language }) => {
             println!("{}", identity::create_workspace(store, &name, &language).await?.id);
         }

@@ -7,6 +7,7 @@ pub mod keep_alive;
 pub mod seed;
 pub mod seed_agents;
 pub mod seed_billing;
+pub mod template;
 
 use axum::Router;
 use shared::AppState;

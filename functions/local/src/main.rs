@@ -22,6 +22,9 @@ fn main() {
 }
 
 async fn run(cli: Cli) -> CliResult<()> {
+    if let Command::Template { check, root } = &cli.command {
+        return Ok(local::template::run(root, *check)?);
+    }
     let backend = cli.store.open().await?;
     let Command::Serve { addr } = cli.command else {
         return run_operator(cli.command, &backend).await;
