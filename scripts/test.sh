@@ -14,8 +14,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-log() { printf '\n==> %s\n' "$*" >&2; }
 started=$(date +%s)
+# Each step with the seconds since the start, so the log shows where the time goes
+# (docs/performance.md, "The development loop").
+log() { printf '\n==> [%4ss] %s\n' "$(($(date +%s) - started))" "$*" >&2; }
 
 # ---------------------------------------------------------------- tools
 if ! command -v java >/dev/null 2>&1; then
@@ -91,7 +93,10 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 log "cargo test (embedded + DynamoDB Local + moto + Tiptap)"
 cargo test --workspace --quiet
 log "OpenAPI: validate the served document, then schemathesis against the local server"
-cargo build --quiet -p local --bin workapi
+# The local server and the metadata-document test server, built with the features `cargo test
+# --workspace` resolved (hence --workspace): only their own binaries link, nothing compiles again
+# (a `-p local` build resolves other features and compiled the whole workspace a second time).
+cargo build --quiet --workspace --bin workapi --example mcp_cimd_server
 api_port=$(free_port)
 # Limits far above the spec's for this server: schemathesis and the client flows test what the
 # operations do, and at the spec's 3000 a minute per IP most of its requests were 429s (so a
@@ -125,7 +130,6 @@ node tests/mcp_client/oauth_flow.mjs "http://127.0.0.1:$api_port" admin@demo.exa
 # that; this run uses the test harness's server (tests/examples/mcp_cimd_server.rs), which trusts
 # its own self-signed https document host on 127.0.0.1. It prints one ready line.
 log "OAuth: the MCP TypeScript SDK's auth() with a Client ID Metadata Document (test harness server)"
-cargo build --quiet -p api-tests --example mcp_cimd_server
 ./target/debug/examples/mcp_cimd_server >"$work/cimd-ready.json" 2>"$work/cimd.log" &
 pids+=($!)
 for _ in $(seq 1 120); do

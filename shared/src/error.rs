@@ -6,13 +6,15 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 use crate::store::StoreError;
+use crate::store::entity::EntityError;
+use workapi_wire::Invalid;
 
-/// Field name → messages, as in the spec's validation error body.
 /// The `Retry-After` of a 503: long enough for a throttled partition or a restarted
 /// dependency to recover, short enough that a user does not give up.
 pub const RETRY_AFTER_SECS: &str = "2";
 
-pub type FieldErrors = BTreeMap<String, Vec<String>>;
+/// Field name → messages, as in the spec's validation error body.
+pub use workapi_wire::FieldErrors;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiError {
@@ -139,6 +141,24 @@ impl IntoResponse for ApiError {
             response.headers_mut().append(name, value);
         }
         response
+    }
+}
+
+/// The entity layer's refusals are conflicts (409) with their own message; its store failures
+/// are answered as any store failure.
+impl From<EntityError> for ApiError {
+    fn from(e: EntityError) -> Self {
+        match e {
+            EntityError::Exists(_) | EntityError::Stale(_) => ApiError::conflict(e.to_string()),
+            EntityError::Store(e) => e.into(),
+        }
+    }
+}
+
+/// A body that does not read: the spec's 400 naming every failing field.
+impl From<Invalid> for ApiError {
+    fn from(e: Invalid) -> Self {
+        ApiError::validation(e.errors)
     }
 }
 

@@ -13,16 +13,7 @@ use serde_json::Value;
 use std::marker::PhantomData;
 use utoipa::openapi::schema::Schema;
 use utoipa::openapi::{RefOr, extensions::Extensions};
-
-/// A response type of [P] endpoints declares its compact default once, here; handlers project
-/// with it and the document reads it from the response schema ([`Projected`]).
-pub trait Compact {
-    /// The top-level fields a compact response keeps.
-    const COMPACT: &'static [&'static str];
-}
-
-/// The schema extension that carries a compact default from a response type to the document.
-pub const COMPACT_EXTENSION: &str = "x-lt-compact";
+pub use workapi_wire::{COMPACT_EXTENSION, Compact};
 
 /// A projected success body of type `T`: what a [P] handler returns.
 pub struct Projected<T> {

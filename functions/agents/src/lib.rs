@@ -224,7 +224,7 @@ async fn save_project_overrides(
     let permit = caller.authorize(EDIT_PROJECT)?;
     let body = body.parse(&permit)?;
     let store = state.store();
-    project::accessible(store, &caller, body.project_id).await?;
+    project::accessible(store, caller.viewer(), body.project_id).await?;
     let (project_id, agent_id) = (body.project_id, body.agent_id);
     let values = project_settings::overrides(body).map_err(ApiError::validation)?;
     let respond = |saved: &ProjectAgentProviderSettings| {
@@ -246,7 +246,7 @@ async fn list_project_overrides(
 ) -> ApiResult<Json<Vec<ProjectAgentProviderSettings>>> {
     caller.authorize(Requirement::Member)?;
     let store = state.store();
-    project::accessible(store, &caller, filter.project_id).await?;
+    project::accessible(store, caller.viewer(), filter.project_id).await?;
     Ok(Json(project_settings::list(store, caller.keys(), filter.project_id).await?))
 }
 

@@ -207,7 +207,7 @@ pub async fn list_support_contingents(
 ) -> ApiResult<Json<Vec<SupportContingent>>> {
     caller.authorize(Requirement::Member)?;
     let store = state.store();
-    let record = project::accessible(store, &caller, path.project_id).await?;
+    let record = project::accessible(store, caller.viewer(), path.project_id).await?;
     let scope = (caller.keys(), record.project.id);
     let (contingents, invoices, unbilled) =
         tokio::join!(billing::support_contingents(store, scope), billing::issued_invoices(store, scope), async {

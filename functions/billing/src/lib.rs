@@ -16,7 +16,7 @@ pub mod subscriptions;
 pub mod world;
 
 use serde::Deserialize;
-use shared::domain::project::{self, Project};
+use shared::domain::project::{self, AccessError, Project};
 use shared::entity::Entity;
 use shared::function::{Function, Needs, Route};
 /// The `{success: true}` answer of the billing writes (spec §4.8).
@@ -84,10 +84,10 @@ pub struct ProjectPath {
 /// The project, or 404 whether it is missing or the caller may not access it (spec §4.8:
 /// "404 project not found or access denied").
 pub async fn project_or_404(store: &dyn Store, caller: &Caller, id: Uuid) -> ApiResult<Project> {
-    project::accessible(store, caller, id)
-        .await
-        .map(|r| r.project)
-        .map_err(|e| if e.status.is_client_error() { ApiError::not_found("Project not found") } else { e })
+    project::accessible(store, caller.viewer(), id).await.map(|r| r.project).map_err(|e| match e {
+        AccessError::NotFound(_) | AccessError::Denied => ApiError::not_found("Project not found"),
+        AccessError::Store(e) => e.into(),
+    })
 }
 
 /// Today by the business clock (UTC).

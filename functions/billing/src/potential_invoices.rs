@@ -15,7 +15,7 @@ use axum::extract::State;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use shared::domain::billing::{self, IssuedInvoiceRecord, day};
-use shared::domain::project::{self, Project, ProjectScope};
+use shared::domain::project::{self, AccessError, Project, ProjectScope};
 use shared::domain::quotation::{self as quotation_domain, ExpressQuotationRecord};
 use shared::domain::task::{self, TaskRecord};
 use shared::domain::{money, pricing};
@@ -532,10 +532,10 @@ fn not_found() -> ApiError {
 /// The potential invoice an id names, with its project: 404 when the project is not in the
 /// caller's workspace or the invoice is not (or no longer) due, 403 without project access.
 async fn find(store: &dyn Store, caller: &Caller, id: InvoiceId) -> ApiResult<(Project, PotentialInvoice)> {
-    let project = match project::accessible(store, caller, id.project_id).await {
+    let project = match project::accessible(store, caller.viewer(), id.project_id).await {
         Ok(record) => record.project,
-        Err(e) if e.status == axum::http::StatusCode::NOT_FOUND => return Err(not_found()),
-        Err(e) => return Err(e),
+        Err(AccessError::NotFound(_)) => return Err(not_found()),
+        Err(e) => return Err(e.into()),
     };
     let text = id.to_string();
     let invoice = for_project(store, caller, &project).await?.into_iter().find(|i| i.id == text);
@@ -570,8 +570,8 @@ pub async fn list_potential_invoices(
     caller.authorize(MANAGE)?;
     let store = state.store();
     let projects = match filter.project_id {
-        Some(id) => vec![project::accessible(store, &caller, id).await?.project],
-        None => project::list_accessible(store, &caller).await?,
+        Some(id) => vec![project::accessible(store, caller.viewer(), id).await?.project],
+        None => project::list_accessible(store, caller.viewer()).await?,
     };
     let caller = &caller;
     let per_project = read_all(projects, |project| async move { for_project(store, caller, &project).await }).await?;

@@ -339,7 +339,7 @@ pub async fn list_subscription_billings(
     Path(path): Path<ProjectPath>,
 ) -> ApiResult<Json<Vec<SubscriptionBilling>>> {
     caller.authorize(Requirement::Member)?;
-    let record = project::accessible(state.store(), &caller, path.project_id).await?;
+    let record = project::accessible(state.store(), caller.viewer(), path.project_id).await?;
     Ok(Json(list(state.store(), (caller.keys(), record.project.id)).await?))
 }
 

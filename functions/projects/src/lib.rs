@@ -90,7 +90,7 @@ pub struct ProjectPath {
     responses((status = 200, description = "The projects the caller may access, by name", body = [Project])))]
 async fn list_projects(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Vec<Project>>> {
     caller.authorize(Requirement::Member)?;
-    Ok(Json(project::list_accessible(state.store(), &caller).await?))
+    Ok(Json(project::list_accessible(state.store(), caller.viewer()).await?))
 }
 
 /// Get a project
@@ -105,7 +105,7 @@ async fn get_project(
     Path(path): Path<ProjectPath>,
 ) -> ApiResult<Json<Project>> {
     caller.authorize(Requirement::Member)?;
-    Ok(Json(project::accessible(state.store(), &caller, path.project_id).await?.project))
+    Ok(Json(project::accessible(state.store(), caller.viewer(), path.project_id).await?.project))
 }
 
 /// List manual-position categories
@@ -121,7 +121,7 @@ async fn list_manual_position_categories(
     Path(path): Path<ProjectPath>,
 ) -> ApiResult<Json<Vec<ManualPositionCategory>>> {
     caller.authorize(Requirement::Member)?;
-    let record = project::accessible(state.store(), &caller, path.project_id).await?;
+    let record = project::accessible(state.store(), caller.viewer(), path.project_id).await?;
     Ok(Json(project::list_categories(state.store(), (caller.keys(), record.project.id)).await?))
 }
 
@@ -138,7 +138,7 @@ async fn list_tasks(
     Path(path): Path<ProjectPath>,
 ) -> ApiResult<Json<Vec<Task>>> {
     caller.authorize(Requirement::Member)?;
-    let record = project::accessible(state.store(), &caller, path.project_id).await?;
+    let record = project::accessible(state.store(), caller.viewer(), path.project_id).await?;
     let tasks = task::list_for_project(state.store(), caller.keys(), record.project.id).await?;
     Ok(Json(tasks.iter().map(|t| t.to_response(&record.project)).collect()))
 }

@@ -258,7 +258,7 @@ pub async fn list_manual_positions(
     Path(path): Path<ProjectPath>,
 ) -> ApiResult<Json<Vec<ManualPosition>>> {
     caller.authorize(Requirement::Member)?;
-    let record = project::accessible(state.store(), &caller, path.project_id).await?;
+    let record = project::accessible(state.store(), caller.viewer(), path.project_id).await?;
     Ok(Json(list(state.store(), (caller.keys(), record.project.id)).await?))
 }
 
@@ -279,7 +279,7 @@ pub async fn create_manual_position(
     body: Body<NewManualPositionBody>,
 ) -> ApiResult<Answer> {
     let permit = caller.authorize(MANAGE)?;
-    let record = project::accessible(state.store(), &caller, path.project_id).await?;
+    let record = project::accessible(state.store(), caller.viewer(), path.project_id).await?;
     let scope = (caller.keys(), record.project.id);
     let mut body = body.check(&permit)?;
     check_category(state.store(), scope, &mut body).await?;

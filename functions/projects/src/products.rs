@@ -433,7 +433,7 @@ pub async fn import(
     by: Uuid,
     completion: Option<&entity::Completion>,
 ) -> ApiResult<Uuid> {
-    let Some(product_id) = body.fields.product_id else { return body.finish().map(|_| Uuid::nil()) };
+    let Some(product_id) = body.fields.product_id else { return Ok(body.finish().map(|_| Uuid::nil())?) };
     let product = catalog::get_product(store, scope.0, product_id)
         .await?
         .ok_or_else(|| ApiError::not_found("Catalog product not found"))?;
@@ -481,7 +481,7 @@ pub async fn import_product(
     body: Body<ImportBody>,
 ) -> ApiResult<Answer> {
     let permit = caller.authorize(EDIT_PROJECT)?;
-    let record = project::accessible(state.store(), &caller, path.project_id).await?;
+    let record = project::accessible(state.store(), caller.viewer(), path.project_id).await?;
     let body = body.check(&permit)?;
     let answer = idempotency.answer(StatusCode::CREATED, None, &projection.project(&Success { success: true })?)?;
     import(state.store(), (caller.keys(), record.project.id), body, caller.user.id, answer.completion()).await?;
@@ -501,7 +501,7 @@ pub async fn list_products(
     Path(path): Path<ProjectPath>,
 ) -> ApiResult<Json<Vec<ProjectProduct>>> {
     caller.authorize(Requirement::Member)?;
-    let record = project::accessible(state.store(), &caller, path.project_id).await?;
+    let record = project::accessible(state.store(), caller.viewer(), path.project_id).await?;
     Ok(Json(list(state.store(), (caller.keys(), record.project.id)).await?))
 }
 

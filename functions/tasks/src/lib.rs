@@ -2,7 +2,7 @@
 //! §3, §4.3; docs/tasks.md).
 //!
 //! A task is named by its UUID or its numeric `shortNumber`. Every operation applies the access
-//! rule of the task's project (`shared::domain::task::accessible`): a task that does not exist
+//! rule of the task's project (`shared::domain::task::accessible`, answered by the kit): a task that does not exist
 //! in the caller's workspace is a 404, one whose project the caller may not access a 403.
 
 pub mod quotations;
@@ -72,6 +72,6 @@ pub struct TaskPath {
     responses((status = 200, description = "The task", body = Task)))]
 async fn get_task(State(state): State<AppState>, caller: Caller, Path(path): Path<TaskPath>) -> ApiResult<Json<Task>> {
     caller.authorize(Requirement::Member)?;
-    let (task, project) = task::accessible(state.store(), &caller, path.identifier).await?;
+    let (task, project) = task::accessible(state.store(), caller.viewer(), path.identifier).await?;
     Ok(Json(task.to_response(&project.project)))
 }

@@ -84,7 +84,7 @@ async fn create(
 ) -> ApiResult<Answer> {
     // Quotations are the provider's offers: its employees make them, contacts receive them.
     let permit = caller.authorize(Requirement::Employee)?;
-    let (task, project) = task::accessible(store, caller, identifier).await?;
+    let (task, project) = task::accessible(store, caller.viewer(), identifier).await?;
     let project = project.project;
     if !project.express_quotations_enabled {
         return Err(ApiError::forbidden(format!("Express quotations are disabled in the project {}", project.name)));
@@ -171,7 +171,7 @@ pub async fn list_quotations(
     Path(path): Path<TaskPath>,
 ) -> ApiResult<Json<Vec<ExpressQuotation>>> {
     caller.authorize(Requirement::Member)?;
-    let (task, _) = task::accessible(state.store(), &caller, path.identifier).await?;
+    let (task, _) = task::accessible(state.store(), caller.viewer(), path.identifier).await?;
     let all = quotation::list(state.store(), (caller.keys(), task.id)).await?;
     Ok(Json(all.iter().map(ExpressQuotationRecord::to_response).collect()))
 }
@@ -188,7 +188,7 @@ pub async fn get_quotation(
     Path(path): Path<QuotationPath>,
 ) -> ApiResult<Json<ExpressQuotation>> {
     caller.authorize(Requirement::Member)?;
-    let (task, _) = task::accessible(state.store(), &caller, path.identifier).await?;
+    let (task, _) = task::accessible(state.store(), caller.viewer(), path.identifier).await?;
     let record = quotation::get(state.store(), (caller.keys(), task.id), path.express_quotation_id).await?;
     Ok(Json(record.ok_or_else(not_found)?.to_response()))
 }
@@ -243,7 +243,7 @@ async fn decide(
     decision: Decision,
 ) -> ApiResult<ExpressQuotation> {
     caller.authorize(Requirement::Member)?;
-    let (task, _) = task::accessible(store, caller, path.identifier).await?;
+    let (task, _) = task::accessible(store, caller.viewer(), path.identifier).await?;
     let scope: TaskScope = (caller.keys(), task.id);
     let quotation_id = path.express_quotation_id;
     let project_id = task.project_id;

@@ -13,6 +13,7 @@ pub use imposter::{CUSTOM_NOW_HEADER, IMPOSTER_USER_HEADER};
 
 use crate::app::AppState;
 use crate::clock;
+use crate::domain::project::{AccessError, Viewer};
 use crate::error::ApiError;
 use crate::identity::{self, SCOPE_READ, SCOPE_WRITE, TokenRecord, User};
 use crate::oauth::access::{self, AccessRecord, AccessRejection};
@@ -52,6 +53,15 @@ impl Caller {
     /// Keys inside the caller's workspace: the only way a handler can address tenant data.
     pub fn keys(&self) -> WsKeys {
         WsKeys::new(self.workspace_id)
+    }
+
+    /// The caller as the domain's access rules see it (`domain::project::accessible`).
+    pub fn viewer(&self) -> Viewer {
+        Viewer {
+            keys: self.keys(),
+            user_id: self.user.id,
+            views_all: self.permissions.allows(crate::permissions::key::PROJECTS_VIEW_ALL),
+        }
     }
 
     /// The one permission check: every protected handler calls it first, with the route's
@@ -362,4 +372,16 @@ async fn verify_personal_token(
         scopes: record.scopes,
     };
     Ok((verified, follow_up))
+}
+
+/// A project or task out of reach: 404 when it does not exist in the caller's workspace, 403
+/// when it exists and the caller may not access its project.
+impl From<AccessError> for ApiError {
+    fn from(e: AccessError) -> Self {
+        match e {
+            AccessError::NotFound(_) => ApiError::not_found(e.to_string()),
+            AccessError::Denied => ApiError::forbidden(e.to_string()),
+            AccessError::Store(e) => e.into(),
+        }
+    }
 }

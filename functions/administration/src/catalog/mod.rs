@@ -28,12 +28,14 @@ pub mod products;
 use products::NewProductBody;
 use serde::Deserialize;
 use shared::ApiError;
-use shared::domain::catalog::CatalogProductProjection;
 use shared::permissions::key;
 use shared::projection::Projection;
 use shared::request::{Body, Path, Query};
 use utoipa::IntoParams;
 use uuid::Uuid;
+
+/// The response of the [P] product create (named, so the document can reference it).
+pub type CatalogProductProjection = shared::projection::Projected<shared::domain::catalog::CatalogProduct>;
 
 /// Creating catalog products.
 const EDIT_CATALOG: Requirement = Requirement::Permission(key::PRODUCT_CATALOG_EDIT);

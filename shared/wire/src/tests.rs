@@ -32,12 +32,12 @@ struct Body {
     due: Option<DateOnly>,
 }
 
-fn read(v: Value) -> ApiResult<Body> {
+fn read(v: Value) -> Result<Body, Invalid> {
     parse::<Body>(&v)
 }
 
 fn failing(v: Value) -> Vec<String> {
-    read(v).unwrap_err().errors.unwrap().into_keys().collect()
+    read(v).unwrap_err().errors.into_keys().collect()
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //!
 //! The production numbers ([`AwsSettings::PRODUCTION`]) fit inside the functions' `Timeout: 10`
 //! (template.yaml) with room to answer: one store call gives up after
-//! [`AwsSettings::operation`] (5 s), and a whole request after [`crate::http::REQUEST_DEADLINE`]
+//! [`AwsSettings::operation`] (5 s), and a whole request after the kit's request deadline (`REQUEST_DEADLINE`)
 //! (8 s), answering 503 with two seconds to spare. Tests pass smaller numbers through the same
 //! type (the fault suite), and the local server reads overrides from `LT_AWS_*` variables (the
 //! soak); a deployment sets none of them.

@@ -19,6 +19,10 @@ pub mod s3;
 #[cfg(feature = "embedded")]
 pub mod sqlite;
 
+pub mod aws;
+pub mod clock;
+pub mod entity;
+
 use async_trait::async_trait;
 use serde_json::{Map, Value};
 

@@ -6,16 +6,13 @@
 //! everything that belongs to one project in the project's own partition
 //! `WS#<ws>#PROJECT#<id>` (docs/data-model.md).
 
-use crate::auth::Caller;
-use crate::domain::money;
-use crate::entity::{self, Entity};
-use crate::error::{ApiError, ApiResult};
-use crate::permissions::key;
-use crate::store::keys::WsKeys;
-use crate::store::{Key, Query, Store, StoreResult, query_all};
+use crate::money;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
+use workapi_store::entity::{self, Entity};
+use workapi_store::keys::WsKeys;
+use workapi_store::{Key, Query, Store, StoreError, StoreResult, query_all};
 
 /// Most members a project may list (keeps the item far below DynamoDB's 400 KB).
 pub const MAX_MEMBERS: usize = 1000;
@@ -98,25 +95,43 @@ pub fn may_access(record: &ProjectRecord, user_id: Uuid, views_all: bool) -> boo
     views_all || record.member_ids.contains(&user_id)
 }
 
-/// The project, if the caller may access it: 404 when it does not exist in the caller's
-/// workspace (another workspace's project is not reachable at all), 403 when it exists and
-/// the caller is neither a member nor a holder of `Projects.viewAll`. One read.
-pub async fn accessible(store: &dyn Store, caller: &Caller, id: Uuid) -> ApiResult<ProjectRecord> {
-    let record = get(store, caller.keys(), id).await?.ok_or_else(|| ApiError::not_found("Project not found"))?;
-    if may_access(&record, caller.user.id, caller.permissions.allows(key::PROJECTS_VIEW_ALL)) {
-        Ok(record)
-    } else {
-        Err(ApiError::forbidden("No access to this project"))
-    }
+/// Who is asking, as far as project access goes: the workspace, the user and whether they hold
+/// `Projects.viewAll`. The kit builds it from its `Caller` (`Caller::viewer`).
+#[derive(Debug, Clone, Copy)]
+pub struct Viewer {
+    pub keys: WsKeys,
+    pub user_id: Uuid,
+    pub views_all: bool,
 }
 
-/// The projects the caller may access, ordered by name.
-pub async fn list_accessible(store: &dyn Store, caller: &Caller) -> ApiResult<Vec<Project>> {
-    let views_all = caller.permissions.allows(key::PROJECTS_VIEW_ALL);
-    let mut projects: Vec<Project> = list(store, caller.keys())
+/// Why a project (or a task, through its project) is out of a viewer's reach. The kit answers
+/// `NotFound` with 404 and `Denied` with 403, each with its message.
+#[derive(Debug, thiserror::Error)]
+pub enum AccessError {
+    /// It does not exist in the viewer's workspace (another workspace's is not reachable at all).
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    /// It exists, and the viewer is neither a member of its project nor a holder of `Projects.viewAll`.
+    #[error("No access to this project")]
+    Denied,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The project, if the viewer may access it: `NotFound` when it does not exist in the viewer's
+/// workspace, `Denied` when it exists and the viewer is neither a member nor a holder of
+/// `Projects.viewAll`. One read.
+pub async fn accessible(store: &dyn Store, viewer: Viewer, id: Uuid) -> Result<ProjectRecord, AccessError> {
+    let record = get(store, viewer.keys, id).await?.ok_or(AccessError::NotFound("Project"))?;
+    if may_access(&record, viewer.user_id, viewer.views_all) { Ok(record) } else { Err(AccessError::Denied) }
+}
+
+/// The projects the viewer may access, ordered by name.
+pub async fn list_accessible(store: &dyn Store, viewer: Viewer) -> StoreResult<Vec<Project>> {
+    let mut projects: Vec<Project> = list(store, viewer.keys)
         .await?
         .into_iter()
-        .filter(|r| may_access(r, caller.user.id, views_all))
+        .filter(|r| may_access(r, viewer.user_id, viewer.views_all))
         .map(|r| r.project)
         .collect();
     projects.sort_by_cached_key(|p| (p.name.to_lowercase(), p.id));

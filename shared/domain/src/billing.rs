@@ -7,19 +7,19 @@
 //! time entries `TIME#<id>`, issued invoices `INVOICE#<id>`, support contingents
 //! `CONTINGENT#<id>`. A project's billing reads are therefore a few queries of one partition.
 
-use crate::domain::money;
-use crate::domain::project::{self, ProjectScope};
-use crate::entity::{self, Entity};
-use crate::store::keys::WsKeys;
-use crate::store::{Key, Query, Store, StoreResult, query_all};
+use crate::money;
+use crate::project::{self, ProjectScope};
 use rust_decimal::Decimal;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use time::Date;
 use uuid::Uuid;
+use workapi_store::entity::{self, Entity};
+use workapi_store::keys::WsKeys;
+use workapi_store::{Key, Query, Store, StoreResult, query_all};
 
 /// Dates as `YYYY-MM-DD` text (spec §1.2), in records and responses, read by the one date
-/// parser (`crate::calendar`, its range included).
+/// parser (`workapi_wire::calendar`, its range included).
 pub mod day {
     use serde::{Deserialize, Deserializer, Serializer, de};
     use time::Date;
@@ -32,7 +32,7 @@ pub mod day {
     }
 
     pub fn parse(text: &str) -> Option<Date> {
-        crate::calendar::parse_date(text)
+        workapi_wire::calendar::parse_date(text)
     }
 
     pub fn serialize<S: Serializer>(date: &Date, serializer: S) -> Result<S::Ok, S::Error> {

@@ -5,14 +5,18 @@
 
 use crate::error::{ApiError, ApiResult};
 use crate::input::{self, Input};
+
+mod json;
 use axum::extract::path::ErrorKind;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
+pub use json::{duplicate_keys, read_json_body, read_json_object};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::marker::PhantomData;
+pub use workapi_wire::deserialize_str;
 
 /// Proof that the route's permission check passed (or that the route is public): a body is
 /// read only with one, so no handler can validate a body before it authorizes.
@@ -126,46 +130,25 @@ impl<T> Body<T> {
     /// The body as a JSON object, without reading it into `T` (for bodies with their own rules),
     /// read strictly: `shared::input::read_json_object`.
     pub fn json(self, _permit: &Permit) -> ApiResult<Value> {
-        input::read_json_object(self.content_type.as_ref(), &self.bytes)
+        read_json_object(self.content_type.as_ref(), &self.bytes)
     }
 }
 
 impl<T: Input> Body<T> {
     /// Reads the body into `T`; every failing field is reported together.
     pub fn parse(self, permit: &Permit) -> ApiResult<T> {
-        self.check(permit)?.finish()
+        Ok(self.check(permit)?.finish()?)
     }
 
     /// Reads the body field by field, leaving the verdict open for rules that need the store
     /// (`shared::input::Checked`): every problem, parse and rules alike, comes in one 400.
     pub fn check(self, _permit: &Permit) -> ApiResult<input::Checked<T>> {
-        let (value, inexact) = input::read_json_body(self.content_type.as_ref(), &self.bytes)?;
-        input::Checked::read_json(&value, inexact)
+        let (value, inexact) = read_json_body(self.content_type.as_ref(), &self.bytes)?;
+        Ok(input::Checked::read_json(&value, inexact)?)
     }
 }
 
-/// Deserializes a string through `parse` for types read from paths (enums, ids): a value that
-/// does not parse fails with "must be {expected}" from inside the string visitor, where the
-/// path extractor still knows the parameter's name, so the 400 names it.
-pub fn deserialize_str<'de, D, T, F>(deserializer: D, expected: &'static str, parse: F) -> Result<T, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    F: FnOnce(&str) -> Option<T>,
-{
-    struct Visit<F>(&'static str, F);
-
-    impl<'de, T, F: FnOnce(&str) -> Option<T>> serde::de::Visitor<'de> for Visit<F> {
-        type Value = T;
-
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str(self.0)
-        }
-
-        fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<T, E> {
-            let expected = self.0;
-            (self.1)(value).ok_or_else(|| E::custom(format!("must be {expected}, not {value:?}")))
-        }
-    }
-
-    deserializer.deserialize_str(Visit(expected, parse))
+/// Reads a request body: `shared::input::parse`, answered as a 400.
+pub fn parse<T: Input>(value: &Value) -> ApiResult<T> {
+    Ok(workapi_wire::parse(value)?)
 }

@@ -1,19 +1,15 @@
 //! The entity layer above the [`Store`] trait (docs/data-model.md): an entity declares its type
 //! name, its key prefix and how its keys are built, once; the helpers here write it with its
-//! keys and index keys, map a lost condition to 409 in one place, retry conflicting
-//! read-modify-write cycles with jittered back-off, and append to ordered collections from an
-//! atomic counter.
+//! keys and index keys, turn a lost condition into a typed [`EntityError`] in one place, and
+//! keep the counters of ordered collections. (Retrying a lost race and appending at the end of a
+//! collection answer HTTP errors, so they live in the kit: `workapi_kit::entity`.)
 
-use crate::error::{ApiError, ApiResult};
-use crate::store::{
-    Condition, ENTITY, GSI1PK, GSI1SK, Item, Key, PK, SK, Store, StoreError, StoreResult, TxOp, VERSION,
-};
+use crate::{Condition, ENTITY, GSI1PK, GSI1SK, Item, Key, PK, SK, Store, StoreError, StoreResult, TxOp, VERSION};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// An entity's type name and the key prefix that sets its items apart, as listed by the
 /// function that owns it (the registry test checks that no two prefixes overlap).
@@ -73,18 +69,6 @@ pub enum EntityError {
 
 pub type EntityResult<T> = Result<T, EntityError>;
 
-/// The entity layer's refusals are conflicts (409) with their own message; its store failures
-/// are answered as any store failure. (Here while the retry helpers below still speak
-/// `ApiError`; it moves up to the kit with the store's own crate.)
-impl From<EntityError> for ApiError {
-    fn from(e: EntityError) -> Self {
-        match e {
-            EntityError::Exists(_) | EntityError::Stale(_) => ApiError::conflict(e.to_string()),
-            EntityError::Store(e) => e.into(),
-        }
-    }
-}
-
 /// The item of an entity: its attributes, keys, index keys and type. A record that does not
 /// serialise to an object is an error, never a half-written item.
 pub fn to_item<E: Entity>(entity: &E, scope: E::Scope) -> StoreResult<Item> {
@@ -106,7 +90,7 @@ pub fn to_item<E: Entity>(entity: &E, scope: E::Scope) -> StoreResult<Item> {
 
 /// Reads an entity back from its item (key and bookkeeping attributes are ignored).
 pub fn from_item<E: DeserializeOwned>(item: Item) -> StoreResult<E> {
-    crate::store::from_item(item)
+    crate::from_item(item)
 }
 
 pub async fn get<E: Entity>(store: &dyn Store, key: &Key) -> StoreResult<Option<E>> {
@@ -271,7 +255,7 @@ pub async fn replace<E: Versioned>(store: &dyn Store, entity: &mut E, scope: E::
 pub async fn update_if_version<E: Entity>(
     store: &dyn Store,
     key: &Key,
-    update: crate::store::Update,
+    update: crate::Update,
     version: i64,
 ) -> EntityResult<E> {
     let update = update.set(VERSION, version + 1);
@@ -282,66 +266,6 @@ pub async fn update_if_version<E: Entity>(
     }
 }
 
-/// The 409 of a lost optimistic-concurrency race ([`EntityError::Stale`]).
-pub fn changed_concurrently(what: &'static str) -> ApiError {
-    EntityError::Stale(what).into()
-}
-
-/// What one attempt of a read-modify-write cycle came to.
-pub enum Attempt<T> {
-    Done(T),
-    /// Lost a race (a failed condition or a cancelled transaction): read again and retry.
-    Conflict,
-}
-
-/// How long [`retry_on_conflict`] keeps re-running a write that loses races before it gives
-/// up with 409. Optimistic concurrency lets one of N racing writers win per round, so a fixed
-/// number of attempts fails the last of many concurrent writers (a client toggling 30
-/// permissions of one role at once) on a slow store; a time budget does not. It stays far
-/// below the functions' 10 s timeout.
-pub const RETRY_BUDGET: Duration = Duration::from_secs(4);
-
-/// Runs `attempt` (numbered from 0) until it is done, re-running it after a conflict with a
-/// jittered pause so racing writers spread out; once [`RETRY_BUDGET`] is spent, a 409 saying
-/// `busy`.
-pub async fn retry_on_conflict<T, F, Fut>(busy: &str, attempt: F) -> ApiResult<T>
-where
-    F: FnMut(u32) -> Fut,
-    Fut: Future<Output = ApiResult<Attempt<T>>>,
-{
-    retry_within(RETRY_BUDGET, busy, attempt).await
-}
-
-async fn retry_within<T, F, Fut>(budget: Duration, busy: &str, mut attempt: F) -> ApiResult<T>
-where
-    F: FnMut(u32) -> Fut,
-    Fut: Future<Output = ApiResult<Attempt<T>>>,
-{
-    let deadline = tokio::time::Instant::now() + budget;
-    let mut n = 0;
-    loop {
-        match attempt(n).await? {
-            Attempt::Done(value) => return Ok(value),
-            Attempt::Conflict if tokio::time::Instant::now() + back_off_bound(n) < deadline => {
-                tokio::time::sleep(back_off(n)).await;
-                n += 1;
-            }
-            Attempt::Conflict => return Err(ApiError::conflict(busy)),
-        }
-    }
-}
-
-/// The bound of the pause after the `attempt`th conflict: 2 ms, 4 ms, … 64 ms, then 64 ms.
-fn back_off_bound(attempt: u32) -> Duration {
-    Duration::from_millis(2u64 << attempt.min(5))
-}
-
-/// Full jitter: a random pause below the bound.
-fn back_off(attempt: u32) -> Duration {
-    let bound = back_off_bound(attempt).as_micros() as u64;
-    Duration::from_micros(rand::random_range(0..bound))
-}
-
 /// Whether a store error means "lost a race" (a retry may succeed).
 pub fn is_conflict(error: &StoreError) -> bool {
     matches!(error, StoreError::ConditionFailed | StoreError::TransactionCancelled { .. })
@@ -349,24 +273,6 @@ pub fn is_conflict(error: &StoreError) -> bool {
 
 /// The counter behind an ordered collection (work activities, manual positions).
 pub const SEQUENCE: EntityKind = EntityKind { name: "Sequence", prefix: "SEQ#" };
-
-/// The next position at the end of an ordered collection, from an atomic counter, so that
-/// concurrent appends get distinct consecutive positions. One write once the counter exists.
-/// `last` gives the position of the current last element; it is read only when the counter
-/// does not exist yet (collections written before their counter, or the first append), and
-/// written with a not-exists condition so that concurrent first appends agree on it.
-pub async fn append_at_end<F>(store: &dyn Store, counter: &Key, last: F) -> ApiResult<i64>
-where
-    F: Future<Output = ApiResult<i64>>,
-{
-    let attr = "value";
-    match store.increment(counter, attr, 1, Item::new(), Condition::Exists).await {
-        Err(StoreError::ConditionFailed) => {}
-        other => return Ok(other?),
-    }
-    init_counter(store, counter, SEQUENCE, attr, last).await?;
-    Ok(store.increment(counter, attr, 1, Item::new(), Condition::Exists).await?)
-}
 
 /// Creates the counter `counter` (an item of `kind`) holding `current` in `attr`, unless it
 /// exists: for counters that start after items written before them. Written with a not-exists
@@ -379,9 +285,9 @@ pub async fn init_counter<F>(
     kind: EntityKind,
     attr: &str,
     current: F,
-) -> ApiResult<()>
+) -> StoreResult<()>
 where
-    F: Future<Output = ApiResult<i64>>,
+    F: Future<Output = StoreResult<i64>>,
 {
     let mut item = Item::new();
     item.insert(PK.into(), counter.pk.clone().into());
@@ -390,14 +296,14 @@ where
     item.insert(attr.into(), current.await?.into());
     match store.put(item, Condition::NotExists).await {
         Ok(()) | Err(StoreError::ConditionFailed) => Ok(()),
-        Err(e) => Err(e.into()),
+        Err(e) => Err(e),
     }
 }
 
 #[cfg(all(test, feature = "embedded"))]
 mod tests {
     use super::*;
-    use crate::store::sqlite::SqliteStore;
+    use crate::sqlite::SqliteStore;
     use std::sync::Arc;
 
     #[derive(Serialize, serde::Deserialize)]
@@ -452,7 +358,6 @@ mod tests {
         let lost = replace(&store, &mut stale, ()).await.unwrap_err();
         assert!(matches!(lost, EntityError::Stale("Note")), "{lost}");
         assert_eq!(stale.version, 1);
-        assert_eq!(ApiError::from(lost).status.as_u16(), 409);
         let read: Note = get(&store, &note.key(())).await.unwrap().unwrap();
         assert_eq!((read.text.as_str(), read.version), ("a", 2));
     }
@@ -464,7 +369,7 @@ mod tests {
         let counter = written.clone();
         let op = TxOp::Update {
             key: Key::new("R", "IDEM"),
-            update: crate::store::Update::default().set("done", true),
+            update: crate::Update::default().set("done", true),
             cond: Condition::Equals { attr: "claim".into(), value: nonce.into() },
         };
         let completion = Completion::new(op, move || {
@@ -510,49 +415,5 @@ mod tests {
         assert!(matches!(create(&store, &other, (), "exists", Some(&again)).await, Err(EntityError::Exists(_))));
         // Without a completion: a plain put.
         create(&store, &Note { id: 2, text: "b".into(), version: 1 }, (), "exists", None).await.unwrap();
-    }
-
-    #[tokio::test]
-    async fn retries_until_done_and_gives_up_with_409() {
-        let mut calls = 0;
-        let value = retry_on_conflict("busy", |n| {
-            calls += 1;
-            async move { Ok(if n < 2 { Attempt::Conflict } else { Attempt::Done(n) }) }
-        })
-        .await
-        .unwrap();
-        assert_eq!((value, calls), (2, 3));
-        let mut calls = 0;
-        let budget = Duration::from_millis(300);
-        let busy = retry_within::<(), _, _>(budget, "busy", |_| {
-            calls += 1;
-            async { Ok(Attempt::Conflict) }
-        })
-        .await
-        .unwrap_err();
-        assert_eq!((busy.status.as_u16(), busy.message.as_str()), (409, "busy"));
-        assert!(calls > 2, "kept retrying within the budget: {calls} calls");
-    }
-
-    #[tokio::test]
-    async fn concurrent_appends_get_distinct_consecutive_positions_after_the_existing_ones() {
-        let store: Arc<dyn Store> = Arc::new(SqliteStore::in_memory().unwrap());
-        let counter = Key::new("P", "SEQ#NOTE");
-        let appends = (0..20).map(|_| {
-            let store = store.clone();
-            let counter = counter.clone();
-            tokio::spawn(async move { append_at_end(store.as_ref(), &counter, async { Ok(3) }).await.unwrap() })
-        });
-        let mut positions: Vec<i64> = futures_util_join(appends).await;
-        positions.sort();
-        assert_eq!(positions, (4..24).collect::<Vec<_>>());
-    }
-
-    async fn futures_util_join(handles: impl Iterator<Item = tokio::task::JoinHandle<i64>>) -> Vec<i64> {
-        let mut out = Vec::new();
-        for handle in handles.collect::<Vec<_>>() {
-            out.push(handle.await.unwrap());
-        }
-        out
     }
 }

@@ -8,11 +8,11 @@
 //! whatever they inherit.
 
 use super::catalog::{self, key};
-use crate::store::keys::WsKeys;
-use crate::store::{Query, Store, StoreResult, from_item, query_all};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use uuid::Uuid;
+use workapi_store::keys::WsKeys;
+use workapi_store::{Query, Store, StoreResult, from_item, query_all};
 
 pub type PermissionMap = BTreeMap<String, bool>;
 
@@ -47,7 +47,7 @@ impl RoleType {
     }
 }
 
-crate::closed_enum!(RoleType);
+workapi_wire::closed_enum!(RoleType);
 
 /// A role id as a path or a body names it: a base role (`_staff`; any `_name` is well-formed)
 /// or a custom role (`<workspace id>_<32 hex digits>`). Well-formed says nothing about
@@ -87,7 +87,7 @@ impl RoleId {
 
 impl<'de> Deserialize<'de> for RoleId {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        crate::request::deserialize_str(deserializer, RoleId::EXPECTED, RoleId::parse)
+        workapi_wire::deserialize_str(deserializer, RoleId::EXPECTED, RoleId::parse)
     }
 }
 
@@ -109,8 +109,8 @@ impl utoipa::ToSchema for RoleId {
     }
 }
 
-impl crate::input::Field for RoleId {
-    fn read(value: &serde_json::Value, at: &crate::input::At, errors: &mut crate::input::Errors) -> Option<Self> {
+impl workapi_wire::Field for RoleId {
+    fn read(value: &serde_json::Value, at: &workapi_wire::At, errors: &mut workapi_wire::Errors) -> Option<Self> {
         let parsed = value.as_str().and_then(RoleId::parse);
         if parsed.is_none() {
             errors.add(at, format!("{} must be {}", at.name(), RoleId::EXPECTED));
@@ -118,7 +118,7 @@ impl crate::input::Field for RoleId {
         parsed
     }
 
-    fn schema() -> crate::input::SchemaRef {
+    fn schema() -> workapi_wire::SchemaRef {
         <RoleId as utoipa::PartialSchema>::schema()
     }
 }
@@ -271,19 +271,19 @@ pub struct CustomRole {
     pub version: i64,
 }
 
-impl crate::entity::Entity for CustomRole {
+impl workapi_store::entity::Entity for CustomRole {
     const TYPE: &'static str = "Role";
     const PREFIX: &'static str = WsKeys::ROLE_PREFIX;
     type Scope = WsKeys;
 
-    fn key(&self, keys: WsKeys) -> crate::store::Key {
+    fn key(&self, keys: WsKeys) -> workapi_store::Key {
         keys.root(format!("{}{}", Self::PREFIX, self.id))
     }
 }
 
 /// Custom role ids carry their workspace (`<workspace id>_<32 hex>`); their shape is checked
 /// where their keys are built.
-pub use crate::store::keys::{is_custom_role_id_of, new_custom_role_id};
+pub use workapi_store::keys::{is_custom_role_id_of, new_custom_role_id};
 
 /// A base or a custom role.
 #[derive(Debug, Clone, Copy)]

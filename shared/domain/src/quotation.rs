@@ -6,17 +6,17 @@
 //! accepted quotation (`EQACCEPTED`), which an accept writes with `NotExists` in the same
 //! transaction as the quotation, so at most one quotation per task is Accepted.
 
-use crate::domain::money;
-use crate::domain::pricing::{self, Line, Totals};
-use crate::domain::project::Project;
-use crate::domain::task::{self, TaskRecord, TaskScope, Unit};
-use crate::entity::{self, Entity, SEQUENCE, Versioned};
-use crate::richtext::{self, Doc};
-use crate::store::keys::WsKeys;
-use crate::store::{Key, Query, Store, StoreResult, query_all};
+use crate::money;
+use crate::pricing::{self, Line, Totals};
+use crate::project::Project;
+use crate::task::{self, TaskRecord, TaskScope, Unit};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
+use workapi_richtext::{self as richtext, Doc};
+use workapi_store::entity::{self, Entity, SEQUENCE, Versioned};
+use workapi_store::keys::WsKeys;
+use workapi_store::{Key, Query, Store, StoreResult, query_all};
 
 /// Where a quotation stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -212,7 +212,7 @@ pub struct ExpressQuotation {
     pub items: Vec<QuotationItem>,
 }
 
-impl crate::projection::Compact for ExpressQuotation {
+impl workapi_wire::Compact for ExpressQuotation {
     const COMPACT: &'static [&'static str] = &["id", "shortNumber", "status", "total"];
 }
 
@@ -400,7 +400,7 @@ pub fn items_for(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::task::{TaskProductOption, TaskProductRecord};
+    use crate::task::{TaskProductOption, TaskProductRecord};
     use std::str::FromStr;
 
     fn d(text: &str) -> Decimal {

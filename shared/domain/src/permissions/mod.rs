@@ -8,8 +8,8 @@ pub mod roles;
 pub use catalog::key;
 pub use roles::{BASE_ROLES, BaseRole, CEO, GUEST, ROOT, RoleType, Roles, STAFF, TEAM_LEADER, base_role};
 
-use crate::store::keys::WsKeys;
-use crate::store::{Store, StoreResult};
+use workapi_store::keys::WsKeys;
+use workapi_store::{Store, StoreResult};
 
 /// Effective permissions of a caller: key → allowed. Keys absent from the map are denied.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

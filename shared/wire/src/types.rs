@@ -353,17 +353,17 @@ impl Field for DateTime {
 /// into the IDoc that is stored; rendered back as HTML in responses. An empty string is one
 /// empty paragraph.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RichText<P: RichTextProfile>(pub crate::richtext::Doc, std::marker::PhantomData<P>);
+pub struct RichText<P: RichTextProfile>(pub workapi_richtext::Doc, std::marker::PhantomData<P>);
 
 impl<P: RichTextProfile> RichText<P> {
-    pub fn into_doc(self) -> crate::richtext::Doc {
+    pub fn into_doc(self) -> workapi_richtext::Doc {
         self.0
     }
 }
 
 /// The profile of a [`RichText`] field, as a type.
 pub trait RichTextProfile: std::fmt::Debug + Clone + PartialEq {
-    const PROFILE: crate::richtext::Profile;
+    const PROFILE: workapi_richtext::Profile;
     const DESCRIPTION: &'static str;
 }
 
@@ -372,7 +372,7 @@ pub trait RichTextProfile: std::fmt::Debug + Clone + PartialEq {
 pub struct EditorProfile;
 
 impl RichTextProfile for EditorProfile {
-    const PROFILE: crate::richtext::Profile = crate::richtext::Profile::Editor;
+    const PROFILE: workapi_richtext::Profile = workapi_richtext::Profile::Editor;
     const DESCRIPTION: &'static str = "Rich text, HTML or Markdown (detected): paragraph, heading, lists, hardBreak, horizontalRule, \
          blockquote; marks link, bold, code, italic, strike, underline. Returned as HTML.";
 }
@@ -382,7 +382,7 @@ impl RichTextProfile for EditorProfile {
 pub struct ProductProfile;
 
 impl RichTextProfile for ProductProfile {
-    const PROFILE: crate::richtext::Profile = crate::richtext::Profile::Product;
+    const PROFILE: workapi_richtext::Profile = workapi_richtext::Profile::Product;
     const DESCRIPTION: &'static str = "Rich text, HTML or Markdown (detected): the editor nodes plus table, tableRow, tableHeader, \
          tableCell, callout (icon) and emoji (icon). Returned as HTML.";
 }
@@ -394,7 +394,7 @@ pub type ProductText = RichText<ProductProfile>;
 
 impl<P: RichTextProfile> Field for RichText<P> {
     fn read(value: &Value, at: &At, errors: &mut Errors) -> Option<Self> {
-        match crate::richtext::to_idoc_json(value, P::PROFILE) {
+        match workapi_richtext::to_idoc_json(value, P::PROFILE) {
             Ok(doc) => Some(RichText(doc, std::marker::PhantomData)),
             Err(e) => {
                 errors.add(at, format!("{}: {e}", at.name()));
@@ -406,7 +406,7 @@ impl<P: RichTextProfile> Field for RichText<P> {
     fn schema() -> SchemaRef {
         ObjectBuilder::new()
             .schema_type(Type::String)
-            .max_length(Some(crate::richtext::MAX_INPUT_BYTES))
+            .max_length(Some(workapi_richtext::MAX_INPUT_BYTES))
             .description(Some(P::DESCRIPTION))
             .into()
     }

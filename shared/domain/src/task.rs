@@ -7,18 +7,16 @@
 //! strongly consistent reads. A task's own items (its quotations) live in the task's partition
 //! `WS#<ws>#TASK#<id>`.
 
-use crate::auth::Caller;
-use crate::domain::money;
-use crate::domain::project::{self, ProjectRecord};
-use crate::entity::{self, Entity, IndexKey};
-use crate::error::{ApiError, ApiResult};
-use crate::richtext::{self, Doc};
-use crate::store::keys::WsKeys;
-use crate::store::{Condition, Key, Query, Store, StoreResult, TxOp, query_all};
+use crate::money;
+use crate::project::{self, AccessError, ProjectRecord, Viewer};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
 use uuid::Uuid;
+use workapi_richtext::{self as richtext, Doc};
+use workapi_store::entity::{self, Entity, IndexKey};
+use workapi_store::keys::WsKeys;
+use workapi_store::{Condition, Key, Query, Store, StoreResult, TxOp, query_all};
 
 /// Most products a task may carry (they live inside the task's item).
 pub const MAX_PRODUCTS: usize = 50;
@@ -41,7 +39,7 @@ pub enum Unit {
     /// Pieces
     Piece,
 }
-crate::closed_enum!(Unit);
+workapi_wire::closed_enum!(Unit);
 
 /// An option of a task product: an extra priced per unit of the product's quantity.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -313,20 +311,20 @@ pub async fn find(store: &dyn Store, keys: WsKeys, identifier: TaskIdentifier) -
     }
 }
 
-/// The task and its project, if the caller may access the project: 404 when the task does not
-/// exist in the caller's workspace, 403 when the caller may not access its project (the rule
-/// of `project::accessible`).
+/// The task and its project, if the viewer may access the project: `NotFound` when the task
+/// does not exist in the viewer's workspace, `Denied` when the viewer may not access its project
+/// (the rule of `project::accessible`).
 pub async fn accessible(
     store: &dyn Store,
-    caller: &Caller,
+    viewer: Viewer,
     identifier: TaskIdentifier,
-) -> ApiResult<(TaskRecord, ProjectRecord)> {
-    let not_found = || ApiError::not_found("Task not found");
-    let task = find(store, caller.keys(), identifier).await?.ok_or_else(not_found)?;
-    match project::accessible(store, caller, task.project_id).await {
+) -> Result<(TaskRecord, ProjectRecord), AccessError> {
+    let not_found = AccessError::NotFound("Task");
+    let task = find(store, viewer.keys, identifier).await?.ok_or(not_found)?;
+    match project::accessible(store, viewer, task.project_id).await {
         Ok(project) => Ok((task, project)),
         // A task whose project is gone is not reachable either.
-        Err(e) if e.status == axum::http::StatusCode::NOT_FOUND => Err(not_found()),
+        Err(AccessError::NotFound(_)) => Err(AccessError::NotFound("Task")),
         Err(e) => Err(e),
     }
 }

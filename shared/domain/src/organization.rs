@@ -1,11 +1,11 @@
 //! Customer organizations. Their contacts are users of kind `organizationMember` whose
 //! `organizationId` names the organization (`shared::identity::User`).
 
-use crate::entity::{self, Entity};
-use crate::store::keys::WsKeys;
-use crate::store::{Key, Query, Store, StoreResult, query_all};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
+use workapi_store::entity::{self, Entity};
+use workapi_store::keys::WsKeys;
+use workapi_store::{Key, Query, Store, StoreResult, query_all};
 
 /// A customer organization. Seeded (docs/seed.md); the API only reads it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]

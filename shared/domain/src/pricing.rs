@@ -86,8 +86,8 @@ mod tests {
 
     #[test]
     fn the_largest_quotation_the_bounds_allow_stays_exact_as_doubles() {
-        use crate::domain::money::MAX_EXACT_AMOUNT;
-        use crate::domain::task::{MAX_ESTIMATED_HOURS, MAX_OPTIONS, MAX_PRICE, MAX_PRODUCTS, MAX_QUANTITY};
+        use crate::money::MAX_EXACT_AMOUNT;
+        use crate::task::{MAX_ESTIMATED_HOURS, MAX_OPTIONS, MAX_PRICE, MAX_PRODUCTS, MAX_QUANTITY};
         assert_eq!(MAX_EXACT_AMOUNT, d("9999999999999.99"), "15 significant digits");
         let top = |cents: i64| Decimal::new(cents, 2);
         let top_price = top(MAX_PRICE * 100 - 1);

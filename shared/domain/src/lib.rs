@@ -22,3 +22,9 @@ pub mod project;
 pub mod quotation;
 pub mod tag;
 pub mod task;
+
+// The people side, read by every function: permissions and their resolution, identities
+// (workspaces, users, tokens) and the bearer-token format.
+pub mod identity;
+pub mod permissions;
+pub mod token;

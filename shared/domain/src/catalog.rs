@@ -1,14 +1,14 @@
 //! The product catalog: categories (seeded) and products (created by
 //! `POST /administration/product-catalog`, read by the project import).
 
-use crate::domain::money;
-use crate::entity::{self, Entity, IndexKey};
-use crate::richtext::Doc;
-use crate::store::keys::WsKeys;
-use crate::store::{Key, Query, Store, StoreResult, query_all};
+use crate::money;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
+use workapi_richtext::Doc;
+use workapi_store::entity::{self, Entity, IndexKey};
+use workapi_store::keys::WsKeys;
+use workapi_store::{Key, Query, Store, StoreResult, query_all};
 
 /// A catalog category. Seeded (docs/seed.md); the API only reads it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -54,7 +54,7 @@ pub enum RenewalMode {
     /// Ends
     Stops,
 }
-crate::closed_enum!(RenewalMode);
+workapi_wire::closed_enum!(RenewalMode);
 
 /// Months between two charges of a recurring price: 1, 3, 6 or 12.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,8 +64,8 @@ impl PriceFrequency {
     pub const ALLOWED: [i64; 4] = [1, 3, 6, 12];
 }
 
-impl crate::input::Field for PriceFrequency {
-    fn read(value: &serde_json::Value, at: &crate::input::At, errors: &mut crate::input::Errors) -> Option<Self> {
+impl workapi_wire::Field for PriceFrequency {
+    fn read(value: &serde_json::Value, at: &workapi_wire::At, errors: &mut workapi_wire::Errors) -> Option<Self> {
         match value.as_i64() {
             Some(n) if Self::ALLOWED.contains(&n) => Some(PriceFrequency(n)),
             _ => {
@@ -75,7 +75,7 @@ impl crate::input::Field for PriceFrequency {
         }
     }
 
-    fn schema() -> crate::input::SchemaRef {
+    fn schema() -> workapi_wire::SchemaRef {
         utoipa::openapi::schema::ObjectBuilder::new()
             .schema_type(utoipa::openapi::schema::Type::Integer)
             .enum_values(Some(Self::ALLOWED))
@@ -285,12 +285,9 @@ pub struct CatalogProduct {
     pub created_at: String,
 }
 
-impl crate::projection::Compact for CatalogProduct {
+impl workapi_wire::Compact for CatalogProduct {
     const COMPACT: &'static [&'static str] = &["id", "name", "categoryId"];
 }
-
-/// The response of the [P] product create (named, so the document can reference it).
-pub type CatalogProductProjection = crate::projection::Projected<CatalogProduct>;
 
 impl From<&ProductRecord> for CatalogProduct {
     fn from(r: &ProductRecord) -> CatalogProduct {
@@ -298,7 +295,7 @@ impl From<&ProductRecord> for CatalogProduct {
             id: r.id,
             category_id: r.category_id,
             name: r.name.clone(),
-            description: crate::richtext::to_html(&r.description),
+            description: workapi_richtext::to_html(&r.description),
             prices: r.prices.clone(),
             price_unit_name: r.price_unit_name.clone(),
             price_frequency: r.price_frequency,
@@ -310,7 +307,7 @@ impl From<&ProductRecord> for CatalogProduct {
                 .map(|v| Variant {
                     id: v.id,
                     name: v.name.clone(),
-                    description: v.description.as_ref().map(crate::richtext::to_html),
+                    description: v.description.as_ref().map(workapi_richtext::to_html),
                     prices: v.prices.clone(),
                 })
                 .collect(),

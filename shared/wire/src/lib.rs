@@ -13,21 +13,43 @@
 //! the store (does the category exist?) run in the handler on a [`Checked`] body before
 //! [`Checked::finish`]. Either way type errors, presence, bounds and rules come back in one 400.
 
-mod json;
+pub mod calendar;
+mod compact;
 mod types;
 
-pub use json::{duplicate_keys, read_json_body, read_json_object};
-pub use shared_derive::Input;
+pub use compact::{COMPACT_EXTENSION, Compact};
 pub use types::{
     DateOnly, DateTime, Decimal, EditorProfile, EditorText, Integer, Language, List, MultilineText, ProductProfile,
     ProductText, RichText, RichTextProfile, Text,
 };
+pub use workapi_wire_derive::Input;
 
-use crate::error::{ApiError, ApiResult, FieldErrors};
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type};
 use utoipa::openapi::{Ref, RefOr};
+
+// The derive names `::workapi_wire::…`, also from inside this crate (its tests).
+extern crate self as workapi_wire;
+
+/// Field name → messages, as in the spec's validation error body.
+pub type FieldErrors = BTreeMap<String, Vec<String>>;
+
+/// A body that does not read: every failing field by its path (`body` for the body as a whole).
+/// The kit answers it with the spec's 400 validation body.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("Validation failed")]
+pub struct Invalid {
+    pub errors: FieldErrors,
+}
+
+impl Invalid {
+    /// A problem of one field (or `body`).
+    pub fn field(field: &str, message: impl Into<String>) -> Invalid {
+        Invalid { errors: FieldErrors::from([(field.to_owned(), vec![message.into()])]) }
+    }
+}
 
 pub type SchemaRef = RefOr<Schema>;
 /// Named schemas a type needs in the document's components.
@@ -91,11 +113,11 @@ impl Errors {
     }
 
     /// The value when nothing failed, else the 400 naming every failing field.
-    pub fn finish<T>(self, value: Option<T>) -> ApiResult<T> {
+    pub fn finish<T>(self, value: Option<T>) -> Result<T, Invalid> {
         match value {
             Some(value) if self.0.is_empty() => Ok(value),
-            _ if self.0.is_empty() => Err(ApiError::field("body", "Invalid request body")),
-            _ => Err(ApiError::validation(self.0)),
+            _ if self.0.is_empty() => Err(Invalid::field("body", "Invalid request body")),
+            _ => Err(Invalid { errors: self.0 }),
         }
     }
 }
@@ -259,14 +281,14 @@ pub struct Checked<T: Input> {
 
 impl<T: Input> Checked<T> {
     /// Reads a JSON object (any other value: a 400 naming `body`).
-    pub fn read(value: &Value) -> ApiResult<Checked<T>> {
+    pub fn read(value: &Value) -> Result<Checked<T>, Invalid> {
         Self::read_json(value, BTreeSet::new())
     }
 
     /// Reads a JSON object whose numbers at the `inexact` paths did not read exactly.
-    pub fn read_json(value: &Value, inexact: BTreeSet<String>) -> ApiResult<Checked<T>> {
+    pub fn read_json(value: &Value, inexact: BTreeSet<String>) -> Result<Checked<T>, Invalid> {
         let Value::Object(map) = value else {
-            return Err(ApiError::field("body", "body must be a JSON object"));
+            return Err(Invalid::field("body", "body must be a JSON object"));
         };
         let mut errors = Errors(FieldErrors::new(), inexact);
         let fields = T::read_fields(map, &At::root(), &mut errors);
@@ -284,7 +306,7 @@ impl<T: Input> Checked<T> {
     }
 
     /// The value, or the 400 naming every failing field.
-    pub fn finish(self) -> ApiResult<T> {
+    pub fn finish(self) -> Result<T, Invalid> {
         let Checked { fields, errors } = self;
         if !errors.is_empty() {
             return errors.finish(None);
@@ -294,7 +316,7 @@ impl<T: Input> Checked<T> {
 }
 
 /// Reads a whole body.
-pub fn parse<T: Input>(value: &Value) -> ApiResult<T> {
+pub fn parse<T: Input>(value: &Value) -> Result<T, Invalid> {
     Checked::<T>::read(value)?.finish()
 }
 
@@ -373,27 +395,27 @@ pub fn non_empty(text: &str) -> Option<String> {
 #[macro_export]
 macro_rules! closed_enum {
     ($ty:ty) => {
-        impl $crate::input::Field for $ty {
+        impl $crate::Field for $ty {
             fn read(
                 value: &::serde_json::Value,
-                at: &$crate::input::At,
-                errors: &mut $crate::input::Errors,
+                at: &$crate::At,
+                errors: &mut $crate::Errors,
             ) -> ::core::option::Option<Self> {
                 match ::serde_json::from_value::<$ty>(value.clone()) {
                     Ok(parsed) => Some(parsed),
                     Err(_) => {
-                        let allowed = $crate::input::enum_names(&<$ty as ::utoipa::PartialSchema>::schema());
+                        let allowed = $crate::enum_names(&<$ty as ::utoipa::PartialSchema>::schema());
                         errors.add(at, format!("{} must be one of: {}", at.name(), allowed.join(", ")));
                         None
                     }
                 }
             }
 
-            fn schema() -> $crate::input::SchemaRef {
-                $crate::input::reference(&<$ty as ::utoipa::ToSchema>::name())
+            fn schema() -> $crate::SchemaRef {
+                $crate::reference(&<$ty as ::utoipa::ToSchema>::name())
             }
 
-            fn schemas(out: &mut $crate::input::Schemas) {
+            fn schemas(out: &mut $crate::Schemas) {
                 out.push((
                     <$ty as ::utoipa::ToSchema>::name().into_owned(),
                     <$ty as ::utoipa::PartialSchema>::schema(),
@@ -446,3 +468,29 @@ impl Field for uuid::Uuid {
 
 #[cfg(test)]
 mod tests;
+
+/// Deserializes a string through `parse` for types read from paths (enums, ids): a value that
+/// does not parse fails with "must be {expected}" from inside the string visitor, where the
+/// path extractor still knows the parameter's name, so the 400 names it.
+pub fn deserialize_str<'de, D, T, F>(deserializer: D, expected: &'static str, parse: F) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    F: FnOnce(&str) -> Option<T>,
+{
+    struct Visit<F>(&'static str, F);
+
+    impl<'de, T, F: FnOnce(&str) -> Option<T>> serde::de::Visitor<'de> for Visit<F> {
+        type Value = T;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+
+        fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<T, E> {
+            let expected = self.0;
+            (self.1)(value).ok_or_else(|| E::custom(format!("must be {expected}, not {value:?}")))
+        }
+    }
+
+    deserializer.deserialize_str(Visit(expected, parse))
+}

@@ -1,13 +1,13 @@
 //! Workspaces, users and personal access tokens: the records authentication reads, and the
 //! operations the operator CLI and the tests use to create them.
 
-use crate::clock;
 use crate::permissions;
-use crate::store::keys::{self, WsKeys};
-use crate::store::{Condition, Query, Store, StoreError, StoreResult, TxOp, Update, from_item, query_all, to_item};
 use crate::token::{self, TokenKey};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
+use workapi_store::clock;
+use workapi_store::keys::{self, WsKeys};
+use workapi_store::{Condition, Query, Store, StoreError, StoreResult, TxOp, Update, from_item, query_all, to_item};
 
 pub const ENTITY_WORKSPACE: &str = "Workspace";
 pub const ENTITY_USER: &str = "User";
@@ -115,8 +115,8 @@ pub async fn create_workspace(store: &dyn Store, name: &str, language: &str) -> 
     };
     let keys = WsKeys::new(workspace.id);
     let mut item = to_item(&workspace, ENTITY_WORKSPACE, &keys.workspace())?;
-    item.insert(crate::store::GSI1PK.into(), keys::WORKSPACES_GSI1PK.into());
-    item.insert(crate::store::GSI1SK.into(), format!("{}#{}", workspace.created_at, workspace.id).into());
+    item.insert(workapi_store::GSI1PK.into(), keys::WORKSPACES_GSI1PK.into());
+    item.insert(workapi_store::GSI1SK.into(), format!("{}#{}", workspace.created_at, workspace.id).into());
     store.put(item, Condition::NotExists).await?;
     Ok(workspace)
 }
@@ -174,8 +174,8 @@ pub async fn create_user(store: &dyn Store, workspace_id: Uuid, new: NewUser<'_>
     };
     let folded = email.to_lowercase();
     let mut user_item = to_item(&user, ENTITY_USER, &keys.user(user.id))?;
-    user_item.insert(crate::store::GSI1PK.into(), keys::user_email_gsi1pk(&folded).into());
-    user_item.insert(crate::store::GSI1SK.into(), format!("WS#{workspace_id}#USER#{}", user.id).into());
+    user_item.insert(workapi_store::GSI1PK.into(), keys::user_email_gsi1pk(&folded).into());
+    user_item.insert(workapi_store::GSI1SK.into(), format!("WS#{workspace_id}#USER#{}", user.id).into());
     let guard = to_item(&serde_json::json!({ "userId": user.id }), ENTITY_EMAIL_GUARD, &keys.user_email(&folded))?;
     let mut ops = vec![
         TxOp::Put { item: guard, cond: Condition::NotExists },
@@ -204,7 +204,7 @@ async fn role_reference(store: &dyn Store, keys: WsKeys, role_id: &str) -> Resul
     let unknown = || IdentityError::Invalid(format!("unknown role {role_id:?} (a base role or a custom role id)"));
     let key = keys.custom_role(role_id).ok_or_else(unknown)?;
     let role: permissions::roles::CustomRole = from_item(store.get(&key).await?.ok_or_else(unknown)?)?;
-    let update = Update::default().set(crate::store::VERSION, role.version + 1);
+    let update = Update::default().set(workapi_store::VERSION, role.version + 1);
     Ok(Some(TxOp::Update { key, update, cond: Condition::VersionEquals(role.version) }))
 }
 
@@ -227,8 +227,8 @@ pub async fn ensure_user(store: &dyn Store, user: &User) -> Result<bool, Identit
     }
     let folded = user.email.trim().to_lowercase();
     let mut user_item = to_item(&user, ENTITY_USER, &keys.user(user.id))?;
-    user_item.insert(crate::store::GSI1PK.into(), keys::user_email_gsi1pk(&folded).into());
-    user_item.insert(crate::store::GSI1SK.into(), format!("WS#{}#USER#{}", user.workspace_id, user.id).into());
+    user_item.insert(workapi_store::GSI1PK.into(), keys::user_email_gsi1pk(&folded).into());
+    user_item.insert(workapi_store::GSI1SK.into(), format!("WS#{}#USER#{}", user.workspace_id, user.id).into());
     let guard = || to_item(&serde_json::json!({ "userId": user.id }), ENTITY_EMAIL_GUARD, &keys.user_email(&folded));
     let ops = match &existing {
         None => vec![
@@ -317,8 +317,8 @@ pub async fn create_token(
     };
     let keys = WsKeys::new(workspace_id);
     let mut item = to_item(&record, ENTITY_TOKEN, &keys::credential(&token::token_hash(&raw)))?;
-    item.insert(crate::store::GSI1PK.into(), keys.user_tokens_gsi1pk(user_id).into());
-    item.insert(crate::store::GSI1SK.into(), format!("PAT#{}#{}", record.created_at, record.id).into());
+    item.insert(workapi_store::GSI1PK.into(), keys.user_tokens_gsi1pk(user_id).into());
+    item.insert(workapi_store::GSI1SK.into(), format!("PAT#{}#{}", record.created_at, record.id).into());
     store.put(item, Condition::NotExists).await?;
     Ok((raw, record))
 }
@@ -328,14 +328,14 @@ pub async fn list_tokens(
     store: &dyn Store,
     workspace_id: Uuid,
     user_id: Uuid,
-) -> StoreResult<Vec<(crate::store::Key, TokenRecord)>> {
+) -> StoreResult<Vec<(workapi_store::Key, TokenRecord)>> {
     let keys = WsKeys::new(workspace_id);
     query_all(store, Query::gsi1(keys.user_tokens_gsi1pk(user_id)))
         .await?
         .into_iter()
         .map(|item| {
             let key =
-                crate::store::Key::of(&item).ok_or_else(|| StoreError::Backend("token item without key".into()))?;
+                workapi_store::Key::of(&item).ok_or_else(|| StoreError::Backend("token item without key".into()))?;
             Ok((key, from_item(item)?))
         })
         .collect()

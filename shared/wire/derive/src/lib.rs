@@ -1,15 +1,15 @@
 //! `#[derive(Input)]` for request bodies: the struct's field types say how each field is read
-//! and what its schema is (`shared::input`), so the parser and the documented schema are one
+//! and what its schema is (`workapi_wire`), so the parser and the documented schema are one
 //! declaration. Fields are named in camelCase on the wire (`r#type` is `type`); doc comments
 //! become descriptions; `#[input(example = <expr>)]` on the struct gives the schema example
 //! (an expression of type `serde_json::Value`); `#[input(rename = "…")]` names a field on the
 //! wire; `#[input(hidden)]` reads a field without documenting it (a field refused with a
 //! message, say); `#[input(rules = path)]` on the struct names its rules across fields, a
 //! `fn(&<Name>Fields, &At, &mut Errors)` run on every field that parsed, so that a broken field
-//! never hides another field's rule (shared::input, "Rules").
+//! never hides another field's rule (workapi_wire, "Rules").
 //!
 //! Beside the struct it generates `<Name>Fields`: every field as an `Option` (None: absent from
-//! the parse because it failed), which the rules and `shared::input::Checked` read.
+//! the parse because it failed), which the rules and `workapi_wire::Checked` read.
 
 use proc_macro::TokenStream;
 use quote::{format_ident, quote};
@@ -82,18 +82,18 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
         let field_vis = &field.vis;
         partial_fields.push(quote! { #field_vis #ident: ::core::option::Option<#ty> });
         reads.push(quote! {
-            let #local = <#ty as ::shared::input::Slot>::read_slot(map.get(#wire), &at.child(#wire), errors);
+            let #local = <#ty as ::workapi_wire::Slot>::read_slot(map.get(#wire), &at.child(#wire), errors);
         });
         partial_reads.push(quote! { #ident: #local });
         completes.push(quote! { #ident: fields.#ident? });
-        nested_all.push(quote! { <#ty as ::shared::input::Slot>::schemas(out); });
+        nested_all.push(quote! { <#ty as ::workapi_wire::Slot>::schemas(out); });
         if hidden {
             continue;
         }
         properties.push(quote! {
-            let schema = ::shared::input::describe(<#ty as ::shared::input::Slot>::slot_schema(), #doc);
+            let schema = ::workapi_wire::describe(<#ty as ::workapi_wire::Slot>::slot_schema(), #doc);
             object = object.property(#wire, schema);
-            if <#ty as ::shared::input::Slot>::REQUIRED {
+            if <#ty as ::workapi_wire::Slot>::REQUIRED {
                 object = object.required(#wire);
             }
         });
@@ -115,20 +115,20 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
             #(#partial_fields),*
         }
 
-        impl ::shared::input::Field for #name {
+        impl ::workapi_wire::Field for #name {
             fn read(
                 value: &::serde_json::Value,
-                at: &::shared::input::At,
-                errors: &mut ::shared::input::Errors,
+                at: &::workapi_wire::At,
+                errors: &mut ::workapi_wire::Errors,
             ) -> ::core::option::Option<Self> {
-                let map = ::shared::input::object(value, at, errors)?;
-                <Self as ::shared::input::Input>::complete(
-                    <Self as ::shared::input::Input>::read_fields(map, at, errors),
+                let map = ::workapi_wire::object(value, at, errors)?;
+                <Self as ::workapi_wire::Input>::complete(
+                    <Self as ::workapi_wire::Input>::read_fields(map, at, errors),
                 )
             }
 
             fn schema() -> ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema> {
-                ::shared::input::reference(#name_text)
+                ::workapi_wire::reference(#name_text)
             }
 
             fn schemas(
@@ -143,7 +143,7 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
             fn schema() -> ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema> {
                 let mut object = ::utoipa::openapi::schema::ObjectBuilder::new()
                     .schema_type(::utoipa::openapi::schema::Type::Object)
-                    .description(::shared::input::non_empty(#description));
+                    .description(::workapi_wire::non_empty(#description));
                 #(#properties)*
                 #example
                 object.into()
@@ -162,13 +162,13 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
             }
         }
 
-        impl ::shared::input::Input for #name {
+        impl ::workapi_wire::Input for #name {
             type Fields = #fields_name;
 
             fn read_fields(
                 map: &::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                at: &::shared::input::At,
-                errors: &mut ::shared::input::Errors,
+                at: &::workapi_wire::At,
+                errors: &mut ::workapi_wire::Errors,
             ) -> #fields_name {
                 #(#reads)*
                 let fields = #fields_name { #(#partial_reads),* };

@@ -166,13 +166,13 @@ impl PermissionKey {
 impl<'de> serde::Deserialize<'de> for PermissionKey {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let expected = "a permission key of the catalog, such as Invoices.manage";
-        crate::request::deserialize_str(deserializer, expected, |text| find(text).map(|p| PermissionKey(p.key)))
+        workapi_wire::deserialize_str(deserializer, expected, |text| find(text).map(|p| PermissionKey(p.key)))
     }
 }
 
 impl utoipa::PartialSchema for PermissionKey {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        crate::input::reference("PermissionKey")
+        workapi_wire::reference("PermissionKey")
     }
 }
 
@@ -188,8 +188,8 @@ impl utoipa::ToSchema for PermissionKey {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PermissionEntries(pub super::roles::PermissionMap);
 
-impl crate::input::Field for PermissionEntries {
-    fn read(value: &serde_json::Value, at: &crate::input::At, errors: &mut crate::input::Errors) -> Option<Self> {
+impl workapi_wire::Field for PermissionEntries {
+    fn read(value: &serde_json::Value, at: &workapi_wire::At, errors: &mut workapi_wire::Errors) -> Option<Self> {
         let name = at.name();
         let Some(map) = value.as_object() else {
             errors.add(at, format!("{name} must be an object of permission key to true or false"));
@@ -211,11 +211,11 @@ impl crate::input::Field for PermissionEntries {
         valid.then_some(PermissionEntries(entries))
     }
 
-    fn schema() -> crate::input::SchemaRef {
-        crate::input::reference("PermissionMap")
+    fn schema() -> workapi_wire::SchemaRef {
+        workapi_wire::reference("PermissionMap")
     }
 
-    fn schemas(out: &mut crate::input::Schemas) {
+    fn schemas(out: &mut workapi_wire::Schemas) {
         out.push(("PermissionMap".into(), <PermissionMapSchema as utoipa::PartialSchema>::schema()));
     }
 }
