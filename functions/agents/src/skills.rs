@@ -6,14 +6,15 @@
 use crate::fields::AgentInstructions;
 use crate::records::{self, item_key};
 use serde::{Deserialize, Serialize};
-use shared::entity::{self, Attempt, Created, Entity, EntityError};
-use shared::idempotency::Answer;
-use shared::input::{Input, Integer, MultilineText, Patch, Text};
-use shared::richtext::{self, Doc};
-use shared::store::keys::WsKeys;
-use shared::store::{Condition, Key, Store, TxOp, Update};
-use shared::{ApiError, ApiResult, clock};
 use uuid::Uuid;
+use workapi_kit::entity::{self, Attempt, Created, Entity, EntityError};
+use workapi_kit::idempotency::Answer;
+use workapi_kit::input::{Input, Integer, MultilineText, Patch, Text};
+use workapi_kit::{ApiError, ApiResult};
+use workapi_richtext::{self as richtext, Doc};
+use workapi_store::clock;
+use workapi_store::keys::WsKeys;
+use workapi_store::{Condition, Key, Store, TxOp, Update};
 
 pub const MAX_NAME_CHARS: usize = 100;
 pub const MAX_DESCRIPTION_CHARS: usize = 1000;
@@ -139,11 +140,11 @@ pub struct Skill {
     pub updated_at: String,
 }
 
-impl shared::projection::Compact for Skill {
+impl workapi_kit::projection::Compact for Skill {
     const COMPACT: &'static [&'static str] = &["id", "name", "version"];
 }
 
-pub type SkillProjection = shared::projection::Projected<Skill>;
+pub type SkillProjection = workapi_kit::projection::Projected<Skill>;
 
 impl From<&SkillRecord> for Skill {
     fn from(r: &SkillRecord) -> Self {

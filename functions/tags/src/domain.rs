@@ -1,6 +1,6 @@
 //! Tag rules (spec §2.5, §4.6) as plain functions.
 
-use shared::permissions::{Requirement, key};
+use workapi_domain::permissions::{Requirement, key};
 
 /// The seven tag types; each has its own partition and name space.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
@@ -39,7 +39,7 @@ pub enum Color {
     Pink,
     Magenta,
 }
-shared::closed_enum!(Color);
+workapi_wire::closed_enum!(Color);
 
 /// Longest accepted tag name, in characters (the spec gives none; documented in docs/tags.md).
 pub const MAX_NAME_CHARS: usize = 100;
@@ -50,7 +50,7 @@ impl<'de> serde::Deserialize<'de> for TagType {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let expected =
             "one of: task, project, project-component, organization, object, form-template, project-documentation";
-        shared::request::deserialize_str(deserializer, expected, |name| {
+        workapi_kit::request::deserialize_str(deserializer, expected, |name| {
             TAG_TYPES.iter().copied().find(|t| t.as_str() == name)
         })
     }

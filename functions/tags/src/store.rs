@@ -4,12 +4,13 @@
 
 use crate::domain::{Color, TagType, fold_name};
 use serde::{Deserialize, Serialize};
-use shared::entity::{self, Attempt, Entity};
-use shared::idempotency::Answer;
-use shared::store::keys::WsKeys;
-use shared::store::{Condition, Key, Query, Store, StoreError, TxOp, Update, query_all};
-use shared::{ApiError, ApiResult, clock};
 use uuid::Uuid;
+use workapi_kit::entity::{self, Attempt, Entity};
+use workapi_kit::idempotency::Answer;
+use workapi_kit::{ApiError, ApiResult};
+use workapi_store::clock;
+use workapi_store::keys::WsKeys;
+use workapi_store::{Condition, Key, Query, Store, StoreError, TxOp, Update, query_all};
 
 /// Where a tag's items live: the workspace and the tag type.
 pub type Scope = (WsKeys, TagType);
@@ -33,12 +34,12 @@ pub struct Tag {
 }
 
 /// Compact default of the [P] tag endpoints: identifiers and the display field.
-impl shared::projection::Compact for Tag {
+impl workapi_kit::projection::Compact for Tag {
     const COMPACT: &'static [&'static str] = &["id", "name"];
 }
 
 /// The response of the [P] tag endpoints (named, so the document can reference it).
-pub type TagProjection = shared::projection::Projected<Tag>;
+pub type TagProjection = workapi_kit::projection::Projected<Tag>;
 
 /// The stored record: the tag plus bookkeeping that is not part of the response.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -102,7 +103,7 @@ pub async fn is_live(store: &dyn Store, scope: Scope, id: Uuid) -> ApiResult<boo
 
 /// Creates the tag, or returns the live tag whose name matches case-insensitively; `respond`
 /// turns the tag into the answer. A new tag's answer is built before its transaction, which
-/// records it (the request's idempotency completion: `shared::idempotency`), re-added on every
+/// records it (the request's idempotency completion: `workapi_kit::idempotency`), re-added on every
 /// attempt.
 ///
 /// An existing tag is returned without any write, so there is no transaction to record its
@@ -176,7 +177,7 @@ pub async fn soft_delete(store: &dyn Store, scope: Scope, id: Uuid) -> ApiResult
     let ops = vec![
         TxOp::Update {
             key: tag_key(scope, id),
-            update: Update::default().set("isDeleted", true).set(shared::store::VERSION, record.version + 1),
+            update: Update::default().set("isDeleted", true).set(workapi_store::VERSION, record.version + 1),
             cond: Condition::VersionEquals(record.version),
         },
         TxOp::Delete { key: guard_key(scope, &fold_name(&record.tag.name)), cond: Condition::None },
