@@ -130,8 +130,8 @@ pub async fn write_skill(store: &dyn Store, keys: WsKeys, entry: &SkillEntry, by
     };
     // Counted like a created skill, so the cap holds for seeded skills too.
     match skills::insert(store, keys, &record, None).await {
-        Ok(()) => Ok(true),
-        Err(e) if e.status == axum::http::StatusCode::CONFLICT => Ok(false),
+        Ok(skills::Inserted::Written) => Ok(true),
+        Ok(skills::Inserted::Exists) => Ok(false),
         Err(e) => Err(e.into()),
     }
 }
