@@ -10,13 +10,13 @@ use lambda_http::request::LambdaRequest;
 use lambda_http::tower::{Service, ServiceExt};
 use local::template::{gateway_match, template_matches};
 use serde_json::Value;
-use shared::AppState;
-use shared::app::TokenKeySource;
-use shared::function::Function;
-use shared::store::sqlite::SqliteStore;
-use shared::token::TokenKey;
 use std::path::PathBuf;
 use std::sync::Arc;
+use workapi_domain::token::TokenKey;
+use workapi_kit::AppState;
+use workapi_kit::app::TokenKeySource;
+use workapi_kit::function::Function;
+use workapi_store::sqlite::SqliteStore;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")

@@ -16,11 +16,11 @@ use lambda_http::lambda_runtime::{Context, LambdaEvent};
 use lambda_http::request::LambdaRequest;
 use lambda_http::tower::{Service, ServiceExt};
 use serde_json::{Value, json};
-use shared::AppState;
-use shared::app::TokenKeySource;
-use shared::oauth::issuer::SiteUrl;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use workapi_kit::AppState;
+use workapi_kit::app::TokenKeySource;
+use workapi_kit::oauth::issuer::SiteUrl;
 
 /// One request an event under `events/` stands for.
 struct HttpRequest {

@@ -14,25 +14,26 @@ use axum::Json;
 use axum::extract::State;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
-use shared::domain::billing::{self, IssuedInvoiceRecord, day};
-use shared::domain::project::{self, AccessError, Project, ProjectScope};
-use shared::domain::quotation::{self as quotation_domain, ExpressQuotationRecord};
-use shared::domain::task::{self, TaskRecord};
-use shared::domain::{money, pricing};
-use shared::entity::{self, Attempt, Entity, Versioned};
-use shared::identity::{self, UserKind};
-use shared::input::{At, Errors, Field, Input, Integer, Patch, SchemaRef};
-use shared::permissions::{Requirement, key};
-use shared::request::{Body, Path, Query};
-use shared::store::keys::WsKeys;
-use shared::store::{Condition, Key, Store, query_all, read_all};
-use shared::{ApiError, ApiResult, AppState, Caller, calendar};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::str::FromStr;
 use time::Date;
 use utoipa::IntoParams;
 use uuid::Uuid;
+use workapi_domain::billing::{self, IssuedInvoiceRecord, day};
+use workapi_domain::identity::{self, UserKind};
+use workapi_domain::permissions::{Requirement, key};
+use workapi_domain::project::{self, AccessError, Project, ProjectScope};
+use workapi_domain::quotation::{self as quotation_domain, ExpressQuotationRecord};
+use workapi_domain::task::{self, TaskRecord};
+use workapi_domain::{money, pricing};
+use workapi_kit::entity::{self, Attempt, Entity, Versioned};
+use workapi_kit::input::{At, Errors, Field, Input, Integer, Patch, SchemaRef};
+use workapi_kit::request::{Body, Path, Query};
+use workapi_kit::{ApiError, ApiResult, AppState, Caller};
+use workapi_store::keys::WsKeys;
+use workapi_store::{Condition, Key, Store, query_all, read_all};
+use workapi_wire::calendar;
 
 /// Largest custom quantity of a row.
 pub const MAX_CUSTOM_QUANTITY: i64 = 1_000_000;
@@ -68,7 +69,7 @@ pub struct InvoiceId {
 }
 
 /// The id's pattern, as documented: what [`InvoiceId::from_str`] accepts (besides the
-/// calendar check of the dates and their order). The dates are `shared::calendar`'s
+/// calendar check of the dates and their order). The dates are `workapi_wire::calendar`'s
 /// (`DATE_PATTERN`, tested to agree).
 pub const ID_PATTERN: &str = "^(subscription|time)::[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}::(19[0-9]{2}|2[0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])::(19[0-9]{2}|2[0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$";
 
@@ -516,7 +517,7 @@ async fn task_and_quotation(
 }
 
 async fn records(store: &dyn Store, scope: ProjectScope) -> ApiResult<HashMap<InvoiceId, PotentialInvoiceRecord>> {
-    let query = shared::store::Query::table(project::partition(scope)).begins_with(PotentialInvoiceRecord::PREFIX);
+    let query = workapi_store::Query::table(project::partition(scope)).begins_with(PotentialInvoiceRecord::PREFIX);
     let mut all = HashMap::new();
     for item in query_all(store, query).await? {
         let record: PotentialInvoiceRecord = entity::from_item(item)?;
@@ -598,7 +599,7 @@ pub async fn get_potential_invoice(
 }
 
 /// A date, or an ISO 8601 timestamp whose calendar date (in its own offset) is taken; both in
-/// the accepted range (`shared::calendar`).
+/// the accepted range (`workapi_wire::calendar`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DateOrTimestamp(pub Date);
 
@@ -799,7 +800,7 @@ mod tests {
 
     #[test]
     fn the_documented_id_pattern_carries_the_calendar_date_pattern() {
-        let date = shared::calendar::DATE_PATTERN.trim_start_matches('^').trim_end_matches('$');
+        let date = workapi_wire::calendar::DATE_PATTERN.trim_start_matches('^').trim_end_matches('$');
         assert!(ID_PATTERN.ends_with(&format!("::{date}::{date}$")), "{ID_PATTERN}");
     }
 

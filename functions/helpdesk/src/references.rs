@@ -7,17 +7,17 @@
 //! check them against yet (docs/helpdesk.md).
 
 use crate::account::StoredSettings;
-use shared::ApiResult;
-use shared::domain::project;
-use shared::domain::tag::{self, TagType};
-use shared::error::FieldErrors;
-use shared::identity::is_employee;
-use shared::identity::{self, UserKind};
-use shared::permissions::PermissionSet;
-use shared::store::Store;
-use shared::store::keys::WsKeys;
 use std::collections::HashSet;
 use uuid::Uuid;
+use workapi_domain::identity::is_employee;
+use workapi_domain::identity::{self, UserKind};
+use workapi_domain::permissions::PermissionSet;
+use workapi_domain::project;
+use workapi_domain::tag::{self, TagType};
+use workapi_kit::ApiResult;
+use workapi_kit::error::FieldErrors;
+use workapi_store::Store;
+use workapi_store::keys::WsKeys;
 
 /// What a settings value names.
 #[derive(Debug, Default, Clone, PartialEq)]

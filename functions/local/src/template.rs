@@ -13,10 +13,10 @@
 //! `registry::the_generated_files_match_the_registry` runs the same check.
 
 use serde_json::Value;
-use shared::function::{Function, Grant, Variable};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use workapi_kit::function::{Function, Grant, Variable};
 
 pub const TEMPLATE_BEGIN: &str = "  # BEGIN generated functions (`workapi template`)";
 pub const TEMPLATE_END: &str = "  # END generated functions";

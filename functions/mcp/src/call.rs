@@ -11,11 +11,11 @@ use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, Request, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
-use shared::AppState;
-use shared::auth::Caller;
-use shared::error::ApiError;
 use std::sync::OnceLock;
 use tower::ServiceExt;
+use workapi_kit::AppState;
+use workapi_kit::auth::Caller;
+use workapi_kit::error::ApiError;
 
 /// Why a call produced no tool result.
 pub enum Refused {
@@ -135,7 +135,8 @@ fn text(value: &Value) -> Option<String> {
 }
 
 async fn body_of(response: Response) -> (Option<Value>, String) {
-    let bytes = axum::body::to_bytes(response.into_body(), shared::http::MAX_BODY_BYTES * 16).await.unwrap_or_default();
+    let bytes =
+        axum::body::to_bytes(response.into_body(), workapi_kit::http::MAX_BODY_BYTES * 16).await.unwrap_or_default();
     let text = String::from_utf8_lossy(&bytes).into_owned();
     (serde_json::from_slice(&bytes).ok(), text)
 }

@@ -14,12 +14,12 @@ pub mod tools;
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use shared::AppState;
-use shared::auth::{Audience, Caller};
-use shared::error::ApiError;
-use shared::function::{Function, Memory, Needs, Route};
-use shared::identity::{SCOPE_READ, SCOPE_WRITE};
 use utoipa_axum::router::OpenApiRouter;
+use workapi_domain::identity::{SCOPE_READ, SCOPE_WRITE};
+use workapi_kit::AppState;
+use workapi_kit::auth::{Audience, Caller};
+use workapi_kit::error::ApiError;
+use workapi_kit::function::{Function, Memory, Needs, Route};
 
 /// The endpoint, and the path of its resource identifier `{site_url}/mcp`.
 pub const PATH: &str = "/mcp";
@@ -77,7 +77,7 @@ async fn endpoint(State(state): State<AppState>, request: Request) -> Response {
         Err(error) if error.status == StatusCode::UNAUTHORIZED => return challenge(&state, &parts.headers, error),
         Err(error) => return error.into_response(),
     };
-    let bytes = match axum::body::to_bytes(body, shared::http::MAX_BODY_BYTES).await {
+    let bytes = match axum::body::to_bytes(body, workapi_kit::http::MAX_BODY_BYTES).await {
         Ok(bytes) => bytes,
         Err(_) => return ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large").into_response(),
     };

@@ -1,7 +1,7 @@
 //! Tag rules (spec §2.5, §4.6) as plain functions. The types, the palette and the record are
-//! `shared::domain::tag`, which other functions read too.
+//! `workapi_domain::tag`, which other functions read too.
 
-pub use shared::domain::tag::{Color, TAG_TYPES, TagType};
+pub use workapi_domain::tag::{Color, TAG_TYPES, TagType};
 
 /// Longest accepted tag name, in characters (the spec gives none; documented in docs/tags.md).
 pub const MAX_NAME_CHARS: usize = 100;

@@ -1,20 +1,21 @@
 //! Tag persistence. A tag item plus a name guard (`TAGNAME#<folded name>`) written in one
 //! transaction: concurrent creates of one name produce exactly one tag, and every caller gets it.
 //! Keys: each tag type has its partition `WS#<ws>#TAGS#<type>` (docs/data-model.md); the tag
-//! record and its key are `shared::domain::tag`, the name guard is the function's own.
+//! record and its key are `workapi_domain::tag`, the name guard is the function's own.
 
 use crate::domain::{Color, fold_name};
 use serde::{Deserialize, Serialize};
-pub use shared::domain::tag::Tag;
-use shared::domain::tag::{Scope, TagRecord, key as tag_key, partition};
-use shared::entity::{self, Attempt, Entity};
-use shared::idempotency::Answer;
-use shared::store::{Condition, Key, Query, Store, StoreError, TxOp, Update, query_all};
-use shared::{ApiError, ApiResult, clock};
 use uuid::Uuid;
+pub use workapi_domain::tag::Tag;
+use workapi_domain::tag::{Scope, TagRecord, key as tag_key, partition};
+use workapi_kit::entity::{self, Attempt, Entity};
+use workapi_kit::idempotency::Answer;
+use workapi_kit::{ApiError, ApiResult};
+use workapi_store::clock;
+use workapi_store::{Condition, Key, Query, Store, StoreError, TxOp, Update, query_all};
 
 /// The response of the [P] tag endpoints (named, so the document can reference it).
-pub type TagProjection = shared::projection::Projected<Tag>;
+pub type TagProjection = workapi_kit::projection::Projected<Tag>;
 
 /// The uniqueness guard of a live tag's name (case-folded).
 #[derive(Serialize, Deserialize)]
@@ -47,7 +48,7 @@ async fn get_live(store: &dyn Store, scope: Scope, id: Uuid) -> ApiResult<TagRec
 
 /// Creates the tag, or returns the live tag whose name matches case-insensitively; `respond`
 /// turns the tag into the answer. A new tag's answer is built before its transaction, which
-/// records it (the request's idempotency completion: `shared::idempotency`), re-added on every
+/// records it (the request's idempotency completion: `workapi_kit::idempotency`), re-added on every
 /// attempt.
 ///
 /// An existing tag is returned without any write, so there is no transaction to record its
@@ -121,7 +122,7 @@ pub async fn soft_delete(store: &dyn Store, scope: Scope, id: Uuid) -> ApiResult
     let ops = vec![
         TxOp::Update {
             key: tag_key(scope, id),
-            update: Update::default().set("isDeleted", true).set(shared::store::VERSION, record.version + 1),
+            update: Update::default().set("isDeleted", true).set(workapi_store::VERSION, record.version + 1),
             cond: Condition::VersionEquals(record.version),
         },
         TxOp::Delete { key: guard_key(scope, &fold_name(&record.tag.name)), cond: Condition::None },

@@ -2,12 +2,12 @@
 //! The `tags` function writes them; other functions check references to them with
 //! [`is_live`] (a helpdesk account's task tags).
 
-use crate::entity::{self, Entity};
 use crate::permissions::{Requirement, key};
-use crate::store::keys::WsKeys;
-use crate::store::{Key, Store, StoreResult};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
+use workapi_store::entity::{self, Entity};
+use workapi_store::keys::WsKeys;
+use workapi_store::{Key, Store, StoreResult};
 
 /// The seven tag types; each has its own partition and name space.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
@@ -46,7 +46,7 @@ pub enum Color {
     Pink,
     Magenta,
 }
-crate::closed_enum!(Color);
+workapi_wire::closed_enum!(Color);
 
 /// Read by its path name; an unknown name is a 400 naming the `type` parameter and listing
 /// the types.
@@ -54,7 +54,7 @@ impl<'de> serde::Deserialize<'de> for TagType {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let expected =
             "one of: task, project, project-component, organization, object, form-template, project-documentation";
-        crate::request::deserialize_str(deserializer, expected, |name| {
+        workapi_wire::deserialize_str(deserializer, expected, |name| {
             TAG_TYPES.iter().copied().find(|t| t.as_str() == name)
         })
     }
@@ -110,7 +110,7 @@ pub struct Tag {
 }
 
 /// Compact default of the [P] tag endpoints: identifiers and the display field.
-impl crate::projection::Compact for Tag {
+impl workapi_wire::Compact for Tag {
     const COMPACT: &'static [&'static str] = &["id", "name"];
 }
 

@@ -116,7 +116,7 @@ impl Resource {
         }
     }
 
-    /// The environment variable that tells the function where it is (`shared::app`).
+    /// The environment variable that tells the function where it is (`workapi_kit::app`).
     pub const fn variable(self) -> Variable {
         match self {
             Resource::UploadedFiles => Variable { name: "FILES_BUCKET", value: "!Ref FilesBucket" },

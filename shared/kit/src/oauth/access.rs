@@ -3,10 +3,10 @@
 //! (`OAUTH#GRANT#<grantId>`). Every use reads the token's record and its grant, so revoking the
 //! grant revokes every token issued under it at once.
 
-use crate::store::{ENTITY, Item, Store, StoreError, from_item, keys};
-use crate::token::{self, Kind, TokenKey, token_hash};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
+use workapi_domain::token::{self, Kind, TokenKey, token_hash};
+use workapi_store::{ENTITY, Item, Store, StoreError, from_item, keys};
 
 /// Entity type of an access token's credential item.
 pub const ENTITY_ACCESS_TOKEN: &str = "OAuthAccessToken";

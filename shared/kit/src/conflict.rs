@@ -1,14 +1,14 @@
 //! Lost races answered over HTTP: retrying a read-modify-write cycle that lost an
 //! optimistic-concurrency race, and appending at the end of an ordered collection. The store's
 //! entity layer (`workapi_store::entity`) says *that* a write lost ([`EntityError::Stale`]); these
-//! helpers decide when to give up, and the kit answers 409. Reached as `shared::entity::…` beside
+//! helpers decide when to give up, and the kit answers 409. Reached as `workapi_kit::entity::…` beside
 //! the store's entity layer.
 
 use crate::error::{ApiError, ApiResult};
-use crate::store::entity::{EntityError, SEQUENCE, init_counter};
-use crate::store::{Condition, Item, Key, Store, StoreError};
 use std::future::Future;
 use std::time::Duration;
+use workapi_store::entity::{EntityError, SEQUENCE, init_counter};
+use workapi_store::{Condition, Item, Key, Store, StoreError};
 
 /// The 409 of a lost optimistic-concurrency race ([`EntityError::Stale`]).
 pub fn changed_concurrently(what: &'static str) -> ApiError {
@@ -92,8 +92,8 @@ where
 #[cfg(all(test, feature = "embedded"))]
 mod tests {
     use super::*;
-    use crate::store::sqlite::SqliteStore;
     use std::sync::Arc;
+    use workapi_store::sqlite::SqliteStore;
 
     #[tokio::test]
     async fn retries_until_done_and_gives_up_with_409() {
