@@ -4,7 +4,7 @@
 # its embedded store, token key and session keys (so tokens printed by
 # `cargo run -p local -- serve`, and sessions from its login, work here too), its uploaded
 # files (`files/`) and its secrets (`secrets/`), as the local server defaults them.
-# The functions are built with the feature `watch` of shared (`-F shared/watch`): the embedded
+# The functions are built with the feature `watch` of the kit (workapi-kit) (`-F workapi-kit/watch`): the embedded
 # store, and the Function URL (API Gateway v2) events the emulator sends. Deployed builds
 # (template.yaml, `cargo lambda build`) never enable it and parse REST API events only.
 set -euo pipefail
@@ -27,4 +27,4 @@ export LT_SESSION_KEYS
 export LT_OBJECTS="dir:$data_dir"
 export LT_SECRETS="dir:$data_dir/secrets"
 export AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH=true
-exec cargo lambda watch -A 127.0.0.1 -P "${LT_WATCH_PORT:-9000}" -F shared/watch "$@"
+exec cargo lambda watch -A 127.0.0.1 -P "${LT_WATCH_PORT:-9000}" -F workapi-kit/watch "$@"

@@ -7,10 +7,10 @@
 use api_tests::{Backend, TestApi, assert_error_body, each_backend};
 use reqwest::Method;
 use serde_json::{Value, json};
-use shared::identity::{self, UserKind};
-use shared::permissions::{ROOT, STAFF};
 use std::sync::Arc;
 use uuid::Uuid;
+use workapi_domain::identity::{self, UserKind};
+use workapi_domain::permissions::{ROOT, STAFF};
 
 /// Seeds notifications for `user`: (title, createdAt, isRead); returns their ids in order.
 async fn notify(api: &TestApi, workspace: Uuid, user: Uuid, entries: &[(&str, &str, bool)]) -> Vec<Uuid> {
@@ -144,7 +144,7 @@ async fn twenty_concurrent_read_marks_all_answer_200_and_leave_one_state() {
         let (_, unread) = api.get("/account/notifications?unreadOnly=true", &token).await;
         assert_eq!(titles(&unread), ["fifth", "third"], "[{}]", api.backend);
         // The record and its timeline entry agree on when it was read.
-        let scope = (shared::store::keys::WsKeys::new(api.workspace_id), user.id);
+        let scope = (workapi_store::keys::WsKeys::new(api.workspace_id), user.id);
         let record = account::notifications::get(api.store.as_ref(), scope, ids[1]).await.unwrap().unwrap();
         assert_eq!(record.notification.read_at.as_deref(), second["readAt"].as_str(), "[{}]", api.backend);
         assert_eq!(record.version, 2, "[{}] written once", api.backend);
@@ -292,9 +292,9 @@ async fn seeded_notifications_are_validated_whole_and_load_idempotently() {
 /// settings back unchanged. (Embedded store only: the demo needs an empty store.)
 #[tokio::test]
 async fn the_demo_workspace_has_notifications_and_a_helpdesk_account_to_work_with() {
-    let key = shared::token::TokenKey::generate();
+    let key = workapi_domain::token::TokenKey::generate();
     let backend =
-        Backend { name: "embedded", store: Arc::new(shared::store::sqlite::SqliteStore::in_memory().unwrap()) };
+        Backend { name: "embedded", store: Arc::new(workapi_store::sqlite::SqliteStore::in_memory().unwrap()) };
     let demo = local::demo::ensure_demo(backend.store.as_ref(), &key).await.unwrap().expect("an empty store");
     let api = TestApi::builder(&backend).token_key(key).start().await;
     let token = demo.token.as_str();

@@ -5,8 +5,8 @@
 use api_tests::{TestApi, assert_error_body, each_backend};
 use reqwest::Method;
 use serde_json::{Value, json};
-use shared::identity::{self, NewToken, NewUser, UserKind};
-use shared::permissions::{CEO, GUEST, ROOT, STAFF, TEAM_LEADER, catalog, key};
+use workapi_domain::identity::{self, NewToken, NewUser, UserKind};
+use workapi_domain::permissions::{CEO, GUEST, ROOT, STAFF, TEAM_LEADER, catalog, key};
 
 fn unique(name: &str) -> String {
     format!("{name} {}", &uuid::Uuid::new_v4().simple().to_string()[..8])

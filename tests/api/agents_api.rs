@@ -4,12 +4,12 @@
 
 use api_tests::{Backend, TestApi, assert_error_body, backends, each_backend, moto};
 use serde_json::{Value, json};
-use shared::identity::UserKind;
-use shared::permissions::{ROOT, STAFF};
-use shared::secrets::{SecretName, SecretStore, SecretValue, SecretsManagerSecrets};
-use shared::store::Query;
 use std::sync::{Arc, Mutex};
 use uuid::Uuid;
+use workapi_domain::identity::UserKind;
+use workapi_domain::permissions::{ROOT, STAFF};
+use workapi_kit::secrets::{SecretName, SecretStore, SecretValue, SecretsManagerSecrets};
+use workapi_store::Query;
 
 const VENDOR_KEY: &str = "sk-vendor-RAWKEY-0123456789-abcdefgh-Q9xz";
 const BEARER: &str = "mcp-bearer-RAWTOKEN-5f3a1c";
@@ -91,15 +91,15 @@ fn assert_no_raw(text: &str, what: &str) {
 /// Every item of the agents' partition, as JSON text.
 async fn stored_text(api: &TestApi) -> String {
     let pk = format!("WS#{}#AGENTS", api.workspace_id);
-    let items = shared::store::query_all(api.store.as_ref(), Query::table(pk)).await.unwrap();
+    let items = workapi_store::query_all(api.store.as_ref(), Query::table(pk)).await.unwrap();
     serde_json::to_string(&items).unwrap()
 }
 
 /// Every secret name the stored settings of `agent` refer to.
 async fn secret_names(api: &TestApi, agent: Uuid) -> Vec<SecretName> {
-    let key = agents::managed::model::settings_key(shared::store::keys::WsKeys::new(api.workspace_id), agent);
+    let key = agents::managed::model::settings_key(workapi_store::keys::WsKeys::new(api.workspace_id), agent);
     let item = api.store.get(&key).await.unwrap().expect("stored settings");
-    let record: agents::managed::model::ManagedProviderRecord = shared::entity::from_item(item).unwrap();
+    let record: agents::managed::model::ManagedProviderRecord = workapi_kit::entity::from_item(item).unwrap();
     record.secret_names()
 }
 
@@ -244,7 +244,7 @@ async fn bad_settings_are_refused_field_by_field() {
         let (status, _) =
             api.post(&format!("/agents/{}/managed-provider", Uuid::new_v4()), &token, full_body(&w)).await;
         assert_eq!(status, 404);
-        let other = shared::identity::create_workspace(api.store.as_ref(), "Other", "en").await.unwrap();
+        let other = workapi_domain::identity::create_workspace(api.store.as_ref(), "Other", "en").await.unwrap();
         let (_, stranger) = api.user_in(other.id, ROOT, UserKind::Employee, &["api:read", "api:write"]).await;
         let (status, _) = api.post(&path, &stranger, full_body(&w)).await;
         assert_eq!(status, 404);
@@ -424,7 +424,7 @@ async fn secret_store_conformance(store: &dyn SecretStore) {
     assert!(store.get(&name).await.unwrap().is_none());
     store.create(&name, &SecretValue::new("value-1")).await.unwrap();
     let again = store.create(&name, &SecretValue::new("value-2")).await;
-    assert!(matches!(again, Err(shared::secrets::SecretError::Exists(_))), "{again:?}");
+    assert!(matches!(again, Err(workapi_kit::secrets::SecretError::Exists(_))), "{again:?}");
     assert_eq!(store.get(&name).await.unwrap().unwrap().expose(), "value-1");
     store.delete(&name).await.unwrap();
     assert!(store.get(&name).await.unwrap().is_none());
@@ -462,12 +462,13 @@ async fn agents_events_run_through_the_lambda_adapter() {
     use lambda_http::lambda_runtime::{Context, LambdaEvent};
     use lambda_http::request::LambdaRequest;
     use lambda_http::tower::{Service, ServiceExt};
-    let store = Arc::new(shared::store::sqlite::SqliteStore::in_memory().unwrap());
-    let key = shared::token::TokenKey::generate();
+    let store = Arc::new(workapi_store::sqlite::SqliteStore::in_memory().unwrap());
+    let key = workapi_domain::token::TokenKey::generate();
     let demo = local::demo::ensure_demo(store.as_ref(), &key).await.unwrap().expect("an empty store");
     let secrets = api_tests::temp_secrets();
     local::demo::seed_demo_agents(store.as_ref(), secrets.as_ref(), demo.workspace_id).await.unwrap();
-    let state = shared::AppState::builder(store, shared::app::TokenKeySource::Static(key)).secrets(secrets).build();
+    let state =
+        workapi_kit::AppState::builder(store, workapi_kit::app::TokenKeySource::Static(key)).secrets(secrets).build();
     let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events/agents");
     let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
     names.sort();
@@ -544,9 +545,9 @@ async fn the_skill_cap_holds_when_creates_race() {
     each_backend(async |backend: &Backend, api: &TestApi| {
         let b = backend.name;
         let (admin, token) = api.user(ROOT, UserKind::Employee).await;
-        let keys = shared::store::keys::WsKeys::new(api.workspace_id);
+        let keys = workapi_store::keys::WsKeys::new(api.workspace_id);
         let instructions =
-            shared::richtext::to_idoc_json(&json!("Be brief"), shared::richtext::Profile::Agent).unwrap();
+            workapi_richtext::to_idoc_json(&json!("Be brief"), workapi_richtext::Profile::Agent).unwrap();
         let stored_before = MAX_SKILLS - 20;
         futures::stream::iter(0..stored_before)
             .for_each_concurrent(16, |i| {
@@ -557,13 +558,13 @@ async fn the_skill_cap_holds_when_creates_race() {
                     instructions: instructions.clone(),
                     enabled: true,
                     version: 1,
-                    created_at: shared::clock::now_rfc3339(),
-                    updated_at: shared::clock::now_rfc3339(),
+                    created_at: workapi_store::clock::now_rfc3339(),
+                    updated_at: workapi_store::clock::now_rfc3339(),
                     created_by: admin.id,
                     updated_by: admin.id,
                 };
-                let item = shared::entity::to_item(&record, keys).unwrap();
-                async move { api.store.put(item, shared::store::Condition::NotExists).await.unwrap() }
+                let item = workapi_kit::entity::to_item(&record, keys).unwrap();
+                async move { api.store.put(item, workapi_store::Condition::NotExists).await.unwrap() }
             })
             .await;
         let create = |name: String| {
@@ -584,7 +585,7 @@ async fn the_skill_cap_holds_when_creates_race() {
         let (status, list) = api.get("/agents/skills", &token).await;
         assert_eq!((status, list.as_array().unwrap().len()), (200, MAX_SKILLS), "[{b}]");
         let counted: Option<skills::SkillCount> =
-            shared::entity::get(api.store.as_ref(), &skills::count_key(keys)).await.unwrap();
+            workapi_kit::entity::get(api.store.as_ref(), &skills::count_key(keys)).await.unwrap();
         assert_eq!(counted.map(|c| c.count), Some(MAX_SKILLS as i64), "[{b}] the count equals the skills stored");
         // Full: one more is refused.
         let (status, body) = create("One too many".into()).await;

@@ -7,9 +7,9 @@
 use api_tests::{TestApi, assert_error_body, each_backend};
 use reqwest::Method;
 use serde_json::{Value, json};
-use shared::identity::{self, UserKind};
-use shared::permissions::{CEO, ROOT, TEAM_LEADER};
 use uuid::Uuid;
+use workapi_domain::identity::{self, UserKind};
+use workapi_domain::permissions::{CEO, ROOT, TEAM_LEADER};
 
 pub(crate) struct World {
     pub(crate) project: Uuid,

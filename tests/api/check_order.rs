@@ -4,8 +4,8 @@
 
 use api_tests::{TestApi, backends};
 use serde_json::Value;
-use shared::identity::UserKind;
-use shared::permissions::GUEST;
+use workapi_domain::identity::UserKind;
+use workapi_domain::permissions::GUEST;
 
 /// Writes a guest (organization member) may make, refused or not by the resource itself: a
 /// contact decides on the quotations addressed to them (docs/tasks.md), and anyone reads their

@@ -5,9 +5,9 @@
 use api_tests::{TestApi, backends};
 use reqwest::Method;
 use reqwest::header::HeaderMap;
-use shared::cors::AllowedOrigins;
-use shared::identity::UserKind;
-use shared::permissions::ROOT;
+use workapi_domain::identity::UserKind;
+use workapi_domain::permissions::ROOT;
+use workapi_kit::cors::AllowedOrigins;
 
 const APP: &str = "https://app.example.com";
 const EVIL: &str = "https://evil.example";

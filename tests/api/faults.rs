@@ -16,12 +16,12 @@ use api_tests::{Backend, FAST_AWS, ProxiedDynamo, TestApi, assert_error_body, pr
 use aws_sdk_dynamodb::types::AttributeValue;
 use reqwest::Method;
 use serde_json::{Value, json};
-use shared::aws::AwsSettings;
-use shared::identity::UserKind;
-use shared::permissions::{ROOT, STAFF, TEAM_LEADER};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 use uuid::Uuid;
+use workapi_domain::identity::UserKind;
+use workapi_domain::permissions::{ROOT, STAFF, TEAM_LEADER};
+use workapi_store::aws::AwsSettings;
 
 /// One attempt per call: a fault injected at a store call fails exactly that call, so the
 /// table test can aim at each step of a write.
@@ -191,7 +191,7 @@ async fn a_keyed_create_retried_after_its_answer_was_lost_is_not_duplicated() {
 async fn snapshot(px: &ProxiedDynamo, workspace: Uuid) -> BTreeMap<(String, String), Value> {
     let config = aws_sdk_dynamodb::Config::builder()
         .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-        .http_client(shared::aws::https_client())
+        .http_client(workapi_store::aws::https_client())
         .endpoint_url(&px.endpoint)
         .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
         .credentials_provider(aws_sdk_dynamodb::config::Credentials::new("test", "test", None, None, "faults"))
@@ -211,7 +211,7 @@ async fn snapshot(px: &ProxiedDynamo, workspace: Uuid) -> BTreeMap<(String, Stri
             .expect("scan DynamoDB Local");
         for item in page.items() {
             let item: serde_json::Map<String, Value> =
-                item.iter().map(|(k, v)| (k.clone(), shared::store::dynamo::from_attr(v))).collect();
+                item.iter().map(|(k, v)| (k.clone(), workapi_store::dynamo::from_attr(v))).collect();
             let entity = item.get("entity").and_then(Value::as_str).unwrap_or_default();
             if matches!(entity, "IdempotencyRecord" | "RateLimitWindow") {
                 continue;
@@ -569,11 +569,11 @@ fn moto_endpoint(suite: &str) -> Option<String> {
     })
 }
 
-async fn s3_via(proxy: &api_tests::fault_proxy::FaultProxy, bucket: &str) -> shared::store::s3::S3Objects {
+async fn s3_via(proxy: &api_tests::fault_proxy::FaultProxy, bucket: &str) -> workapi_store::s3::S3Objects {
     use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region};
     let config = aws_sdk_s3::Config::builder()
         .behavior_version(BehaviorVersion::latest())
-        .http_client(shared::aws::https_client())
+        .http_client(workapi_store::aws::https_client())
         .endpoint_url(proxy.url())
         .region(Region::new("us-east-1"))
         .credentials_provider(Credentials::new("test", "test", None, None, "faults"))
@@ -581,7 +581,7 @@ async fn s3_via(proxy: &api_tests::fault_proxy::FaultProxy, bucket: &str) -> sha
         .timeout_config(FAST_AWS.timeouts())
         .retry_config(FAST_AWS.retries())
         .build();
-    shared::store::s3::S3Objects::new(aws_sdk_s3::Client::from_conf(config), bucket)
+    workapi_store::s3::S3Objects::new(aws_sdk_s3::Client::from_conf(config), bucket)
 }
 
 /// S3 failing during an upload: 503, no file record, the quota given back, and no object
@@ -604,7 +604,7 @@ async fn an_upload_while_s3_or_the_store_fails_answers_503_and_leaves_no_record_
     };
     let file_items = async || snapshot(&px, api.workspace_id).await.values().filter(|i| i["entity"] == "File").count();
     let usage = async || {
-        let keys = shared::store::keys::WsKeys::new(api.workspace_id);
+        let keys = workapi_store::keys::WsKeys::new(api.workspace_id);
         workspace::quota::stored(px.direct.as_ref(), keys).await.expect("usage")
     };
 
@@ -640,7 +640,7 @@ async fn with_secrets_manager_down_new_secrets_answer_503_and_the_rest_keeps_wor
     let proxy = api_tests::fault_proxy::FaultProxy::start(&moto).await;
     let config = aws_sdk_secretsmanager::Config::builder()
         .behavior_version(BehaviorVersion::latest())
-        .http_client(shared::aws::https_client())
+        .http_client(workapi_store::aws::https_client())
         .endpoint_url(proxy.url())
         .region(Region::new("us-east-1"))
         .credentials_provider(Credentials::new("test", "test", None, None, "faults"))
@@ -648,8 +648,10 @@ async fn with_secrets_manager_down_new_secrets_answer_503_and_the_rest_keeps_wor
         .retry_config(FAST_AWS.retries())
         .build();
     let prefix = format!("workapi-faults-{}/", Uuid::new_v4().simple());
-    let secrets =
-        shared::secrets::SecretsManagerSecrets::with_client(prefix, aws_sdk_secretsmanager::Client::from_conf(config));
+    let secrets = workapi_kit::secrets::SecretsManagerSecrets::with_client(
+        prefix,
+        aws_sdk_secretsmanager::Client::from_conf(config),
+    );
     let api = TestApi::builder(&backend(&px)).secrets(std::sync::Arc::new(secrets)).start().await;
     let (admin, token) = api.user(ROOT, UserKind::Employee).await;
     let w = crate::agents_api::seeded(&api, admin.id).await;

@@ -5,8 +5,8 @@ use api_tests::{TestApi, assert_error_body, each_backend};
 use reqwest::Method;
 use reqwest::header::HeaderMap;
 use serde_json::Value;
-use shared::identity::UserKind;
-use shared::permissions::ROOT;
+use workapi_domain::identity::UserKind;
+use workapi_domain::permissions::ROOT;
 
 async fn send(api: &TestApi, method: Method, path: &str, headers: &[(&str, &str)]) -> (u16, HeaderMap, Value) {
     let mut request = api.http.request(method, api.url(path));

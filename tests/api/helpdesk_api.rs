@@ -8,9 +8,9 @@ use api_tests::{TestApi, assert_error_body, each_backend};
 use helpdesk::store::{PullTarget, pull_schedule};
 use reqwest::Method;
 use serde_json::{Value, json};
-use shared::identity::{self, UserKind};
-use shared::permissions::{GUEST, ROOT, STAFF};
 use uuid::Uuid;
+use workapi_domain::identity::{self, UserKind};
+use workapi_domain::permissions::{GUEST, ROOT, STAFF};
 
 struct World {
     project: Uuid,

@@ -5,9 +5,9 @@
 use api_tests::{TestApi, assert_error_body, each_backend};
 use reqwest::Method;
 use serde_json::{Value, json};
-use shared::identity::UserKind;
-use shared::permissions::ROOT;
 use std::collections::BTreeSet;
+use workapi_domain::identity::UserKind;
+use workapi_domain::permissions::ROOT;
 
 const ACTIVITIES: &str = "/administration/task-settings/activities";
 
@@ -150,7 +150,7 @@ async fn keys_are_scoped_to_the_workspace_and_the_caller() {
     each_backend(async |_, api| {
         let (_, alice) = api.user(ROOT, UserKind::Employee).await;
         let (_, bob) = api.user(ROOT, UserKind::Employee).await;
-        let other_ws = shared::identity::create_workspace(api.store.as_ref(), "Other", "en").await.unwrap();
+        let other_ws = workapi_domain::identity::create_workspace(api.store.as_ref(), "Other", "en").await.unwrap();
         let (_, carol) = api.user_in(other_ws.id, ROOT, UserKind::Employee, &["api:read", "api:write"]).await;
         let key = uuid::Uuid::new_v4().to_string();
         let name = unique("Shared key");
@@ -313,7 +313,7 @@ async fn a_keyed_body_over_the_route_limit_is_413() {
     let backend = api_tests::backends().await.into_iter().next().unwrap();
     let api = TestApi::start(&backend).await;
     let (_, root) = api.user(ROOT, UserKind::Employee).await;
-    let name = "x".repeat(shared::http::MAX_BODY_BYTES);
+    let name = "x".repeat(workapi_kit::http::MAX_BODY_BYTES);
     let (status, _, body) = send(
         &api,
         Method::POST,
@@ -346,7 +346,7 @@ async fn a_keyed_create_records_its_response_in_its_own_transaction() {
             (
                 "role",
                 "/administration/roles".into(),
-                Box::new(|| crate::administration_api::role_body(Some(shared::permissions::STAFF), json!({}))),
+                Box::new(|| crate::administration_api::role_body(Some(workapi_domain::permissions::STAFF), json!({}))),
             ),
             ("work activity", ACTIVITIES.into(), Box::new(|| json!({"name": unique("Activity")}))),
             ("manual position", positions, Box::new(|| json!({"name": unique("Domain"), "price": 24.9}))),
@@ -390,7 +390,7 @@ async fn a_keyed_create_records_its_response_in_its_own_transaction() {
             let (keyed, (status, headers, created)) =
                 api.round_trips(post(path, Some(key.clone()), sent.clone())).await;
             assert!((200..300).contains(&status), "[{}] {name}: {status} {created}", api.backend);
-            assert!(headers.get(shared::idempotency::REPLAYED_HEADER).is_none());
+            assert!(headers.get(workapi_kit::idempotency::REPLAYED_HEADER).is_none());
             assert_eq!(
                 keyed.writes,
                 plain.writes + 1,
@@ -400,7 +400,7 @@ async fn a_keyed_create_records_its_response_in_its_own_transaction() {
             );
             let (replayed, (again, headers, replay)) = api.round_trips(post(path, Some(key), sent)).await;
             assert_eq!((again, &replay), (status, &created), "[{}] {name}: the replay", api.backend);
-            assert_eq!(headers[shared::idempotency::REPLAYED_HEADER], "true", "[{}] {name}", api.backend);
+            assert_eq!(headers[workapi_kit::idempotency::REPLAYED_HEADER], "true", "[{}] {name}", api.backend);
             let (read, _) = api.round_trips(api.get("/tags/task", &token)).await;
             assert_eq!(
                 replayed.writes,
@@ -422,7 +422,7 @@ async fn a_keyed_create_records_its_response_in_its_own_transaction() {
         assert_eq!(keyed.writes, plain.writes + 2, "[{}] the claim and the separate completion", api.backend);
         let (status, headers, replay) = post("/tags/task/create", Some(key), json!({"name": name})).await;
         assert_eq!((status, &replay), (200, &existing), "[{}]", api.backend);
-        assert_eq!(headers[shared::idempotency::REPLAYED_HEADER], "true", "[{}]", api.backend);
+        assert_eq!(headers[workapi_kit::idempotency::REPLAYED_HEADER], "true", "[{}]", api.backend);
     })
     .await;
 }

@@ -5,10 +5,10 @@
 use api_tests::{TestApi, assert_error_body, backends, each_backend};
 use reqwest::Method;
 use serde_json::json;
-use shared::identity::{self, NewToken, NewUser, UserKind};
-use shared::permissions::{CEO, ROOT, STAFF};
-use shared::ratelimit::RateLimits;
 use uuid::Uuid;
+use workapi_domain::identity::{self, NewToken, NewUser, UserKind};
+use workapi_domain::permissions::{CEO, ROOT, STAFF};
+use workapi_kit::ratelimit::RateLimits;
 
 async fn german_user(api: &TestApi, workspace: Uuid, role: &str, kind: UserKind) -> identity::User {
     let email = format!("{}@test.example", Uuid::new_v4().simple());
@@ -139,7 +139,7 @@ async fn imposter_mode_keeps_the_tokens_scopes() {
 async fn custom_now_never_revives_an_expired_token() {
     each_backend(async |_, api| {
         let (root, _) = api.user(ROOT, UserKind::Employee).await;
-        let expired_at = shared::clock::now_epoch() - 3600;
+        let expired_at = workapi_store::clock::now_epoch() - 3600;
         let (token, _) = identity::create_token(
             api.store.as_ref(),
             &api.key,

@@ -4,11 +4,11 @@
 //! pause, then the body, and a second request follows on the same connection.
 
 use api_tests::{TestApi, backends};
-use shared::identity::UserKind;
-use shared::permissions::ROOT;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
+use workapi_domain::identity::UserKind;
+use workapi_domain::permissions::ROOT;
 
 /// Reads one HTTP/1.1 response with a `Content-Length`: its status, its headers (lower-case
 /// names) and its body.

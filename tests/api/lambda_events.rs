@@ -9,16 +9,16 @@ use lambda_http::lambda_runtime::{Context, LambdaEvent};
 use lambda_http::request::LambdaRequest;
 use lambda_http::tower::{Service, ServiceExt};
 use serde_json::{Value, json};
-use shared::AppState;
-use shared::app::TokenKeySource;
-use shared::identity::{self, NewToken, NewUser, UserKind};
-use shared::oauth::issuer::SiteUrl;
-use shared::ratelimit::{LoginLimits, RateLimits};
-use shared::store::sqlite::SqliteStore;
-use shared::token::TokenKey;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use workapi_domain::identity::{self, NewToken, NewUser, UserKind};
+use workapi_domain::token::TokenKey;
+use workapi_kit::AppState;
+use workapi_kit::app::TokenKeySource;
+use workapi_kit::oauth::issuer::SiteUrl;
+use workapi_kit::ratelimit::{LoginLimits, RateLimits};
+use workapi_store::sqlite::SqliteStore;
 
 fn events_dir(function: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events").join(function)

@@ -5,11 +5,11 @@
 use api_tests::{Backend, TestApi, each_backend};
 use reqwest::Method;
 use serde_json::{Value, json};
-use shared::cors::AllowedOrigins;
-use shared::identity::UserKind;
-use shared::permissions::ROOT;
-use shared::ratelimit::RateLimits;
 use std::collections::BTreeSet;
+use workapi_domain::identity::UserKind;
+use workapi_domain::permissions::ROOT;
+use workapi_kit::cors::AllowedOrigins;
+use workapi_kit::ratelimit::RateLimits;
 
 const NEW: &str = "2026-07-28";
 

@@ -12,12 +12,12 @@ use oauth::password;
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 use sha2::Digest;
-use shared::identity::{self, User, UserKind};
-use shared::oauth::issuer::SiteUrl;
-use shared::permissions::ROOT;
-use shared::store::keys::WsKeys;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
+use workapi_domain::identity::{self, User, UserKind};
+use workapi_domain::permissions::ROOT;
+use workapi_kit::oauth::issuer::SiteUrl;
+use workapi_store::keys::WsKeys;
 
 const REGISTER: &str = "/api/oauth/register";
 const AUTHORIZE: &str = "/api/oauth/authorize";
@@ -276,7 +276,7 @@ async fn full_flow_from_registration_to_refresh() {
         // The code is stored only hashed, bound to its request.
         let code_item = api.store.get(&oauth::code::key_of(&code)).await.unwrap().unwrap();
         assert!(!serde_json::to_string(&code_item).unwrap().contains(&code));
-        assert!(code_item["ttl"].as_i64().unwrap() <= shared::clock::now_epoch() + 60);
+        assert!(code_item["ttl"].as_i64().unwrap() <= workapi_store::clock::now_epoch() + 60);
         // The client is installed in the workspace.
         let installed =
             oauth::install::get(api.store.as_ref(), WsKeys::new(api.workspace_id), &client.id).await.unwrap();
@@ -293,8 +293,11 @@ async fn full_flow_from_registration_to_refresh() {
         let refresh_token = str_of(&tokens, "refresh_token").to_owned();
         assert!(access.starts_with("lt_oat_") && refresh_token.starts_with("lt_ort_"), "{tokens}");
         for token in [&access, &refresh_token] {
-            let item =
-                api.store.get(&shared::store::keys::credential(&shared::token::token_hash(token))).await.unwrap();
+            let item = api
+                .store
+                .get(&workapi_store::keys::credential(&workapi_domain::token::token_hash(token)))
+                .await
+                .unwrap();
             assert!(!serde_json::to_string(&item.unwrap()).unwrap().contains(token.as_str()), "stored hashed only");
         }
 
@@ -795,16 +798,21 @@ async fn revocation_and_forged_tokens() {
         oauth_error(&refresh(api, &client, refresh_token, None).await, 400, "invalid_grant");
 
         // Unknown tokens: 200. Missing token: invalid_request. No client: invalid_client.
-        for token in
-            ["lt_oat_unknown", "garbage", &shared::token::mint_kind(&api.key, shared::token::Kind::OAuthRefresh)]
-        {
+        for token in [
+            "lt_oat_unknown",
+            "garbage",
+            &workapi_domain::token::mint_kind(&api.key, workapi_domain::token::Kind::OAuthRefresh),
+        ] {
             assert_eq!(post_form(api, REVOKE, &[("token", token), ("client_id", id)], None).await.status, 200);
         }
         oauth_error(&post_form(api, REVOKE, &[("client_id", id)], None).await, 400, "invalid_request");
         oauth_error(&post_form(api, REVOKE, &[("token", access)], None).await, 401, "invalid_client");
 
         // Forged access tokens are refused before any store read.
-        let forged = shared::token::mint_kind(&shared::token::TokenKey::generate(), shared::token::Kind::OAuthAccess);
+        let forged = workapi_domain::token::mint_kind(
+            &workapi_domain::token::TokenKey::generate(),
+            workapi_domain::token::Kind::OAuthAccess,
+        );
         let refresh_as_access = str_of(&next, "refresh_token");
         for token in [forged.as_str(), "lt_oat_short", refresh_as_access] {
             let before = api.store_reads.load(Ordering::SeqCst);

@@ -6,7 +6,7 @@ use api_tests::{TestApi, assert_error_body, backends, client_from_own_address, e
 use oauth::client;
 use reqwest::Method;
 use serde_json::{Value, json};
-use shared::ratelimit::LoginLimits;
+use workapi_kit::ratelimit::LoginLimits;
 
 const REGISTER: &str = "/api/oauth/register";
 

@@ -3,10 +3,10 @@
 
 use api_tests::{TestApi, backends};
 use serde_json::Value;
-use shared::identity::UserKind;
-use shared::permissions::ROOT;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use workapi_domain::identity::UserKind;
+use workapi_domain::permissions::ROOT;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -132,7 +132,7 @@ fn projected_endpoints_carry_their_declaration() {
     let create = &doc["paths"]["/tags/{type}/create"]["post"];
     assert_eq!(
         create["x-lt-response-projection"]["compact"],
-        serde_json::json!(<tags::Tag as shared::projection::Compact>::COMPACT)
+        serde_json::json!(<tags::Tag as workapi_kit::projection::Compact>::COMPACT)
     );
     let names: Vec<_> = create["parameters"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
     for name in ["fieldsToReturn", "responseShape", "LT-Response-Shape"] {

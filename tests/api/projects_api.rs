@@ -3,10 +3,10 @@
 
 use api_tests::{TestApi, assert_error_body, each_backend};
 use serde_json::{Value, json};
-use shared::identity::{self, UserKind};
-use shared::permissions::{GUEST, ROOT, STAFF, TEAM_LEADER};
 use std::collections::HashSet;
 use uuid::Uuid;
+use workapi_domain::identity::{self, UserKind};
+use workapi_domain::permissions::{GUEST, ROOT, STAFF, TEAM_LEADER};
 
 /// The ids of one seeded world.
 pub(crate) struct World {
@@ -469,10 +469,10 @@ async fn a_catalog_product_is_imported_as_an_independent_copy() {
         assert_eq!((status, &created), (201, &json!({"success": true})), "[{}]", api.backend);
 
         // The catalog product changes afterwards; the project's copy does not.
-        let keys = shared::store::keys::WsKeys::new(api.workspace_id);
-        let mut stored = shared::domain::catalog::get_product(api.store.as_ref(), keys, world.product).await.unwrap().unwrap();
+        let keys = workapi_store::keys::WsKeys::new(api.workspace_id);
+        let mut stored = workapi_domain::catalog::get_product(api.store.as_ref(), keys, world.product).await.unwrap().unwrap();
         stored.definition.name = "Renamed in the catalog".into();
-        api.store.put(shared::entity::to_item(&stored, keys).unwrap(), shared::store::Condition::None).await.unwrap();
+        api.store.put(workapi_kit::entity::to_item(&stored, keys).unwrap(), workapi_store::Condition::None).await.unwrap();
 
         let (status, list) = api.get(&path, &token).await;
         assert_eq!(status, 200, "{list}");

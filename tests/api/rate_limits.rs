@@ -3,11 +3,11 @@
 
 use api_tests::{Backend, TestApi, assert_error_body, backends};
 use serde_json::Value;
-use shared::identity::UserKind;
-use shared::permissions::ROOT;
-use shared::ratelimit::RateLimits;
-use shared::token::TokenKey;
 use std::time::Duration;
+use workapi_domain::identity::UserKind;
+use workapi_domain::permissions::ROOT;
+use workapi_domain::token::TokenKey;
+use workapi_kit::ratelimit::RateLimits;
 
 const WINDOW: i64 = 4;
 

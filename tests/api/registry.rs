@@ -1,19 +1,22 @@
 //! The registry (`registry::FUNCTIONS`, with the MCP function: `local::functions()`) against
 //! everything else that names functions: for every function, its events, its SAM block (paths, shared managed policy, log group), its
 //! `cargo lambda watch` prefixes, and entity prefixes that never collide. Adding a function
-//! to the registry makes this test name whatever else is missing (docs/functions.md).
+//! to the registry makes this test name whatever else is missing (docs/functions.md), and
+//! `the_generated_files_match_the_registry` fails until `workapi template` has written the
+//! function's template block, watch routes and events.
 
 use lambda_http::lambda_runtime::{Context, LambdaEvent};
 use lambda_http::request::LambdaRequest;
 use lambda_http::tower::{Service, ServiceExt};
+use local::template::{gateway_match, template_matches};
 use serde_json::Value;
-use shared::AppState;
-use shared::app::TokenKeySource;
-use shared::function::Function;
-use shared::store::sqlite::SqliteStore;
-use shared::token::TokenKey;
 use std::path::PathBuf;
 use std::sync::Arc;
+use workapi_domain::token::TokenKey;
+use workapi_kit::AppState;
+use workapi_kit::app::TokenKeySource;
+use workapi_kit::function::Function;
+use workapi_store::sqlite::SqliteStore;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -113,25 +116,7 @@ fn entity_prefixes_never_collide() {
 }
 
 fn events(function: &Function) -> Vec<(PathBuf, String)> {
-    let dir = repo().join("events").join(function.name);
-    let mut found: Vec<_> = std::fs::read_dir(&dir)
-        .into_iter()
-        .flatten()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).unwrap();
-            (p, text)
-        })
-        .collect();
-    found.sort();
-    found
-}
-
-/// Whether a concrete path (placeholders included) fits a path template.
-fn template_matches(template: &str, path: &str) -> bool {
-    let (t, p): (Vec<_>, Vec<_>) = (template.split('/').collect(), path.split('/').collect());
-    t.len() == p.len() && t.iter().zip(&p).all(|(t, p)| t == p || (t.starts_with('{') && t.ends_with('}')))
+    local::template::events(&repo(), function)
 }
 
 /// Every event of every function goes through lambda_http's adapter, as on Lambda, to one of
@@ -192,33 +177,6 @@ fn template_resources() -> Vec<(&'static str, String)> {
                 .collect::<Vec<_>>()
         })
         .collect()
-}
-
-/// How API Gateway (REST) matches `path` against `resource`: segment by segment, a literal
-/// segment before `{param}`, `{param}` before the greedy `{proxy+}` (one segment or more).
-/// Returns the match's rank (higher is more specific) and the path parameters it binds.
-fn gateway_match(resource: &str, path: &str) -> Option<(Vec<u8>, serde_json::Map<String, Value>)> {
-    let segments = |p: &str| -> Vec<String> { p.trim_start_matches('/').split('/').map(str::to_owned).collect() };
-    let (resource, path) = (segments(resource), segments(path));
-    let (mut rank, mut params) = (Vec::new(), serde_json::Map::new());
-    for (i, segment) in resource.iter().enumerate() {
-        if segment == "{proxy+}" {
-            let rest = path.get(i..).filter(|rest| !rest.is_empty() && rest.iter().all(|s| !s.is_empty()))?;
-            params.insert("proxy".into(), Value::String(rest.join("/")));
-            rank.push(0);
-            return Some((rank, params));
-        }
-        let part = path.get(i)?;
-        match segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
-            Some(name) if !part.is_empty() => {
-                params.insert(name.into(), Value::String(part.clone()));
-                rank.push(1);
-            }
-            None if segment == part => rank.push(2),
-            _ => return None,
-        }
-    }
-    (resource.len() == path.len()).then_some((rank, params))
 }
 
 /// Each event names the resource API Gateway would match for its path among every resource
@@ -334,4 +292,16 @@ fn the_readme_names_every_function_and_docs_page() {
         }
     }
     assert!(missing.is_empty(), "README.md is stale:\n{}", missing.join("\n"));
+}
+
+/// template.yaml's function blocks, Cargo.toml's watch router and the events are what the
+/// descriptors imply (`cargo run -p local -- template` writes them): a function's needs and
+/// the deployed stack cannot drift apart, and the MCP function holds what the functions it
+/// runs need.
+#[test]
+fn the_generated_files_match_the_registry() {
+    let functions: Vec<_> = local::functions().collect();
+    let document = serde_json::to_value(registry::document()).unwrap();
+    let stale = local::template::stale(&repo(), &functions, &document).unwrap();
+    assert!(stale.is_empty(), "{}", local::template::report(&repo(), &stale));
 }

@@ -7,9 +7,9 @@
 use crate::oauth_flow;
 use api_tests::{TestApi, backends};
 use serde_json::{Value, json};
-use shared::identity::UserKind;
-use shared::permissions::{ROOT, STAFF};
 use std::time::Duration;
+use workapi_domain::identity::UserKind;
+use workapi_domain::permissions::{ROOT, STAFF};
 
 /// `GET /tags/task` makes one query of its own: two round trips before it, three in all.
 const LIST_TAGS_DEPTH: usize = 3;

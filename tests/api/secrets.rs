@@ -5,11 +5,11 @@
 //! command sets both); skipped loudly otherwise, and a failure under `LT_REQUIRE_SERVICES=1`.
 
 use api_tests::{Backend, TestApi, assert_error_body, backends, create_secret, moto};
-use shared::app::TokenKeySource;
-use shared::identity::UserKind;
-use shared::permissions::ROOT;
-use shared::token::{self as pat, TokenKey};
 use std::sync::atomic::Ordering;
+use workapi_domain::identity::UserKind;
+use workapi_domain::permissions::ROOT;
+use workapi_domain::token::{self as pat, TokenKey};
+use workapi_kit::app::TokenKeySource;
 
 fn from_secret(secret_id: String) -> TokenKeySource {
     TokenKeySource::SecretsManager { secret_id, cached: Default::default() }

@@ -8,15 +8,15 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
 use oauth::password;
 use serde_json::{Value, json};
-use shared::identity::{User, UserKind};
-use shared::permissions::ROOT;
-use shared::ratelimit::LoginLimits;
-use shared::session::{AUDIENCE, ISSUER, RefreshPolicy, SessionKeySet, SessionKeySource};
-use shared::store::keys::WsKeys;
-use shared::store::{Condition, Update};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use uuid::Uuid;
+use workapi_domain::identity::{User, UserKind};
+use workapi_domain::permissions::ROOT;
+use workapi_kit::ratelimit::LoginLimits;
+use workapi_kit::session::{AUDIENCE, ISSUER, RefreshPolicy, SessionKeySet, SessionKeySource};
+use workapi_store::keys::WsKeys;
+use workapi_store::{Condition, Update};
 
 const LOGIN: &str = "/api/auth/login";
 const PASSWORD: &str = "a long enough test password";
@@ -246,17 +246,17 @@ async fn an_email_in_several_workspaces() {
     let backend = backends().await.into_iter().next().unwrap();
     let api = TestApi::start(&backend).await;
     let email = format!("{}@shared.example", Uuid::new_v4().simple());
-    let other_ws = shared::identity::create_workspace(api.store.as_ref(), "Other", "en").await.unwrap();
+    let other_ws = workapi_domain::identity::create_workspace(api.store.as_ref(), "Other", "en").await.unwrap();
     let mut users = Vec::new();
     for ws in [api.workspace_id, other_ws.id] {
-        let new = shared::identity::NewUser {
+        let new = workapi_domain::identity::NewUser {
             email: &email,
             name: "Twin",
             role_id: ROOT,
             kind: UserKind::Employee,
             language: "en",
         };
-        let user = shared::identity::create_user(api.store.as_ref(), ws, new).await.unwrap();
+        let user = workapi_domain::identity::create_user(api.store.as_ref(), ws, new).await.unwrap();
         password::set_password(api.store.as_ref(), ws, user.id, PASSWORD).await.unwrap();
         users.push(user);
     }
@@ -404,7 +404,7 @@ async fn attack_tokens_are_rejected_without_a_store_read() {
 #[tokio::test]
 async fn the_demo_admin_logs_in_with_the_documented_password() {
     let backend = backends().await.into_iter().next().unwrap();
-    let key = shared::token::TokenKey::generate();
+    let key = workapi_domain::token::TokenKey::generate();
     let demo = local::demo::ensure_demo(backend.store.as_ref(), &key).await.unwrap().expect("an empty store");
     let api = TestApi::start(&backend).await;
     let body = json!({"email": local::demo::DEMO_EMAIL, "password": local::demo::DEMO_PASSWORD});

@@ -3,9 +3,9 @@
 
 use api_tests::{Backend, backends};
 use serde_json::{Value, json};
-use shared::store::*;
 use std::sync::Arc;
 use uuid::Uuid;
+use workapi_store::*;
 
 /// A partition no other test touches.
 fn fresh_pk() -> String {
@@ -21,7 +21,7 @@ fn item(pk: &str, sk: &str, extra: Value) -> Item {
 }
 
 fn past() -> i64 {
-    shared::clock::now_epoch() - 10
+    workapi_store::clock::now_epoch() - 10
 }
 
 async fn each(test: impl AsyncFn(&Backend)) {

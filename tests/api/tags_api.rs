@@ -3,10 +3,10 @@
 use api_tests::{assert_error_body, each_backend};
 use reqwest::Method;
 use serde_json::{Value, json};
-use shared::identity::{self, NewToken, UserKind};
-use shared::permissions::{CEO, GUEST, ROOT, STAFF, TEAM_LEADER};
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
+use workapi_domain::identity::{self, NewToken, UserKind};
+use workapi_domain::permissions::{CEO, GUEST, ROOT, STAFF, TEAM_LEADER};
 
 const TYPES: [&str; 7] =
     ["task", "project", "project-component", "organization", "object", "form-template", "project-documentation"];
@@ -281,8 +281,8 @@ async fn unknown_routes_and_methods_get_the_error_body() {
 async fn bad_credentials_get_401_and_forgeries_never_read_the_store() {
     each_backend(async |_, api| {
         let (user, token) = api.user(ROOT, UserKind::Employee).await;
-        let other_key = shared::token::TokenKey::generate();
-        let forged = shared::token::mint(&other_key);
+        let other_key = workapi_domain::token::TokenKey::generate();
+        let forged = workapi_domain::token::mint(&other_key);
         let mut flipped = token.clone().into_bytes();
         flipped[10] = if flipped[10] == b'a' { b'b' } else { b'a' };
         let flipped = String::from_utf8(flipped).unwrap();
@@ -308,7 +308,7 @@ async fn bad_credentials_get_401_and_forgeries_never_read_the_store() {
         }
 
         // Well-formed and correctly tagged, but never issued: one credential read, then 401.
-        let unknown = shared::token::mint(&api.key);
+        let unknown = workapi_domain::token::mint(&api.key);
         assert_eq!(api.get("/tags/task", &unknown).await.0, 401);
 
         let store = api.store.as_ref();
@@ -318,7 +318,7 @@ async fn bad_credentials_get_401_and_forgeries_never_read_the_store() {
             &api.key,
             api.workspace_id,
             user.id,
-            new(Some(shared::clock::now_epoch() - 1)),
+            new(Some(workapi_store::clock::now_epoch() - 1)),
         )
         .await
         .unwrap();

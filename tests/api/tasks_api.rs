@@ -5,10 +5,10 @@
 
 use api_tests::{TestApi, assert_error_body, each_backend};
 use serde_json::{Value, json};
-use shared::identity::{self, NewToken, UserKind};
-use shared::permissions::{ROOT, TEAM_LEADER};
 use std::collections::HashSet;
 use uuid::Uuid;
+use workapi_domain::identity::{self, NewToken, UserKind};
+use workapi_domain::permissions::{ROOT, TEAM_LEADER};
 
 /// The ids of one seeded world: two projects (express quotations on and off), a customer with
 /// an active contact (a project member), an inactive one, and a contact of another customer.

@@ -5,12 +5,12 @@
 
 use api_tests::{TestApi, assert_error_body, backends, moto_s3};
 use serde_json::Value;
-use shared::files;
-use shared::identity::{self, UserKind};
-use shared::permissions::{GUEST, ROOT, STAFF};
-use shared::store::Query;
-use shared::store::keys::WsKeys;
 use uuid::Uuid;
+use workapi_domain::identity::{self, UserKind};
+use workapi_domain::permissions::{GUEST, ROOT, STAFF};
+use workapi_kit::files;
+use workapi_store::Query;
+use workapi_store::keys::WsKeys;
 use workspace::image::{MAX_BODY_BYTES, MAX_FILE_BYTES, MAX_PIXELS, samples};
 use workspace::quota::{self, StorageUsage};
 
@@ -428,8 +428,10 @@ async fn images_over_the_pixel_limit_or_without_data_are_400() {
 async fn set_stored(api: &TestApi, bytes: u64) {
     let usage = StorageUsage { bytes: bytes as i64 };
     let key = quota::usage_key(WsKeys::new(api.workspace_id));
-    api.store.delete(&key, shared::store::Condition::None).await.unwrap();
-    shared::entity::create(api.store.as_ref(), &usage, WsKeys::new(api.workspace_id), "exists", None).await.unwrap();
+    api.store.delete(&key, workapi_store::Condition::None).await.unwrap();
+    workapi_kit::entity::create(api.store.as_ref(), &usage, WsKeys::new(api.workspace_id), "exists", None)
+        .await
+        .unwrap();
 }
 
 /// The storage quota (docs/files.md#the-storage-quota) holds under concurrent uploads: with
@@ -474,7 +476,7 @@ async fn concurrent_uploads_never_exceed_the_storage_quota() {
 #[tokio::test]
 async fn a_failed_upload_gives_its_quota_back() {
     let backend = backends().await.remove(0);
-    let failing = std::sync::Arc::new(shared::store::objects::DirectoryObjects::new("/dev/null/no-such-directory"));
+    let failing = std::sync::Arc::new(workapi_store::objects::DirectoryObjects::new("/dev/null/no-such-directory"));
     let api = TestApi::builder(&backend).objects(failing).start().await;
     let (_, token) = api.user(STAFF, UserKind::Employee).await;
     set_stored(&api, 1000).await;

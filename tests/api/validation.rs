@@ -6,10 +6,10 @@
 
 use api_tests::{TestApi, each_backend};
 use serde_json::{Value, json};
-use shared::identity::UserKind;
-use shared::permissions::ROOT;
 use std::collections::BTreeSet;
 use uuid::Uuid;
+use workapi_domain::identity::UserKind;
+use workapi_domain::permissions::ROOT;
 
 struct World {
     project: Uuid,
@@ -227,7 +227,7 @@ async fn an_inexact_number_is_refused_by_its_field_and_an_exact_exponent_is_read
 async fn a_request_target_over_the_limit_gets_414_with_the_error_body() {
     each_backend(async |_, api: &TestApi| {
         let (_, token) = api.user(ROOT, UserKind::Employee).await;
-        let long = format!("/tags/task?fieldsToReturn={}", "a".repeat(shared::http::MAX_URI_BYTES));
+        let long = format!("/tags/task?fieldsToReturn={}", "a".repeat(workapi_kit::http::MAX_URI_BYTES));
         let (status, _, answer) = api.call(reqwest::Method::GET, &long, Some(&token), None).await;
         assert_eq!((status, answer["statusCode"].clone()), (414, json!(414)), "[{}] {answer}", api.backend);
         assert!(fields(&answer).contains("uri"), "[{}] {answer}", api.backend);

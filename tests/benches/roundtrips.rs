@@ -135,7 +135,7 @@ async fn main() {
     );
 
     // Requests refused before any handler.
-    let forged = shared::token::mint(&shared::token::TokenKey::generate());
+    let forged = workapi_domain::token::mint(&workapi_domain::token::TokenKey::generate());
     println!("\n| Request | Status | Store reads | Store writes | Total | Sequential depth |");
     println!("|---|---|---|---|---|---|");
     for (name, path, token) in [

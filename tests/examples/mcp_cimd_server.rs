@@ -14,11 +14,11 @@
 use api_tests::document_server::{self, json_route, relaxed};
 use api_tests::{Backend, TestApi};
 use serde_json::json;
-use shared::identity::UserKind;
-use shared::permissions::ROOT;
-use shared::store::sqlite::SqliteStore;
 use std::io::Write;
 use std::sync::Arc;
+use workapi_domain::identity::UserKind;
+use workapi_domain::permissions::ROOT;
+use workapi_store::sqlite::SqliteStore;
 
 const PATH: &str = "/mcp-client/client-metadata.json";
 /// The MCP client's callback: it never listens there, it reads the code from the redirect.

@@ -9,14 +9,14 @@
 
 use api_tests::fault_proxy::{Fault, FaultProxy, Rule};
 use serde_json::{Value, json};
-use shared::identity::{self, NewToken, NewUser, UserKind};
-use shared::permissions::ROOT;
-use shared::session::SessionKeySet;
-use shared::store::Store;
-use shared::token::TokenKey;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use workapi_domain::identity::{self, NewToken, NewUser, UserKind};
+use workapi_domain::permissions::ROOT;
+use workapi_domain::token::TokenKey;
+use workapi_kit::session::SessionKeySet;
+use workapi_store::Store;
 
 fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)

@@ -18,7 +18,7 @@
 //! are a floor for large items, exact for the small items this API keeps.
 
 use serde_json::Value;
-use shared::store::{Index, Item, Query, TxOp};
+use workapi_store::{Index, Item, Query, TxOp};
 
 /// Capacity units consumed, summed over calls.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -102,7 +102,7 @@ fn value_size(value: &Value) -> usize {
 mod tests {
     use super::*;
     use serde_json::json;
-    use shared::store::{Condition, Key};
+    use workapi_store::{Condition, Key};
 
     fn item(value: Value) -> Item {
         value.as_object().unwrap().clone()

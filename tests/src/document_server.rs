@@ -13,8 +13,8 @@ pub const TEST_CERT_DER: &[u8] = include_bytes!("../api/fixtures/metadata-server
 const TEST_KEY_DER: &[u8] = include_bytes!("../api/fixtures/metadata-server-key.der");
 
 /// The relaxation a server under test needs to fetch from here: loopback and [`TEST_CERT_DER`].
-pub fn relaxed() -> shared::oauth::MetadataFetchForTests {
-    shared::oauth::MetadataFetchForTests { allow_loopback: true, extra_roots_der: vec![TEST_CERT_DER.to_vec()] }
+pub fn relaxed() -> workapi_kit::oauth::MetadataFetchForTests {
+    workapi_kit::oauth::MetadataFetchForTests { allow_loopback: true, extra_roots_der: vec![TEST_CERT_DER.to_vec()] }
 }
 
 /// How a response body is sent.

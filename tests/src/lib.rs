@@ -16,25 +16,25 @@ pub mod response_check;
 use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use capacity::Capacity;
 use serde_json::Value;
-use shared::AppState;
-use shared::app::TokenKeySource;
-use shared::aws::AwsSettings;
-use shared::cors::AllowedOrigins;
-use shared::identity::{self, NewToken, NewUser, User, UserKind};
-use shared::oauth::issuer::SiteUrl;
-use shared::ratelimit::{LoginLimits, RateLimits};
-use shared::secrets::{DirectorySecrets, SecretStore};
-use shared::session::{SessionKeySet, SessionKeySource};
-use shared::store::dynamo::DynamoStore;
-use shared::store::objects::{DirectoryObjects, ObjectStore};
-use shared::store::s3::S3Objects;
-use shared::store::sqlite::SqliteStore;
-use shared::store::{Condition, Item, Key, Page, Query, Store, StoreResult, TxOp, Update};
-use shared::token::TokenKey;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use uuid::Uuid;
+use workapi_domain::identity::{self, NewToken, NewUser, User, UserKind};
+use workapi_domain::token::TokenKey;
+use workapi_kit::AppState;
+use workapi_kit::app::TokenKeySource;
+use workapi_kit::cors::AllowedOrigins;
+use workapi_kit::oauth::issuer::SiteUrl;
+use workapi_kit::ratelimit::{LoginLimits, RateLimits};
+use workapi_kit::secrets::{DirectorySecrets, SecretStore};
+use workapi_kit::session::{SessionKeySet, SessionKeySource};
+use workapi_store::aws::AwsSettings;
+use workapi_store::dynamo::DynamoStore;
+use workapi_store::objects::{DirectoryObjects, ObjectStore};
+use workapi_store::s3::S3Objects;
+use workapi_store::sqlite::SqliteStore;
+use workapi_store::{Condition, Item, Key, Page, Query, Store, StoreResult, TxOp, Update};
 
 pub struct Backend {
     pub name: &'static str,
@@ -64,7 +64,7 @@ pub async fn dynamo_store(endpoint: &str) -> DynamoStore {
 pub fn dynamo_store_with(endpoint: &str, settings: AwsSettings) -> DynamoStore {
     let config = aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
-        .http_client(shared::aws::https_client())
+        .http_client(workapi_store::aws::https_client())
         .endpoint_url(endpoint)
         .region(Region::new("us-east-1"))
         .credentials_provider(Credentials::new("test", "test", None, None, "workapi-tests"))
@@ -150,7 +150,7 @@ pub async fn moto(suite: &str) -> Option<aws_sdk_secretsmanager::Client> {
         return None;
     };
     // The code under test builds its own client exactly as deployed (`aws_config::load_from_env`
-    // in shared::app and shared::session), so the suites reach moto through the SDK's own
+    // in workapi_kit::app and workapi_kit::session), so the suites reach moto through the SDK's own
     // endpoint setting, AWS_ENDPOINT_URL_SECRETS_MANAGER, and the fake credentials that
     // scripts/test.sh exports: the configuration path production uses is the one tested. This
     // client only seeds and rotates secrets.
@@ -160,7 +160,7 @@ pub async fn moto(suite: &str) -> Option<aws_sdk_secretsmanager::Client> {
     );
     let config = aws_sdk_secretsmanager::Config::builder()
         .behavior_version(BehaviorVersion::latest())
-        .http_client(shared::aws::https_client())
+        .http_client(workapi_store::aws::https_client())
         .endpoint_url(endpoint)
         .region(Region::new("us-east-1"))
         .credentials_provider(Credentials::new("test", "test", None, None, "workapi-tests"))
@@ -182,7 +182,7 @@ pub async fn moto_s3(suite: &str) -> Option<(Arc<S3Objects>, aws_sdk_s3::Client)
     };
     let config = aws_sdk_s3::Config::builder()
         .behavior_version(BehaviorVersion::latest())
-        .http_client(shared::aws::https_client())
+        .http_client(workapi_store::aws::https_client())
         .endpoint_url(endpoint)
         .region(Region::new("us-east-1"))
         .credentials_provider(Credentials::new("test", "test", None, None, "workapi-tests"))
@@ -400,7 +400,7 @@ pub struct TestApiBuilder<'a> {
     cors_origins: AllowedOrigins,
     objects: Option<Arc<dyn ObjectStore>>,
     secrets: Option<Arc<dyn SecretStore>>,
-    metadata_fetch: shared::oauth::MetadataFetchForTests,
+    metadata_fetch: workapi_kit::oauth::MetadataFetchForTests,
     store_latency: Option<Duration>,
 }
 
@@ -469,7 +469,7 @@ impl TestApiBuilder<'_> {
     }
 
     /// Relaxes the fetch of client metadata documents (loopback, a test root): test-only.
-    pub fn metadata_fetch(mut self, relaxed: shared::oauth::MetadataFetchForTests) -> Self {
+    pub fn metadata_fetch(mut self, relaxed: workapi_kit::oauth::MetadataFetchForTests) -> Self {
         self.metadata_fetch = relaxed;
         self
     }

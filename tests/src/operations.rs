@@ -11,10 +11,10 @@
 use crate::TestApi;
 use reqwest::Method;
 use serde_json::{Value, json};
-use shared::identity::{NewUser, UserKind};
-use shared::permissions::ROOT;
 use std::collections::BTreeMap;
 use uuid::Uuid;
+use workapi_domain::identity::{NewUser, UserKind};
+use workapi_domain::permissions::ROOT;
 
 /// In a body or a path: replaced by a fresh value on every send.
 pub const UNIQUE: &str = "@unique@";
@@ -60,7 +60,7 @@ pub enum Credential {
 /// One request of the catalogue.
 #[derive(Debug, Clone)]
 pub struct Request {
-    /// The function serving it (`shared::function::Function::name`).
+    /// The function serving it (`workapi_kit::function::Function::name`).
     pub function: &'static str,
     pub operation_id: String,
     pub method: Method,
@@ -213,13 +213,16 @@ pub async fn catalogue(api: &TestApi) -> Catalogue {
     let email = format!("root-{}@catalogue.example", Uuid::new_v4().simple());
     let user =
         NewUser { email: &email, name: "Catalogue Root", role_id: ROOT, kind: UserKind::Employee, language: "en" };
-    let root = shared::identity::create_user(api.store.as_ref(), api.workspace_id, user).await.expect("the Root user");
+    let root =
+        workapi_domain::identity::create_user(api.store.as_ref(), api.workspace_id, user).await.expect("the Root user");
     oauth::password::set_password(api.store.as_ref(), api.workspace_id, root.id, PASSWORD).await.expect("password");
-    let scopes = vec![shared::identity::SCOPE_READ.to_owned(), shared::identity::SCOPE_WRITE.to_owned()];
-    let new = shared::identity::NewToken { name: "catalogue", scopes, expires_at: None };
-    let (root_token, _) = shared::identity::create_token(api.store.as_ref(), &api.key, api.workspace_id, root.id, new)
-        .await
-        .expect("the Root token");
+    let scopes =
+        vec![workapi_domain::identity::SCOPE_READ.to_owned(), workapi_domain::identity::SCOPE_WRITE.to_owned()];
+    let new = workapi_domain::identity::NewToken { name: "catalogue", scopes, expires_at: None };
+    let (root_token, _) =
+        workapi_domain::identity::create_token(api.store.as_ref(), &api.key, api.workspace_id, root.id, new)
+            .await
+            .expect("the Root token");
     load_seed(api, local::demo::DEMO_SEED).await;
     load_seed(api, &local::demo::DEMO_ADMIN_SEED.replace(local::demo::DEMO_EMAIL, &email)).await;
     load_seed(api, local::demo::DEMO_AGENTS_SEED).await;

@@ -17,7 +17,7 @@ struct Floor {
 fn main() -> Result<(), lambda_http::Error> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {
-        // The same HTTP client as the functions' (shared::aws): rustls on ring, not the SDK's
+        // The same HTTP client as the functions' (workapi_store::aws): rustls on ring, not the SDK's
         // default aws-lc, so that the floor differs from them only by their own code.
         use aws_smithy_http_client::tls::{Provider, rustls_provider::CryptoMode};
         let http =

@@ -5,10 +5,10 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use shared::clock;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 use uuid::Uuid;
+use workapi_store::clock;
 
 /// A place in a user's notification timeline.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

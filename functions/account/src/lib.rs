@@ -10,17 +10,17 @@ use axum::extract::State;
 use cursor::Position;
 use notifications::{Notification, NotificationRecord, TimelineEntry, UnreadEntry};
 use serde::{Deserialize, Serialize};
-use shared::entity::Entity;
-use shared::function::Function;
-use shared::http::Success;
-use shared::openapi::ApiTag;
-use shared::permissions::Requirement;
-use shared::request::{Path, Query, deserialize_str};
-use shared::{ApiError, ApiResult, AppState, Caller};
 use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
+use workapi_domain::permissions::Requirement;
+use workapi_kit::entity::Entity;
+use workapi_kit::function::{Function, Needs, Route};
+use workapi_kit::http::Success;
+use workapi_kit::openapi::ApiTag;
+use workapi_kit::request::{Path, Query, deserialize_str};
+use workapi_kit::{ApiError, ApiResult, AppState, Caller};
 
 pub const FUNCTION: Function = Function {
     name: "account",
@@ -31,6 +31,11 @@ pub const FUNCTION: Function = Function {
     }],
     api,
     entities: &[NotificationRecord::KIND, TimelineEntry::KIND, UnreadEntry::KIND],
+    needs: Needs {
+        summary: "the caller's notifications",
+        routes: &[Route::new("Account", "/account/{proxy+}")],
+        ..Needs::DATA
+    },
 };
 
 fn api() -> OpenApiRouter<AppState> {

@@ -13,11 +13,12 @@
 
 use crate::cursor::Position;
 use serde::{Deserialize, Serialize};
-use shared::entity::{self, Attempt, Entity};
-use shared::store::keys::WsKeys;
-use shared::store::{Condition, Cursor, Item, Key, PK, Query, SK, Store, TxOp, Update, query_all};
-use shared::{ApiError, ApiResult, clock};
 use uuid::Uuid;
+use workapi_kit::entity::{self, Attempt, Entity};
+use workapi_kit::{ApiError, ApiResult};
+use workapi_store::clock;
+use workapi_store::keys::WsKeys;
+use workapi_store::{Condition, Cursor, Item, Key, PK, Query, SK, Store, TxOp, Update, query_all};
 
 /// Whose notifications: the workspace and the user.
 pub type Scope = (WsKeys, Uuid);
@@ -130,7 +131,7 @@ pub async fn mark_read(store: &dyn Store, scope: Scope, id: Uuid) -> ApiResult<N
                 update: Update::default()
                     .set("isRead", true)
                     .set("readAt", read_at.clone())
-                    .set(shared::store::VERSION, record.version + 1),
+                    .set(workapi_store::VERSION, record.version + 1),
                 cond: Condition::VersionEquals(record.version),
             },
             TxOp::Update {
@@ -230,7 +231,7 @@ pub async fn write(store: &dyn Store, keys: WsKeys, notification: Notification, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shared::store::sqlite::SqliteStore;
+    use workapi_store::sqlite::SqliteStore;
 
     fn note(id: Uuid, at: &str, read: bool) -> Notification {
         Notification {

@@ -5,14 +5,14 @@ pub mod activities;
 pub mod catalog;
 pub mod roles;
 
-use shared::AppState;
-use shared::entity::{Entity, SEQUENCE};
-use shared::function::Function;
-use shared::idempotency::idempotent;
-use shared::openapi::ApiTag;
-use shared::permissions::{Requirement, key};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
+use workapi_domain::permissions::{Requirement, key};
+use workapi_kit::AppState;
+use workapi_kit::entity::{Entity, SEQUENCE};
+use workapi_kit::function::{Function, Grant, Needs, Resource, Route};
+use workapi_kit::idempotency::idempotent;
+use workapi_kit::openapi::ApiTag;
 
 pub const FUNCTION: Function = Function {
     name: "administration",
@@ -24,12 +24,23 @@ pub const FUNCTION: Function = Function {
     }],
     api,
     entities: &[
-        shared::permissions::roles::CustomRole::KIND,
+        workapi_domain::permissions::roles::CustomRole::KIND,
         activities::store::ActivityRecord::KIND,
         SEQUENCE,
-        shared::domain::catalog::CatalogCategory::KIND,
-        shared::domain::catalog::ProductRecord::KIND,
+        workapi_domain::catalog::CatalogCategory::KIND,
+        workapi_domain::catalog::ProductRecord::KIND,
     ],
+    needs: Needs {
+        summary: "roles and permissions, work activities",
+        routes: &[Route::new("Administration", "/administration/{proxy+}")],
+        grants: &[Grant {
+            sid: "PresignUploadedFiles",
+            actions: &["s3:GetObject"],
+            on: Resource::UploadedFiles,
+            note: "Presigns the URLs of catalog logos (workapi_kit::files).",
+        }],
+        ..Needs::DATA
+    },
 };
 
 /// Role administration.
@@ -41,7 +52,10 @@ const MANAGE_TASK_SETTINGS: Requirement = Requirement::Permission(key::WS_SETTIN
 
 /// Schemas used only as path parameters, which `routes!` does not collect by itself.
 #[derive(utoipa::OpenApi)]
-#[openapi(components(schemas(shared::permissions::roles::RoleId, shared::permissions::catalog::PermissionKeySchema)))]
+#[openapi(components(schemas(
+    workapi_domain::permissions::roles::RoleId,
+    workapi_domain::permissions::catalog::PermissionKeySchema
+)))]
 struct PathSchemas;
 
 /// `idempotent(…)`: the group's POST creates (Idempotency-Key, docs/conventions.md).

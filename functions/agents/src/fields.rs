@@ -2,10 +2,10 @@
 //! repository names, identifiers, and agent instructions (the agent rich-text profile).
 
 use serde_json::Value;
-use shared::input::{At, Errors, Field, SchemaRef};
-use shared::richtext::{self, Doc, Profile};
-use shared::secrets::SecretValue;
 use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+use workapi_kit::input::{At, Errors, Field, SchemaRef};
+use workapi_kit::secrets::SecretValue;
+use workapi_richtext::{self as richtext, Doc, Profile};
 
 fn string_schema(description: &str) -> ObjectBuilder {
     ObjectBuilder::new().schema_type(Type::String).description(Some(description))

@@ -1,5 +1,5 @@
 //! The `agents` function (spec §2.9, §4.11; docs/agents.md): agents and their managed-provider
-//! settings, whose credentials live in the secret store (`shared::secrets`) and are never
+//! settings, whose credentials live in the secret store (`workapi_kit::secrets`) and are never
 //! returned; project-level overrides; workspace skills.
 
 pub mod fields;
@@ -18,21 +18,21 @@ use project_settings::{
 };
 use records::{Agent, ProviderApiKey, ProviderApiKeyView};
 use serde::Deserialize;
-use shared::domain::project;
-use shared::entity::Entity;
-use shared::function::Function;
-use shared::idempotency::{Answer, Idempotency, idempotent};
-use shared::openapi::ApiTag;
-use shared::permissions::{Requirement, key};
-use shared::projection::Projection;
-use shared::request::{Body, Path, Query};
-use shared::secrets::SecretStore;
-use shared::{ApiError, ApiResult, AppState, Caller};
 use skills::{CreateSkillBody, PatchSkillBody, Skill, SkillProjection, SkillRecord};
 use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
+use workapi_domain::permissions::{Requirement, key};
+use workapi_domain::project;
+use workapi_kit::entity::Entity;
+use workapi_kit::function::{Function, Grant, Needs, Resource, Route};
+use workapi_kit::idempotency::{Answer, Idempotency, idempotent};
+use workapi_kit::openapi::ApiTag;
+use workapi_kit::projection::Projection;
+use workapi_kit::request::{Body, Path, Query};
+use workapi_kit::secrets::SecretStore;
+use workapi_kit::{ApiError, ApiResult, AppState, Caller};
 
 pub const FUNCTION: Function = Function {
     name: "agents",
@@ -51,6 +51,22 @@ pub const FUNCTION: Function = Function {
         ManagedProviderRecord::KIND,
         project_settings::ProjectOverridesRecord::KIND,
     ],
+    needs: Needs {
+        summary: "managed-provider settings with secrets in Secrets Manager, project overrides, skills",
+        note: "Agents (docs/agents.md). Its credentials (raw provider keys, MCP bearer tokens, OAuth\n\
+               tokens and client secrets) live in Secrets Manager, one secret per value, named\n\
+               workapi/<stack>/agents/<workspace>/...; the table keeps only the names. This function alone\n\
+               may create and delete them (it never reads one back: responses say only whether a credential\n\
+               is configured), and only under its own name prefix.",
+        routes: &[Route::new("Agents", "/agents"), Route::new("AgentsProxy", "/agents/{proxy+}")],
+        grants: &[Grant {
+            sid: "AgentCredentialSecrets",
+            actions: &["secretsmanager:CreateSecret", "secretsmanager:DeleteSecret"],
+            on: Resource::AgentSecrets,
+            note: "",
+        }],
+        ..Needs::DATA
+    },
 };
 
 /// Connecting an agent to a provider, and the workspace's skills, are workspace settings.

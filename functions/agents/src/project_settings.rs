@@ -8,15 +8,16 @@ use crate::managed::input::{MAX_GUIDANCE_CHARS, MAX_REPOSITORIES, MAX_VAULTS, Re
 use crate::managed::model::{Repository, ToolMode};
 use crate::records::{self, partition};
 use serde::{Deserialize, Serialize};
-use shared::entity::{self, Change, Entity, Versioned};
-use shared::error::FieldErrors;
-use shared::idempotency::Answer;
-use shared::input::{Input, List, MultilineText, Patch};
-use shared::store::keys::WsKeys;
-use shared::store::{Key, Query, Store, query_all};
-use shared::{ApiError, ApiResult, clock};
 use std::collections::HashSet;
 use uuid::Uuid;
+use workapi_kit::entity::{self, Change, Entity, Versioned};
+use workapi_kit::error::FieldErrors;
+use workapi_kit::idempotency::Answer;
+use workapi_kit::input::{Input, List, MultilineText, Patch};
+use workapi_kit::{ApiError, ApiResult};
+use workapi_store::clock;
+use workapi_store::keys::WsKeys;
+use workapi_store::{Key, Query, Store, query_all};
 
 /// Overrides of one agent in one project
 #[derive(Input)]
@@ -75,11 +76,11 @@ pub struct ProjectAgentProviderSettings {
     pub updated_at: String,
 }
 
-impl shared::projection::Compact for ProjectAgentProviderSettings {
+impl workapi_kit::projection::Compact for ProjectAgentProviderSettings {
     const COMPACT: &'static [&'static str] = &["projectId", "agentId", "version"];
 }
 
-pub type ProjectAgentProviderSettingsProjection = shared::projection::Projected<ProjectAgentProviderSettings>;
+pub type ProjectAgentProviderSettingsProjection = workapi_kit::projection::Projected<ProjectAgentProviderSettings>;
 
 /// The record: the response plus who saved it last.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -2,11 +2,11 @@
 //! API keys (seeded), skills, managed-provider settings and project overrides, each one item.
 
 use serde::{Deserialize, Serialize};
-use shared::entity::{self, Entity};
-use shared::secrets::SecretName;
-use shared::store::keys::WsKeys;
-use shared::store::{Key, Query, Store, StoreResult, query_all};
 use uuid::Uuid;
+use workapi_kit::entity::{self, Entity};
+use workapi_kit::secrets::SecretName;
+use workapi_store::keys::WsKeys;
+use workapi_store::{Key, Query, Store, StoreResult, query_all};
 
 /// The partition of a workspace's agent items.
 pub fn partition(keys: WsKeys) -> String {

@@ -6,14 +6,15 @@
 use crate::fields::AgentInstructions;
 use crate::records::{self, item_key};
 use serde::{Deserialize, Serialize};
-use shared::entity::{self, Attempt, Change, Created, Entity, Versioned};
-use shared::idempotency::Answer;
-use shared::input::{Input, Integer, MultilineText, Patch, Text};
-use shared::richtext::{self, Doc};
-use shared::store::keys::WsKeys;
-use shared::store::{Condition, Key, Store, TxOp, Update};
-use shared::{ApiError, ApiResult, clock};
 use uuid::Uuid;
+use workapi_kit::entity::{self, Attempt, Change, Created, Entity, EntityError, Versioned};
+use workapi_kit::idempotency::Answer;
+use workapi_kit::input::{Input, Integer, MultilineText, Patch, Text};
+use workapi_kit::{ApiError, ApiResult};
+use workapi_richtext::{self as richtext, Doc};
+use workapi_store::clock;
+use workapi_store::keys::WsKeys;
+use workapi_store::{Condition, Key, Store, TxOp, Update};
 
 pub const MAX_NAME_CHARS: usize = 100;
 pub const MAX_DESCRIPTION_CHARS: usize = 1000;
@@ -87,15 +88,26 @@ pub fn count_key(keys: WsKeys) -> Key {
 
 const COUNT: &str = "count";
 
+const EXISTS: &str = "The skill exists already";
+
+/// What [`insert`] came to when it did not fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inserted {
+    /// The skill is written and counted.
+    Written,
+    /// Another skill has its id; nothing was written (the create answers 409, the seed skips it).
+    Exists,
+}
+
 /// Writes a new skill and counts it, in one transaction: refused with 400 when the workspace
-/// holds [`MAX_SKILLS`] already, 409 when a skill has its id. `completion` (the idempotency
-/// record's) joins the transaction. Used by the create and by the seed.
+/// holds [`MAX_SKILLS`] already. `completion` (the idempotency record's) joins the transaction.
+/// Used by the create and by the seed.
 pub async fn insert(
     store: &dyn Store,
     keys: WsKeys,
     record: &SkillRecord,
     completion: Option<&entity::Completion>,
-) -> ApiResult<()> {
+) -> ApiResult<Inserted> {
     let counter = count_key(keys);
     let limit = MAX_SKILLS as i64;
     entity::retry_on_conflict("Skills are being created concurrently; retry", |_| {
@@ -107,13 +119,16 @@ pub async fn insert(
         };
         let counter = &counter;
         async move {
-            match entity::create_with(store, record, keys, "The skill exists already", vec![count], completion).await? {
-                Created::Done => Ok(Attempt::Done(())),
-                Created::Contended => Ok(Attempt::Conflict),
-                Created::Refused(_) if store.get(counter).await?.is_some() => {
+            let created = entity::create_with(store, record, keys, EXISTS, vec![count], completion).await;
+            match created {
+                Err(EntityError::Exists(_)) => Ok(Attempt::Done(Inserted::Exists)),
+                Err(e) => Err(e.into()),
+                Ok(Created::Done) => Ok(Attempt::Done(Inserted::Written)),
+                Ok(Created::Contended) => Ok(Attempt::Conflict),
+                Ok(Created::Refused(_)) if store.get(counter).await?.is_some() => {
                     Err(ApiError::field("body", format!("a workspace holds at most {MAX_SKILLS} skills")))
                 }
-                Created::Refused(_) => {
+                Ok(Created::Refused(_)) => {
                     // The workspace's first counted skill: count those stored, then again.
                     let stored = async { Ok(records::list::<SkillRecord>(store, keys).await?.len() as i64) };
                     entity::init_counter(store, counter, SkillCount::KIND, COUNT, stored).await?;
@@ -148,11 +163,11 @@ pub struct Skill {
     pub updated_at: String,
 }
 
-impl shared::projection::Compact for Skill {
+impl workapi_kit::projection::Compact for Skill {
     const COMPACT: &'static [&'static str] = &["id", "name", "version"];
 }
 
-pub type SkillProjection = shared::projection::Projected<Skill>;
+pub type SkillProjection = workapi_kit::projection::Projected<Skill>;
 
 impl From<&SkillRecord> for Skill {
     fn from(r: &SkillRecord) -> Self {
@@ -222,8 +237,10 @@ pub async fn create(
         updated_by: by,
     };
     let answer = respond(&record)?;
-    insert(store, keys, &record, answer.completion()).await?;
-    Ok(answer)
+    match insert(store, keys, &record, answer.completion()).await? {
+        Inserted::Written => Ok(answer),
+        Inserted::Exists => Err(ApiError::conflict(EXISTS)),
+    }
 }
 
 pub async fn get(store: &dyn Store, keys: WsKeys, id: Uuid) -> ApiResult<SkillRecord> {
@@ -326,9 +343,9 @@ mod tests {
     fn a_patch_changes_the_sent_fields_and_stamps_the_edit_and_an_empty_one_writes_nothing() {
         let editor = Uuid::from_u128(7);
         let at = "2026-02-02T00:00:00Z";
-        let empty: PatchSkillBody = shared::input::parse(&json!({"version": 3})).unwrap();
+        let empty: PatchSkillBody = workapi_kit::input::parse(&json!({"version": 3})).unwrap();
         assert_eq!(patched(&skill(), &empty, at, editor), None);
-        let body: PatchSkillBody = shared::input::parse(&json!({"description": null, "enabled": false})).unwrap();
+        let body: PatchSkillBody = workapi_kit::input::parse(&json!({"description": null, "enabled": false})).unwrap();
         let changed = patched(&skill(), &body, at, editor).unwrap();
         let expected =
             SkillRecord { description: None, enabled: false, updated_at: at.into(), updated_by: editor, ..skill() };

@@ -8,15 +8,15 @@ use axum::Json;
 use axum::extract::State;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
-use shared::domain::billing::{self, IssuedInvoiceRecord, SupportContingentRecord, day};
-use shared::domain::money;
-use shared::domain::project;
-use shared::permissions::Requirement;
-use shared::request::Path;
-use shared::{ApiResult, AppState, Caller};
 use std::collections::BTreeMap;
 use time::Date;
 use uuid::Uuid;
+use workapi_domain::billing::{self, IssuedInvoiceRecord, SupportContingentRecord, day};
+use workapi_domain::money;
+use workapi_domain::permissions::Requirement;
+use workapi_domain::project;
+use workapi_kit::request::Path;
+use workapi_kit::{ApiResult, AppState, Caller};
 
 /// A support contingent with its balance (spec §2.5a).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -225,8 +225,8 @@ pub async fn list_support_contingents(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shared::domain::billing::ContingentConsumption;
     use time::macros::date;
+    use workapi_domain::billing::ContingentConsumption;
 
     fn contingent(frequency: u32, hours: i64, transferable: bool, to: Option<Date>) -> SupportContingentRecord {
         SupportContingentRecord {
@@ -355,7 +355,7 @@ mod tests {
     /// last day (13,199 earlier periods), with hours drawn early, late and in between.
     #[test]
     fn a_contingent_spanning_the_whole_calendar_range_has_its_balance() {
-        use shared::calendar::{FIRST_DAY, LAST_DAY};
+        use workapi_wire::calendar::{FIRST_DAY, LAST_DAY};
         let mut c = contingent(1, 10, true, None);
         c.from_date = FIRST_DAY;
         let invoices = [

@@ -16,20 +16,20 @@ pub mod subscriptions;
 pub mod world;
 
 use serde::Deserialize;
-use shared::domain::project::{self, AccessError, Project};
-use shared::entity::Entity;
-use shared::function::Function;
-/// The `{success: true}` answer of the billing writes (spec §4.8).
-pub use shared::http::Success;
-use shared::idempotency::idempotent;
-use shared::openapi::ApiTag;
-use shared::store::Store;
-use shared::{ApiError, ApiResult, Caller};
 use time::Date;
 use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
+use workapi_domain::project::{self, AccessError, Project};
+use workapi_kit::entity::Entity;
+use workapi_kit::function::{Function, Needs, Route};
+/// The `{success: true}` answer of the billing writes (spec §4.8).
+pub use workapi_kit::http::Success;
+use workapi_kit::idempotency::idempotent;
+use workapi_kit::openapi::ApiTag;
+use workapi_kit::{ApiError, ApiResult, Caller};
+use workapi_store::Store;
 
 pub const FUNCTION: Function = Function {
     name: "billing",
@@ -41,10 +41,26 @@ pub const FUNCTION: Function = Function {
     }],
     api,
     entities: &[subscriptions::SubscriptionBillingRecord::KIND, potential_invoices::PotentialInvoiceRecord::KIND],
+    needs: Needs {
+        summary: "subscription billings, potential invoices, support contingents",
+        routes: &[
+            Route::new("Billing", "/billing/{proxy+}"),
+            Route {
+                event: "SubscriptionBillings",
+                path: "/projects/{projectId}/subscription-billings",
+                note: "Static children of the projects function's /projects/{projectId}: API Gateway\n\
+                       prefers them to its {proxy+} sibling (docs/billing.md, \"Routing\").",
+            },
+            Route::new("SubscriptionBillingsProxy", "/projects/{projectId}/subscription-billings/{proxy+}"),
+            Route::new("SupportContingents", "/projects/{projectId}/support-contingents"),
+            Route::new("SupportContingentsProxy", "/projects/{projectId}/support-contingents/{proxy+}"),
+        ],
+        ..Needs::DATA
+    },
 };
 
 /// `idempotent(…)`: the subscription-billing create (Idempotency-Key, docs/conventions.md).
-fn api() -> OpenApiRouter<shared::AppState> {
+fn api() -> OpenApiRouter<workapi_kit::AppState> {
     OpenApiRouter::new()
         .routes(idempotent(routes!(
             subscriptions::list_subscription_billings,

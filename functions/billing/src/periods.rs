@@ -227,12 +227,12 @@ mod tests {
         assert_eq!(y(date!(2032 - 03 - 01)), Some((4, date!(2032 - 02 - 29), date!(2033 - 02 - 27))));
     }
 
-    /// Issue 31: at the edges of the calendar's range (`shared::calendar`), every period a day
+    /// Issue 31: at the edges of the calendar's range (`workapi_wire::calendar`), every period a day
     /// falls in is found in one step, for every frequency, and the billing periods of a range
     /// ending on its last day end on it.
     #[test]
     fn periods_at_the_edges_of_the_calendar_range() {
-        use shared::calendar::{FIRST_DAY, LAST_DAY};
+        use workapi_wire::calendar::{FIRST_DAY, LAST_DAY};
         for f in 1..=12 {
             for (anchor, day) in [(FIRST_DAY, LAST_DAY), (FIRST_DAY, FIRST_DAY), (LAST_DAY, LAST_DAY)] {
                 let (k, period) = period_containing(anchor, f, None, day).unwrap();
@@ -256,7 +256,7 @@ mod tests {
 
     /// Any day of the calendar's range.
     fn range_date() -> impl Strategy<Value = Date> {
-        use shared::calendar::{FIRST_DAY, LAST_DAY};
+        use workapi_wire::calendar::{FIRST_DAY, LAST_DAY};
         (0..=(LAST_DAY - FIRST_DAY).whole_days()).prop_map(|d| FIRST_DAY + Duration::days(d))
     }
 

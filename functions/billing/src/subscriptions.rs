@@ -10,20 +10,21 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
-use shared::domain::billing::day;
-use shared::domain::money;
-use shared::domain::pricing;
-use shared::domain::project::{self, ProjectScope};
-use shared::entity::{self, Entity};
-use shared::idempotency::{Answer, Idempotency};
-use shared::input::{self, At, DateOnly, Errors, Input, Integer, Text};
-use shared::permissions::{Requirement, key};
-use shared::request::{Body, Path};
-use shared::store::keys::WsKeys;
-use shared::store::{Key, Query, Store, query_all};
-use shared::{ApiResult, AppState, Caller, clock};
 use time::Date;
 use uuid::Uuid;
+use workapi_domain::billing::day;
+use workapi_domain::money;
+use workapi_domain::permissions::{Requirement, key};
+use workapi_domain::pricing;
+use workapi_domain::project::{self, ProjectScope};
+use workapi_kit::entity::{self, Entity};
+use workapi_kit::idempotency::{Answer, Idempotency};
+use workapi_kit::input::{self, At, DateOnly, Errors, Input, Integer, Text};
+use workapi_kit::request::{Body, Path};
+use workapi_kit::{ApiResult, AppState, Caller};
+use workapi_store::clock;
+use workapi_store::keys::WsKeys;
+use workapi_store::{Key, Query, Store, query_all};
 
 /// Largest price per unit and largest quantity.
 pub const MAX_PRICE: i64 = 1_000_000_000;
@@ -40,7 +41,7 @@ pub enum Payment {
     /// Once: one row, for the first period, price × quantity
     OneTime,
 }
-shared::closed_enum!(Payment);
+workapi_wire::closed_enum!(Payment);
 
 /// When a row becomes billable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
@@ -52,7 +53,7 @@ pub enum BillingTiming {
     /// From the first day of its period
     Advance,
 }
-shared::closed_enum!(BillingTiming);
+workapi_wire::closed_enum!(BillingTiming);
 
 /// Where the billing comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
@@ -64,7 +65,7 @@ pub enum SubscriptionType {
     /// Linked to a catalog item
     Product,
 }
-shared::closed_enum!(SubscriptionType);
+workapi_wire::closed_enum!(SubscriptionType);
 
 /// One billing row: one period of the subscription.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -350,7 +351,7 @@ mod tests {
     use time::macros::date;
 
     fn parse(v: serde_json::Value) -> ApiResult<Draft> {
-        shared::input::parse::<NewSubscriptionBillingBody>(&v).map(draft)
+        workapi_kit::input::parse::<NewSubscriptionBillingBody>(&v).map(draft)
     }
 
     fn failing(v: serde_json::Value) -> Vec<String> {

@@ -1,13 +1,13 @@
 //! Reads of a project's billing world that more than one operation needs.
 
-use shared::ApiResult;
-use shared::domain::billing::{self, TimeEntryRecord};
-use shared::domain::project::ProjectScope;
-use shared::domain::quotation::{self, AcceptedQuotationRecord};
-use shared::entity;
-use shared::store::{Store, read_all};
 use std::collections::{BTreeMap, BTreeSet};
 use uuid::Uuid;
+use workapi_domain::billing::{self, TimeEntryRecord};
+use workapi_domain::project::ProjectScope;
+use workapi_domain::quotation::{self, AcceptedQuotationRecord};
+use workapi_kit::ApiResult;
+use workapi_kit::entity;
+use workapi_store::{Store, read_all};
 
 /// Unbilled time and, when its task has one, the task's accepted quotation (which replaces
 /// time-based billing for the task, spec §2.3).

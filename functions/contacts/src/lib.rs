@@ -5,18 +5,18 @@
 use axum::Json;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
-use shared::domain::organization::{self, Organization};
-use shared::entity::Entity;
-use shared::function::Function;
-use shared::identity::{self, User, UserKind};
-use shared::openapi::ApiTag;
-use shared::permissions::Requirement;
-use shared::request::Query;
-use shared::{ApiError, ApiResult, AppState, Caller};
 use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
+use workapi_domain::identity::{self, User, UserKind};
+use workapi_domain::organization::{self, Organization};
+use workapi_domain::permissions::Requirement;
+use workapi_kit::entity::Entity;
+use workapi_kit::function::{Function, Needs, Route};
+use workapi_kit::openapi::ApiTag;
+use workapi_kit::request::Query;
+use workapi_kit::{ApiError, ApiResult, AppState, Caller};
 
 pub const FUNCTION: Function = Function {
     name: "contacts",
@@ -27,6 +27,11 @@ pub const FUNCTION: Function = Function {
     }],
     api,
     entities: &[Organization::KIND],
+    needs: Needs {
+        summary: "customer-organization members",
+        routes: &[Route::new("ContactsRoot", "/contacts"), Route::new("Contacts", "/contacts/{proxy+}")],
+        ..Needs::DATA
+    },
 };
 
 fn api() -> OpenApiRouter<AppState> {

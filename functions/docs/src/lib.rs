@@ -14,13 +14,13 @@ use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::Value;
-use shared::AppState;
-use shared::function::Function;
-use shared::openapi::ApiTag;
 use std::sync::OnceLock;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
+use workapi_kit::AppState;
+use workapi_kit::function::{Function, Memory, Needs, Route};
+use workapi_kit::openapi::ApiTag;
 
 pub const FUNCTION: Function = Function {
     name: "docs",
@@ -31,6 +31,18 @@ pub const FUNCTION: Function = Function {
     }],
     api,
     entities: &[],
+    needs: Needs {
+        summary: "the OpenAPI document as JSON and YAML, the API's name and version at / and /docs, the reference \
+                  page at /docs in a browser; public",
+        note: "The document needs no data and no secret: only the rate-limit counter.",
+        routes: &[Route::new("Docs", "/docs/{proxy+}"), Route::new("DocsIndex", "/docs"), Route::new("ApiIndex", "/")],
+        data: false,
+        memory: Some(Memory {
+            megabytes: 256,
+            why: "Serves documents embedded at build time: no store work, little CPU.",
+        }),
+        ..Needs::DATA
+    },
 };
 
 /// The document as the tests generated and checked it.
@@ -161,9 +173,9 @@ async fn openapi_json() -> impl IntoResponse {
         (String = "text/yaml", example = json!(YAML_EXAMPLE))))))]
 async fn openapi_yaml(headers: HeaderMap) -> Response {
     static YAML: OnceLock<Result<String, String>> = OnceLock::new();
-    match YAML.get_or_init(|| shared::openapi::json_to_yaml(DOCUMENT_JSON)) {
+    match YAML.get_or_init(|| workapi_kit::openapi::json_to_yaml(DOCUMENT_JSON)) {
         Ok(yaml) => ([(header::CONTENT_TYPE, yaml_media_type(&headers))], yaml.as_str()).into_response(),
-        Err(e) => shared::ApiError::internal(format!("the document does not render as YAML: {e}")).into_response(),
+        Err(e) => workapi_kit::ApiError::internal(format!("the document does not render as YAML: {e}")).into_response(),
     }
 }
 

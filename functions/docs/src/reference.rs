@@ -11,10 +11,10 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use shared::ApiError;
-use shared::richtext::escape_attr as escape;
 use std::fmt::Write;
 use std::sync::LazyLock;
+use workapi_kit::ApiError;
+use workapi_richtext::escape_attr as escape;
 
 /// The vendored Swagger UI's version: part of its assets' URLs, so a new version is a new URL.
 pub const SWAGGER_UI_VERSION: &str = "5.35.0";

@@ -6,12 +6,12 @@
 //! and enabling again gives back exactly the settings that were there.
 
 use serde::{Deserialize, Serialize};
-use shared::entity::{Entity, IndexKey, Versioned};
-use shared::input::Patch;
-use shared::richtext::{self, Doc};
-use shared::store::Key;
-use shared::store::keys::WsKeys;
 use uuid::Uuid;
+use workapi_kit::entity::{Entity, IndexKey, Versioned};
+use workapi_kit::input::Patch;
+use workapi_richtext::{self as richtext, Doc};
+use workapi_store::Key;
+use workapi_store::keys::WsKeys;
 
 /// The default priority of tasks created from an account's mail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -22,7 +22,7 @@ pub enum TaskPriority {
     Urgent,
 }
 
-shared::closed_enum!(TaskPriority);
+workapi_wire::closed_enum!(TaskPriority);
 
 /// Most tags a helpdesk account may put on its tasks.
 pub const MAX_TASK_TAGS: usize = 50;

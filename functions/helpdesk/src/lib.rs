@@ -10,18 +10,18 @@ use account::{EmailAccount, MAX_TASK_TAGS, MailAccountRecord, SettingsChange, Ta
 use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
-use shared::entity::Entity;
-use shared::function::Function;
-use shared::input::{EditorText, Input, List, Patch};
-use shared::openapi::ApiTag;
-use shared::permissions::{Requirement, key};
-use shared::request::{Body, Path};
-use shared::{ApiError, ApiResult, AppState, Caller};
 use std::collections::HashSet;
 use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
+use workapi_domain::permissions::{Requirement, key};
+use workapi_kit::entity::Entity;
+use workapi_kit::function::{Function, Needs, Route};
+use workapi_kit::input::{EditorText, Input, List, Patch};
+use workapi_kit::openapi::ApiTag;
+use workapi_kit::request::{Body, Path};
+use workapi_kit::{ApiError, ApiResult, AppState, Caller};
 
 pub const FUNCTION: Function = Function {
     name: "helpdesk",
@@ -32,6 +32,11 @@ pub const FUNCTION: Function = Function {
     }],
     api,
     entities: &[MailAccountRecord::KIND],
+    needs: Needs {
+        summary: "mail accounts, helpdesk settings, automatic pulling",
+        routes: &[Route::new("Helpdesk", "/helpdesk/{proxy+}")],
+        ..Needs::DATA
+    },
 };
 
 fn api() -> OpenApiRouter<AppState> {

@@ -7,17 +7,17 @@
 //! check them against yet (docs/helpdesk.md).
 
 use crate::account::StoredSettings;
-use shared::ApiResult;
-use shared::domain::project;
-use shared::error::FieldErrors;
-use shared::identity::is_employee;
-use shared::identity::{self, UserKind};
-use shared::permissions::PermissionSet;
-use shared::store::Store;
-use shared::store::keys::WsKeys;
 use std::collections::HashSet;
-use tags::domain::TagType;
 use uuid::Uuid;
+use workapi_domain::identity::is_employee;
+use workapi_domain::identity::{self, UserKind};
+use workapi_domain::permissions::PermissionSet;
+use workapi_domain::project;
+use workapi_domain::tag::{self, TagType};
+use workapi_kit::ApiResult;
+use workapi_kit::error::FieldErrors;
+use workapi_store::Store;
+use workapi_store::keys::WsKeys;
 
 /// What a settings value names.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -73,7 +73,7 @@ pub async fn problems(
     for (i, id) in refs.task_tags_ids.iter().enumerate() {
         if !seen.insert(*id) {
             add("taskTagsIds", format!("taskTagsIds[{i}]: {id} appears twice"));
-        } else if !tags::is_live(store, (keys, TagType::Task), *id).await? {
+        } else if !tag::is_live(store, (keys, TagType::Task), *id).await? {
             add("taskTagsIds", format!("taskTagsIds[{i}]: no task tag {id} in this workspace"));
         }
     }

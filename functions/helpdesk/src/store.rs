@@ -3,11 +3,11 @@
 //! of the automatic-pulling schedule (GSI1 `MAILPULL`) are always those of the written state.
 
 use crate::account::{self, MailAccountRecord, PULL_SCHEDULE_GSI1PK, SettingsChange};
-use shared::entity::{self, Change, Entity};
-use shared::store::keys::WsKeys;
-use shared::store::{Condition, Query, Store, StoreError, StoreResult, query_all};
-use shared::{ApiError, ApiResult};
 use uuid::Uuid;
+use workapi_kit::entity::{self, Change, Entity};
+use workapi_kit::{ApiError, ApiResult};
+use workapi_store::keys::WsKeys;
+use workapi_store::{Condition, Query, Store, StoreError, StoreResult, query_all};
 
 pub async fn get(store: &dyn Store, keys: WsKeys, id: Uuid) -> ApiResult<Option<MailAccountRecord>> {
     Ok(entity::get(store, &account::key(keys, id)).await?)
@@ -104,7 +104,7 @@ pub async fn pull_schedule(store: &dyn Store) -> StoreResult<Vec<PullTarget>> {
     items
         .iter()
         .map(|item| {
-            let sk = item.get(shared::store::GSI1SK).and_then(|v| v.as_str()).unwrap_or_default();
+            let sk = item.get(workapi_store::GSI1SK).and_then(|v| v.as_str()).unwrap_or_default();
             let (ws, account) = sk.split_once('#').unwrap_or_default();
             match (Uuid::try_parse(ws), Uuid::try_parse(account)) {
                 (Ok(workspace_id), Ok(account_id)) => Ok(PullTarget { workspace_id, account_id }),

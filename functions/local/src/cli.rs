@@ -1,20 +1,20 @@
-//! The operator CLI: `serve`, `workspace`, `user` (including `set-password`), `token`, `seed`
-//! and `table` commands against either store backend. Commands that create something print its id (or the raw token) alone on
+//! The operator CLI: `serve`, `workspace`, `user` (including `set-password`), `token`, `seed`,
+//! `table` and `template` (generated files, `local::template`) commands against either store backend. Commands that create something print its id (or the raw token) alone on
 //! stdout so scripts can capture it; everything else goes to stderr.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use shared::app::{TokenKeySource, open_store, session_key_source_from_env, token_key_source_from_env};
-use shared::identity::{self, NewToken, NewUser, UserKind};
-use shared::secrets::{DirectorySecrets, SecretStore, open_secrets};
-use shared::session::{SessionKeySet, SessionKeySource};
-use shared::store::Store;
-use shared::store::dynamo::DynamoStore;
-use shared::store::objects::{DirectoryObjects, ObjectStore, open_objects};
-use shared::token::TokenKey;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use uuid::Uuid;
+use workapi_domain::identity::{self, NewToken, NewUser, UserKind};
+use workapi_domain::token::TokenKey;
+use workapi_kit::app::{TokenKeySource, open_store, session_key_source_from_env, token_key_source_from_env};
+use workapi_kit::secrets::{DirectorySecrets, SecretStore, open_secrets};
+use workapi_kit::session::{SessionKeySet, SessionKeySource};
+use workapi_store::Store;
+use workapi_store::dynamo::DynamoStore;
+use workapi_store::objects::{DirectoryObjects, ObjectStore, open_objects};
 
 #[derive(Parser)]
 #[command(name = "workapi", about = "workapi local server and operator CLI")]
@@ -64,6 +64,16 @@ pub enum Command {
     Table(TableCommand),
     #[command(subcommand)]
     Seed(SeedCommand),
+    /// Write template.yaml's function blocks, Cargo.toml's watch router and missing events/
+    /// from the registry (each function's descriptor; docs/functions.md). Opens no store.
+    Template {
+        /// Write nothing; fail naming every file that differs.
+        #[arg(long)]
+        check: bool,
+        /// The repository's root.
+        #[arg(long, default_value = ".")]
+        root: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -251,7 +261,9 @@ impl Backend {
         if std::env::var_os("LT_TOKEN_KEY").is_some() || std::env::var_os("LT_TOKEN_KEY_SECRET_ID").is_some() {
             return match token_key_source_from_env()? {
                 TokenKeySource::Static(key) => Ok(key),
-                TokenKeySource::SecretsManager { secret_id, .. } => Ok(shared::app::fetch_token_key(&secret_id).await?),
+                TokenKeySource::SecretsManager { secret_id, .. } => {
+                    Ok(workapi_kit::app::fetch_token_key(&secret_id).await?)
+                }
             };
         }
         match self.dynamo_table() {
@@ -353,7 +365,7 @@ pub async fn run_operator(command: Command, backend: &Backend) -> CliResult<()> 
     let store = backend.store();
     let store = store.as_ref();
     match command {
-        Command::Serve { .. } => unreachable!("serve is handled by main"),
+        Command::Serve { .. } | Command::Template { .. } => unreachable!("handled by main"),
         Command::Workspace(WorkspaceCommand::Create { name, language }) => {
             println!("{}", identity::create_workspace(store, &name, &language).await?.id);
         }
@@ -383,7 +395,7 @@ pub async fn run_operator(command: Command, backend: &Backend) -> CliResult<()> 
         }
         Command::Token(TokenCommand::Create { workspace, user, name, scopes, expires_in_days }) => {
             let key = backend.token_key().await?;
-            let expires_at = expires_in_days.map(|days| shared::clock::now_epoch() + i64::from(days) * 86_400);
+            let expires_at = expires_in_days.map(|days| workapi_store::clock::now_epoch() + i64::from(days) * 86_400);
             let scopes = scopes.into_iter().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect();
             let (raw, record) =
                 identity::create_token(store, &key, workspace, user, NewToken { name: &name, scopes, expires_at })
@@ -420,8 +432,8 @@ pub async fn run_operator(command: Command, backend: &Backend) -> CliResult<()> 
 mod tests {
     use super::*;
     use clap::{CommandFactory, Parser};
-    use shared::store::keys::WsKeys;
-    use shared::store::{Condition, Update};
+    use workapi_store::keys::WsKeys;
+    use workapi_store::{Condition, Update};
 
     #[test]
     fn the_data_directory_defaults_to_the_current_directory_and_help_says_so() {

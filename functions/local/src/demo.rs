@@ -1,8 +1,8 @@
 //! The demo workspace created on the first start of an empty local store.
 
-use shared::identity::{self, NewToken, NewUser, SCOPE_READ, SCOPE_WRITE, UserKind};
-use shared::store::Store;
-use shared::token::TokenKey;
+use workapi_domain::identity::{self, NewToken, NewUser, SCOPE_READ, SCOPE_WRITE, UserKind};
+use workapi_domain::token::TokenKey;
+use workapi_store::Store;
 
 pub const DEMO_EMAIL: &str = "admin@demo.example";
 /// The demo admin's login password (`POST /api/auth/login`). A demo value, documented in the
@@ -28,7 +28,7 @@ pub async fn ensure_demo(store: &dyn Store, key: &TokenKey) -> Result<Option<Dem
         NewUser {
             email: DEMO_EMAIL,
             name: "Demo Admin",
-            role_id: shared::permissions::ROOT,
+            role_id: workapi_domain::permissions::ROOT,
             kind: UserKind::Employee,
             language: "en",
         },
@@ -67,7 +67,7 @@ pub const DEMO_AGENTS_SEED: &str = include_str!("../../../seed/demo-agents.json"
 
 pub async fn seed_demo_agents(
     store: &dyn Store,
-    secrets: &dyn shared::secrets::SecretStore,
+    secrets: &dyn workapi_kit::secrets::SecretStore,
     workspace_id: uuid::Uuid,
 ) -> crate::seed::SeedResult<crate::seed::Report> {
     let seed = crate::seed::parse(DEMO_AGENTS_SEED)?;
@@ -77,7 +77,7 @@ pub async fn seed_demo_agents(
 /// A few work activities, so time booking has something to choose from.
 async fn seed_activities(store: &dyn Store, workspace_id: uuid::Uuid) -> Result<(), identity::IdentityError> {
     use administration::activities::{rules, store as activities};
-    let keys = shared::store::keys::WsKeys::new(workspace_id);
+    let keys = workapi_store::keys::WsKeys::new(workspace_id);
     for (name, german) in [("Development", "Entwicklung"), ("Design", "Gestaltung"), ("Meeting", "Besprechung")] {
         let translations = vec![rules::Translation { language: "de".into(), name: german.into() }];
         let record = activities::prepare(store, keys, rules::Draft { name: name.into(), translations })

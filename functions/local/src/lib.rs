@@ -7,10 +7,11 @@ pub mod keep_alive;
 pub mod seed;
 pub mod seed_agents;
 pub mod seed_billing;
+pub mod template;
 
 use axum::Router;
-use shared::AppState;
-use shared::function::Function;
+use workapi_kit::AppState;
+use workapi_kit::function::Function;
 
 /// Every deployed function: the registry's, and the MCP function, which the registry cannot
 /// list because it depends on the registry (docs/mcp.md).
@@ -23,5 +24,5 @@ pub fn functions() -> impl Iterator<Item = &'static Function> {
 /// answer left unread is discarded, so keep-alive connections survive it ([`keep_alive`]).
 pub fn app(state: AppState) -> Router {
     let routes = functions().fold(Router::new(), |routes, function| routes.merge(function.routes()));
-    shared::http::service(routes, state).layer(axum::middleware::from_fn(keep_alive::discard_unread_body))
+    workapi_kit::http::service(routes, state).layer(axum::middleware::from_fn(keep_alive::discard_unread_body))
 }

@@ -3,15 +3,15 @@
 
 use clap::Parser;
 use local::cli::{Cli, CliResult, Command, run_operator};
-use shared::AppState;
-use shared::app::TokenKeySource;
-use shared::oauth::issuer::SiteUrl;
+use workapi_kit::AppState;
+use workapi_kit::app::TokenKeySource;
+use workapi_kit::oauth::issuer::SiteUrl;
 
-/// On the servers' runtime (`shared::http::runtime`: the request deadline needs a second worker).
+/// On the servers' runtime (`workapi_kit::http::runtime`: the request deadline needs a second worker).
 fn main() {
-    shared::telemetry::init_local();
+    workapi_kit::telemetry::init_local();
     let cli = Cli::parse();
-    let result = match shared::http::runtime() {
+    let result = match workapi_kit::http::runtime() {
         Ok(runtime) => runtime.block_on(run(cli)),
         Err(e) => Err(e.into()),
     };
@@ -22,6 +22,9 @@ fn main() {
 }
 
 async fn run(cli: Cli) -> CliResult<()> {
+    if let Command::Template { check, root } = &cli.command {
+        return Ok(local::template::run(root, *check)?);
+    }
     let backend = cli.store.open().await?;
     let Command::Serve { addr } = cli.command else {
         return run_operator(cli.command, &backend).await;

@@ -13,18 +13,18 @@
 
 use rust_decimal::Decimal;
 use serde::Deserialize;
-use shared::domain::catalog::{self, CatalogCategory};
-use shared::domain::organization::{self, Organization};
-use shared::domain::task::{self, TaskProductOption, TaskProductRecord, TaskRecord, Unit};
-use shared::domain::{money, project};
-use shared::entity::{self, Entity};
-use shared::identity::{self, User, UserKind};
-use shared::richtext::{self, Profile};
-use shared::store::keys::WsKeys;
-use shared::store::{Condition, Store, TxOp};
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 use uuid::Uuid;
+use workapi_domain::catalog::{self, CatalogCategory};
+use workapi_domain::identity::{self, User, UserKind};
+use workapi_domain::organization::{self, Organization};
+use workapi_domain::task::{self, TaskProductOption, TaskProductRecord, TaskRecord, Unit};
+use workapi_domain::{money, project};
+use workapi_kit::entity::{self, Entity};
+use workapi_richtext::{self as richtext, Profile};
+use workapi_store::keys::WsKeys;
+use workapi_store::{Condition, Store, TxOp};
 
 /// Most manual-position categories per project: the project and its categories are written in
 /// one transaction (at most 100 items).
@@ -165,7 +165,7 @@ fn english() -> String {
     "en".into()
 }
 fn guest() -> String {
-    shared::permissions::GUEST.into()
+    workapi_domain::permissions::GUEST.into()
 }
 
 #[derive(Debug, Deserialize)]
@@ -300,7 +300,7 @@ pub async fn load(store: &dyn Store, workspace_id: Uuid, file: &SeedFile) -> See
 /// [`load`], with the secret store that receives the key material of `providerApiKeys`.
 pub async fn load_with_secrets(
     store: &dyn Store,
-    secrets: &dyn shared::secrets::SecretStore,
+    secrets: &dyn workapi_kit::secrets::SecretStore,
     workspace_id: Uuid,
     file: &SeedFile,
 ) -> SeedResult<Report> {
@@ -309,7 +309,7 @@ pub async fn load_with_secrets(
 
 async fn load_inner(
     store: &dyn Store,
-    secrets: Option<&dyn shared::secrets::SecretStore>,
+    secrets: Option<&dyn workapi_kit::secrets::SecretStore>,
     workspace_id: Uuid,
     file: &SeedFile,
 ) -> SeedResult<Report> {
@@ -340,7 +340,7 @@ async fn load_inner(
             kind: UserKind::OrganizationMember,
             language: entry.language.to_lowercase(),
             is_active: entry.is_active,
-            created_at: shared::clock::now_rfc3339(),
+            created_at: workapi_store::clock::now_rfc3339(),
             organization_id: Some(entry.organization_id),
         };
         report.count("contacts", identity::ensure_user(store, &user).await?);
@@ -442,7 +442,7 @@ async fn write_project(store: &dyn Store, keys: WsKeys, entry: &ProjectEntry) ->
 
 /// What a valid file writes besides its plain entries.
 struct Valid {
-    products: Vec<(Uuid, shared::domain::catalog::ProductDefinition)>,
+    products: Vec<(Uuid, workapi_domain::catalog::ProductDefinition)>,
     tasks: Vec<TaskRecord>,
     mail_accounts: Vec<helpdesk::account::MailAccountRecord>,
     /// Each with the id of the user it belongs to.
@@ -498,10 +498,10 @@ async fn validate(store: &dyn Store, keys: WsKeys, file: &SeedFile) -> SeedResul
         {
             problems.push(format!("contacts[{i}].email: {} belongs to another user of the workspace", e.email));
         }
-        if shared::input::Language::parse(&e.language).is_none() {
+        if workapi_kit::input::Language::parse(&e.language).is_none() {
             problems.push(format!("contacts[{i}].language: {:?} is not an ISO 639-1 code", e.language));
         }
-        if shared::permissions::base_role(&e.role).is_none() {
+        if workapi_domain::permissions::base_role(&e.role).is_none() {
             problems.push(format!("contacts[{i}].role: {:?} is not a base role", e.role));
         }
     }
@@ -521,7 +521,7 @@ async fn validate(store: &dyn Store, keys: WsKeys, file: &SeedFile) -> SeedResul
                 problems.push(format!("{at}.members[{j}]: no such user"));
             }
         }
-        if let Err(why) = project_rules::check_amount(e.hour_rate, Decimal::from(shared::domain::task::MAX_PRICE)) {
+        if let Err(why) = project_rules::check_amount(e.hour_rate, Decimal::from(workapi_domain::task::MAX_PRICE)) {
             problems.push(format!("{at}.hourRate: {why}"));
         }
         if let Err(why) = project_rules::check_amount(e.tax_rate, Decimal::ONE_HUNDRED) {
@@ -756,7 +756,7 @@ pub mod notification_rules {
 /// The rules of a seeded task, as plain functions: every problem, by field path.
 pub mod task_rules {
     use super::*;
-    use shared::domain::task::{MAX_ESTIMATED_HOURS, MAX_OPTIONS, MAX_PRICE, MAX_PRODUCTS, MAX_QUANTITY};
+    use workapi_domain::task::{MAX_ESTIMATED_HOURS, MAX_OPTIONS, MAX_PRICE, MAX_PRODUCTS, MAX_QUANTITY};
 
     /// Numbers up to 18 digits, the longest a path identifier reads.
     pub const MAX_SHORT_NUMBER: i64 = 999_999_999_999_999_999;

@@ -5,13 +5,13 @@
 use agents::records::{self, Agent, ProviderApiKey, new_secret_name};
 use agents::skills::{self, SkillRecord};
 use serde::Deserialize;
-use shared::entity;
-use shared::richtext::{self, Profile};
-use shared::secrets::{SecretStore, SecretValue};
-use shared::store::keys::WsKeys;
-use shared::store::{Condition, Store};
 use std::collections::HashSet;
 use uuid::Uuid;
+use workapi_kit::entity;
+use workapi_kit::secrets::{SecretStore, SecretValue};
+use workapi_richtext::{self as richtext, Profile};
+use workapi_store::keys::WsKeys;
+use workapi_store::{Condition, Store};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -115,7 +115,7 @@ pub async fn write_skill(store: &dyn Store, keys: WsKeys, entry: &SkillEntry, by
     if entity::get::<SkillRecord>(store, &skills::skill_key(keys, entry.id)).await?.is_some() {
         return Ok(false);
     }
-    let now = shared::clock::now_rfc3339();
+    let now = workapi_store::clock::now_rfc3339();
     let record = SkillRecord {
         id: entry.id,
         name: entry.name.trim().to_owned(),
@@ -130,8 +130,8 @@ pub async fn write_skill(store: &dyn Store, keys: WsKeys, entry: &SkillEntry, by
     };
     // Counted like a created skill, so the cap holds for seeded skills too.
     match skills::insert(store, keys, &record, None).await {
-        Ok(()) => Ok(true),
-        Err(e) if e.status == axum::http::StatusCode::CONFLICT => Ok(false),
+        Ok(skills::Inserted::Written) => Ok(true),
+        Ok(skills::Inserted::Exists) => Ok(false),
         Err(e) => Err(e.into()),
     }
 }

@@ -5,15 +5,15 @@
 use crate::seed::{SeedFile, SeedResult};
 use rust_decimal::Decimal;
 use serde::Deserialize;
-use shared::domain::billing::{
-    ContingentConsumption, IssuedInvoiceRecord, SupportContingentRecord, TimeEntryRecord, day,
-};
-use shared::domain::{money, project, task};
-use shared::entity::{self, Entity};
-use shared::store::keys::WsKeys;
-use shared::store::{Condition, Store};
 use std::collections::{HashMap, HashSet};
 use uuid::Uuid;
+use workapi_domain::billing::{
+    ContingentConsumption, IssuedInvoiceRecord, SupportContingentRecord, TimeEntryRecord, day,
+};
+use workapi_domain::{money, project, task};
+use workapi_kit::entity::{self, Entity};
+use workapi_store::keys::WsKeys;
+use workapi_store::{Condition, Store};
 
 /// Largest hours of a contingent period, a time entry or a consumption.
 pub const MAX_HOURS: i64 = 100_000;
@@ -252,7 +252,7 @@ pub async fn write_contingent(store: &dyn Store, keys: WsKeys, record: &SupportC
             return Ok(false);
         }
     }
-    let now = shared::clock::now_rfc3339();
+    let now = workapi_store::clock::now_rfc3339();
     if stored.is_none() {
         candidate.created_at = now.clone();
     }

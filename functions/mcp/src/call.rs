@@ -11,11 +11,11 @@ use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, Request, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
-use shared::AppState;
-use shared::auth::Caller;
-use shared::error::ApiError;
 use std::sync::OnceLock;
 use tower::ServiceExt;
+use workapi_kit::AppState;
+use workapi_kit::auth::Caller;
+use workapi_kit::error::ApiError;
 
 /// Why a call produced no tool result.
 pub enum Refused {
@@ -25,10 +25,11 @@ pub enum Refused {
     Http(Response),
 }
 
-/// Every function's routes merged, without the shared layers: built once per container.
+/// The routes of every function it runs (`FUNCTION.needs.runs`, the registry), merged without
+/// the shared layers: built once per container.
 fn routes() -> &'static Router<AppState> {
     static ROUTES: OnceLock<Router<AppState>> = OnceLock::new();
-    ROUTES.get_or_init(|| registry::FUNCTIONS.iter().fold(Router::new(), |routes, f| routes.merge(f.routes())))
+    ROUTES.get_or_init(|| crate::FUNCTION.needs.runs.iter().fold(Router::new(), |routes, f| routes.merge(f.routes())))
 }
 
 pub async fn run(state: &AppState, caller: &Caller, headers: &HeaderMap, params: &Value) -> Result<Value, Refused> {
@@ -134,7 +135,8 @@ fn text(value: &Value) -> Option<String> {
 }
 
 async fn body_of(response: Response) -> (Option<Value>, String) {
-    let bytes = axum::body::to_bytes(response.into_body(), shared::http::MAX_BODY_BYTES * 16).await.unwrap_or_default();
+    let bytes =
+        axum::body::to_bytes(response.into_body(), workapi_kit::http::MAX_BODY_BYTES * 16).await.unwrap_or_default();
     let text = String::from_utf8_lossy(&bytes).into_owned();
     (serde_json::from_slice(&bytes).ok(), text)
 }

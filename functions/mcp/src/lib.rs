@@ -14,17 +14,36 @@ pub mod tools;
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use shared::AppState;
-use shared::auth::{Audience, Caller};
-use shared::error::ApiError;
-use shared::function::Function;
-use shared::identity::{SCOPE_READ, SCOPE_WRITE};
 use utoipa_axum::router::OpenApiRouter;
+use workapi_domain::identity::{SCOPE_READ, SCOPE_WRITE};
+use workapi_kit::AppState;
+use workapi_kit::auth::{Audience, Caller};
+use workapi_kit::error::ApiError;
+use workapi_kit::function::{Function, Memory, Needs, Route};
 
 /// The endpoint, and the path of its resource identifier `{site_url}/mcp`.
 pub const PATH: &str = "/mcp";
 
-pub const FUNCTION: Function = Function { name: "mcp", prefixes: &[PATH], tags: &[], api, entities: &[] };
+pub const FUNCTION: Function = Function {
+    name: "mcp",
+    prefixes: &[PATH],
+    tags: &[],
+    api,
+    entities: &[],
+    needs: Needs {
+        summary: "the Model Context Protocol at /mcp; every bearer operation as a tool",
+        note: "The MCP endpoint (docs/mcp.md): every documented bearer operation as a tool, run in process\n\
+               through the registry's routes. It links every function, so it holds the union of what they\n\
+               need (its descriptor's `runs`): the table, the uploaded files, the agents' credential secrets.",
+        routes: &[Route::new("Mcp", PATH), Route::new("McpProxy", "/mcp/{proxy+}")],
+        memory: Some(Memory {
+            megabytes: 1024,
+            why: "Links every function and builds its 59 tools on first use: the most CPU at cold start, 24 MiB.",
+        }),
+        runs: registry::FUNCTIONS,
+        ..Needs::DATA
+    },
+};
 
 fn api() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().route(PATH, axum::routing::any(endpoint))
@@ -58,7 +77,7 @@ async fn endpoint(State(state): State<AppState>, request: Request) -> Response {
         Err(error) if error.status == StatusCode::UNAUTHORIZED => return challenge(&state, &parts.headers, error),
         Err(error) => return error.into_response(),
     };
-    let bytes = match axum::body::to_bytes(body, shared::http::MAX_BODY_BYTES).await {
+    let bytes = match axum::body::to_bytes(body, workapi_kit::http::MAX_BODY_BYTES).await {
         Ok(bytes) => bytes,
         Err(_) => return ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large").into_response(),
     };

@@ -1,4 +1,4 @@
 //! The MCP function on AWS Lambda.
-fn main() -> Result<(), shared::function::LambdaError> {
-    shared::function::run_on_lambda(&mcp::FUNCTION)
+fn main() -> Result<(), workapi_kit::function::LambdaError> {
+    workapi_kit::function::run_on_lambda(&mcp::FUNCTION)
 }

@@ -9,8 +9,8 @@ use crate::tools;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
-use shared::AppState;
-use shared::auth::Caller;
+use workapi_kit::AppState;
+use workapi_kit::auth::Caller;
 
 /// The stateless revision.
 pub const STATELESS: &str = "2026-07-28";
@@ -108,11 +108,11 @@ pub async fn handle(state: &AppState, caller: &Caller, headers: &HeaderMap, body
     };
     let id = object.get("id").cloned();
     let reply_id = id.clone().unwrap_or(Value::Null);
-    // Refused as the REST API refuses them (shared::input): a proxy or a client keeping the
+    // Refused as the REST API refuses them (workapi_kit::input): a proxy or a client keeping the
     // first of two equal keys would read another request than ours, which keeps the last. The
     // text is JSON, so not -32700; it is no valid Request object (-32600). The id is echoed
     // unless it is itself one of the repeated keys (then it could not be told: null).
-    let duplicates = shared::input::duplicate_keys(body);
+    let duplicates = workapi_kit::input::duplicate_keys(body);
     if !duplicates.is_empty() {
         let id = if duplicates.iter().any(|(path, _)| path == "id") { &null } else { &reply_id };
         let paths: Vec<&str> = duplicates.iter().map(|(path, _)| path.as_str()).collect();

@@ -21,10 +21,11 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use shared::identity;
-use shared::store::keys::WsKeys;
-use shared::{AppState, clock};
 use uuid::Uuid;
+use workapi_domain::identity;
+use workapi_kit::AppState;
+use workapi_store::clock;
+use workapi_store::keys::WsKeys;
 
 pub const AUTHORIZE_PATH: &str = "/api/oauth/authorize";
 /// At most this many characters of `state` (it travels back in a URL).

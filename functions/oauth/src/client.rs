@@ -7,12 +7,12 @@
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use shared::entity::{self, Attempt, Entity};
-use shared::oauth::issuer::is_loopback_host;
-use shared::store::{Condition, Key, Store, StoreError, StoreResult, TxOp};
-use shared::{ApiError, ApiResult};
 use subtle::ConstantTimeEq;
 use uuid::Uuid;
+use workapi_kit::entity::{self, Attempt, Entity};
+use workapi_kit::oauth::issuer::is_loopback_host;
+use workapi_kit::{ApiError, ApiResult};
+use workapi_store::{Condition, Key, Store, StoreError, StoreResult, TxOp};
 
 /// Prefix of every client id (`dcr_<uuid>`).
 pub const CLIENT_ID_PREFIX: &str = "dcr_";

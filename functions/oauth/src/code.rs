@@ -11,10 +11,10 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
-use shared::entity::{self, Entity};
-use shared::store::{Condition, Key, Store, StoreResult, TTL, TxOp, Update, VERSION};
-use shared::token::token_hash;
 use uuid::Uuid;
+use workapi_domain::token::token_hash;
+use workapi_kit::entity::{self, Entity};
+use workapi_store::{Condition, Key, Store, StoreResult, TTL, TxOp, Update, VERSION};
 
 /// Lifetime of a code.
 pub const CODE_TTL_SECS: i64 = 60;

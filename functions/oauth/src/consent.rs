@@ -45,7 +45,7 @@ static CSP: LazyLock<String> = LazyLock::new(|| {
 });
 
 /// Escapes text for HTML element content and quoted attribute values.
-pub use shared::richtext::escape_attr as escape;
+pub use workapi_richtext::escape_attr as escape;
 
 /// A page response with the security headers every page carries.
 fn page(status: StatusCode, title: &str, body: &str, extra: Vec<(header::HeaderName, HeaderValue)>) -> Response {

@@ -8,7 +8,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, header};
 use axum::response::IntoResponse;
 use serde::Serialize;
-use shared::AppState;
+use workapi_kit::AppState;
 
 /// The PKCE methods accepted: S256 only (DESIGN §3).
 pub const CODE_CHALLENGE_METHODS: &[&str] = &["S256"];
@@ -17,7 +17,7 @@ pub const CODE_CHALLENGE_METHODS: &[&str] = &["S256"];
 /// a shared cache must not hand one host's answer to another.
 const CACHE: &str = "public, max-age=300";
 
-/// The endpoints of the authorization server, all under the issuer (`shared::oauth::issuer`).
+/// The endpoints of the authorization server, all under the issuer (`workapi_kit::oauth::issuer`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Endpoints {
     pub issuer: String,

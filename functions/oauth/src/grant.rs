@@ -1,5 +1,5 @@
 //! Grants and their tokens (docs/oauth.md): issuing, refresh and revocation. Verifying an access
-//! token on an API request is `shared::oauth::access`, which every function needs.
+//! token on an API request is `workapi_kit::oauth::access`, which every function needs.
 //!
 //! A grant (`OAUTH#GRANT#<grantId>` / `GRANT`) is what one approval gave one client: user,
 //! workspace, scopes, and the generation (`version`) of its current refresh token. Redeeming a
@@ -21,16 +21,17 @@ use crate::pkce;
 use crate::scope;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use shared::entity::{self, Attempt, Entity, IndexKey};
-use shared::oauth::access::{AccessRecord, ENTITY_ACCESS_TOKEN};
-use shared::store::keys::{self, OAUTH_GRANT_PREFIX};
-use shared::store::{
+use uuid::Uuid;
+use workapi_domain::identity;
+use workapi_domain::token::{self, Kind, TokenKey, token_hash};
+use workapi_kit::entity::{self, Attempt, Entity, IndexKey};
+use workapi_kit::oauth::access::{AccessRecord, ENTITY_ACCESS_TOKEN};
+use workapi_store::clock;
+use workapi_store::keys::{self, OAUTH_GRANT_PREFIX};
+use workapi_store::{
     Condition, ENTITY, Item, Key, Query, Store, StoreError, StoreResult, TTL, TxOp, Update, VERSION, from_item,
     query_all,
 };
-use shared::token::{self, Kind, TokenKey, token_hash};
-use shared::{clock, identity};
-use uuid::Uuid;
 
 pub const ENTITY_REFRESH_TOKEN: &str = "OAuthRefreshToken";
 /// Lifetime of an access token.
@@ -71,7 +72,7 @@ impl Entity for Grant {
     const PREFIX: &'static str = OAUTH_GRANT_PREFIX;
     type Scope = ();
 
-    /// The key stays in `shared`: every use of an access token reads its grant.
+    /// The key stays in the kit: every use of an access token reads its grant.
     fn key(&self, _: ()) -> Key {
         keys::oauth_grant(self.id)
     }

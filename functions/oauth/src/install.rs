@@ -5,11 +5,11 @@
 
 use crate::client::key_part;
 use serde::{Deserialize, Serialize};
-use shared::clock;
-use shared::entity::{self, Entity};
-use shared::store::keys::WsKeys;
-use shared::store::{Condition, Key, Store, StoreError, StoreResult};
 use uuid::Uuid;
+use workapi_kit::entity::{self, Entity};
+use workapi_store::clock;
+use workapi_store::keys::WsKeys;
+use workapi_store::{Condition, Key, Store, StoreError, StoreResult};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]

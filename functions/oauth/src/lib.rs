@@ -42,18 +42,19 @@ use axum::http::header;
 use axum::http::request::Parts;
 use axum::response::IntoResponse;
 use login::{Credentials, Email, Outcome, Password};
-use shared::entity::Entity;
-use shared::function::Function;
-use shared::identity::{SCOPE_READ, SCOPE_WRITE};
-use shared::input::{Input, Patch};
-use shared::openapi::ApiTag;
-use shared::ratelimit::{self, LoginBucket, Reported};
-use shared::request::{Body, Permit};
-use shared::session;
-use shared::{ApiError, ApiResult, AppState, clock};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
+use workapi_domain::identity::{SCOPE_READ, SCOPE_WRITE};
+use workapi_kit::entity::Entity;
+use workapi_kit::function::{Function, Memory, Needs, Route};
+use workapi_kit::input::{Input, Patch};
+use workapi_kit::openapi::ApiTag;
+use workapi_kit::ratelimit::{self, LoginBucket, Reported};
+use workapi_kit::request::{Body, Permit};
+use workapi_kit::session;
+use workapi_kit::{ApiError, ApiResult, AppState};
+use workapi_store::clock;
 
 /// The login route, public (no bearer token).
 pub const LOGIN_PATH: &str = "/api/auth/login";
@@ -84,6 +85,25 @@ pub const FUNCTION: Function = Function {
         grant::Grant::KIND,
         install::Installation::KIND,
     ],
+    needs: Needs {
+        summary: "login, OAuth authorization server; public",
+        note: "Everything under {site_url}/api and the RFC discovery documents at the site root: the\n\
+               password login (session JWTs) and the OAuth authorization server (it mints tokens with the\n\
+               token key).",
+        routes: &[
+            Route::new("Api", "/api/{proxy+}"),
+            Route {
+                event: "WellKnown",
+                path: "/.well-known/{proxy+}",
+                note: "RFC 8414 / RFC 9728 metadata at the site root (docs/oauth.md#discovery).",
+            },
+        ],
+        memory: Some(Memory {
+            megabytes: 1024,
+            why: "Argon2id password hashing (login, consent): 27 ms at a full core, 19 MiB a hash.",
+        }),
+        ..Needs::DATA
+    },
 };
 
 /// The routes with their OpenAPI declarations: one registration for both.

@@ -6,12 +6,12 @@
 
 use crate::password;
 use serde_json::Value;
-use shared::identity::{ENTITY_USER, User};
-use shared::input::{At, Errors, Field, SchemaRef};
-use shared::store::keys::{self, WsKeys};
-use shared::store::{ENTITY, Query, Store, StoreResult, from_item, query_all};
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 use uuid::Uuid;
+use workapi_domain::identity::{ENTITY_USER, User};
+use workapi_kit::input::{At, Errors, Field, SchemaRef};
+use workapi_store::keys::{self, WsKeys};
+use workapi_store::{ENTITY, Query, Store, StoreResult, from_item, query_all};
 
 pub const MAX_EMAIL_CHARS: usize = 254;
 pub const MAX_PASSWORD_CHARS: usize = password::MAX_CHARS;

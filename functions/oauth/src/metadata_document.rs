@@ -16,13 +16,13 @@ use crate::register::{self, ClientMetadataBody, RegistrationError};
 use axum::body::Bytes;
 use axum::http::{HeaderMap, Request, StatusCode, header};
 use http_body_util::{BodyExt, Empty};
-use shared::AppState;
-use shared::oauth::MetadataFetchForTests;
-use shared::store::StoreError;
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::{Duration, Instant};
+use workapi_kit::AppState;
+use workapi_kit::oauth::MetadataFetchForTests;
+use workapi_store::StoreError;
 
 /// The largest document read; a longer one is refused.
 pub const MAX_DOCUMENT_BYTES: usize = 5 * 1024;

@@ -13,13 +13,13 @@ use argon2::Argon2;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
-use shared::clock;
-use shared::entity::{self, Entity};
-use shared::identity::{self, IdentityError};
-use shared::store::keys::WsKeys;
-use shared::store::{Condition, Key, Store, StoreResult};
 use std::sync::LazyLock;
 use uuid::Uuid;
+use workapi_domain::identity::{self, IdentityError};
+use workapi_kit::entity::{self, Entity};
+use workapi_store::clock;
+use workapi_store::keys::WsKeys;
+use workapi_store::{Condition, Key, Store, StoreResult};
 
 /// Bounds of a new password, in characters.
 pub const MIN_CHARS: usize = 12;

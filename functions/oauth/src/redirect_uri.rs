@@ -6,8 +6,8 @@
 //! Schemes that run code or read local data (`javascript:`, `data:`, `file:`…) are never
 //! accepted, not even from the operator's list.
 
-use shared::oauth::issuer::is_loopback_host;
 use std::sync::OnceLock;
+use workapi_kit::oauth::issuer::is_loopback_host;
 
 /// The longest redirect URI (and `client_uri`, `logo_uri`) accepted.
 pub const MAX_URI_CHARS: usize = 2000;

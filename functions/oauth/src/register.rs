@@ -12,11 +12,12 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use shared::entity::{self, Attempt};
-use shared::identity::{SCOPE_READ, SCOPE_WRITE};
-use shared::oauth::issuer::is_loopback_host;
-use shared::request::{Body, Path, Permit};
-use shared::{ApiError, AppState, clock};
+use workapi_domain::identity::{SCOPE_READ, SCOPE_WRITE};
+use workapi_kit::entity::{self, Attempt};
+use workapi_kit::oauth::issuer::is_loopback_host;
+use workapi_kit::request::{Body, Path, Permit};
+use workapi_kit::{ApiError, AppState};
+use workapi_store::clock;
 
 /// At most this many redirect URIs per client.
 pub const MAX_REDIRECT_URIS: usize = 10;
@@ -69,8 +70,8 @@ impl From<ApiError> for RegistrationError {
     }
 }
 
-impl From<shared::store::StoreError> for RegistrationError {
-    fn from(e: shared::store::StoreError) -> Self {
+impl From<workapi_store::StoreError> for RegistrationError {
+    fn from(e: workapi_store::StoreError) -> Self {
         RegistrationError::Api(e.into())
     }
 }
@@ -293,7 +294,7 @@ pub fn metadata(body: &ClientMetadataBody) -> RegResult<Metadata> {
         None | Some(Value::Null) => DEFAULT_CLIENT_NAME.to_owned(),
         // The one rule for display names (the consent page shows this one): no control,
         // bidirectional or invisible formatting characters, 1 to 200 characters.
-        Some(Value::String(raw)) => shared::input::Text::<1, MAX_CLIENT_NAME_CHARS>::check(raw, "client_name")
+        Some(Value::String(raw)) => workapi_kit::input::Text::<1, MAX_CLIENT_NAME_CHARS>::check(raw, "client_name")
             .map_err(RegistrationError::Metadata)?
             .into_string(),
         Some(_) => return Err(RegistrationError::Metadata("client_name must be a string".into())),

@@ -1,6 +1,6 @@
 //! OAuth scopes: `api:read` and `api:write` (spec §5), as a space-separated `scope` parameter.
 
-use shared::identity::{SCOPE_READ, SCOPE_WRITE};
+use workapi_domain::identity::{SCOPE_READ, SCOPE_WRITE};
 
 /// Every scope the authorization server knows, in canonical order.
 pub const SUPPORTED: [&str; 2] = [SCOPE_READ, SCOPE_WRITE];

@@ -15,7 +15,8 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
-use shared::{AppState, clock};
+use workapi_kit::AppState;
+use workapi_store::clock;
 
 /// The realm of the Basic challenge of a failed client authentication.
 pub const BASIC_CHALLENGE: &str = "Basic realm=\"workapi\", charset=\"UTF-8\"";

@@ -2,7 +2,7 @@
 //! manual-position categories, manual positions, and catalog products imported into a project (spec §2.4,
 //! §4.4, §4.5; docs/projects.md).
 //!
-//! Every operation on one project applies the access rule of `shared::domain::project`: a
+//! Every operation on one project applies the access rule of `workapi_domain::project`: a
 //! member of the project or a holder of `Projects.viewAll`; a project that does not exist in the
 //! caller's workspace is a 404, one the caller may not access a 403.
 
@@ -12,19 +12,19 @@ pub mod products;
 use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
-use shared::domain::project::{self, ManualPositionCategory, Project, ProjectRecord};
-use shared::domain::task::{self, Task};
-use shared::entity::{Entity, SEQUENCE};
-use shared::function::Function;
-use shared::idempotency::idempotent;
-use shared::openapi::ApiTag;
-use shared::permissions::Requirement;
-use shared::request::Path;
-use shared::{ApiResult, AppState, Caller};
 use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
+use workapi_domain::permissions::Requirement;
+use workapi_domain::project::{self, ManualPositionCategory, Project, ProjectRecord};
+use workapi_domain::task::{self, Task};
+use workapi_kit::entity::{Entity, SEQUENCE};
+use workapi_kit::function::{Function, Needs, Route};
+use workapi_kit::idempotency::idempotent;
+use workapi_kit::openapi::ApiTag;
+use workapi_kit::request::Path;
+use workapi_kit::{ApiResult, AppState, Caller};
 
 pub const FUNCTION: Function = Function {
     name: "projects",
@@ -45,6 +45,21 @@ pub const FUNCTION: Function = Function {
         products::ProjectProductRecord::KIND,
         SEQUENCE,
     ],
+    needs: Needs {
+        summary: "projects, manual positions, imported products",
+        routes: &[
+            Route::new("ProjectsRoot", "/projects"),
+            Route {
+                event: "ProjectsOne",
+                path: "/projects/{projectId}",
+                note: "One project and everything under it, by {projectId} (not /projects/{proxy+}): API\n\
+                       Gateway allows one variable child per resource, and the billing function's\n\
+                       subscription-billings and support-contingents are static children of {projectId}.",
+            },
+            Route::new("Projects", "/projects/{projectId}/{proxy+}"),
+        ],
+        ..Needs::DATA
+    },
 };
 
 /// `idempotent(…)`: the group's POST creates (Idempotency-Key, docs/conventions.md).

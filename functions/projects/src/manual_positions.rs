@@ -8,18 +8,19 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
-use shared::domain::money;
-use shared::domain::project::{self, ProjectScope};
-use shared::entity::{self, Entity};
-use shared::idempotency::{Answer, Idempotency};
-use shared::input::{self, At, Checked, EditorText, Errors, Input, Patch, Text};
-use shared::permissions::{Requirement, key};
-use shared::projection::Projection;
-use shared::request::{Body, Path};
-use shared::richtext::{self, Doc};
-use shared::store::{Key, Query, Store, query_all};
-use shared::{ApiResult, AppState, Caller, clock};
 use uuid::Uuid;
+use workapi_domain::money;
+use workapi_domain::permissions::{Requirement, key};
+use workapi_domain::project::{self, ProjectScope};
+use workapi_kit::entity::{self, Entity};
+use workapi_kit::idempotency::{Answer, Idempotency};
+use workapi_kit::input::{self, At, Checked, EditorText, Errors, Input, Patch, Text};
+use workapi_kit::projection::Projection;
+use workapi_kit::request::{Body, Path};
+use workapi_kit::{ApiResult, AppState, Caller};
+use workapi_richtext::{self as richtext, Doc};
+use workapi_store::clock;
+use workapi_store::{Key, Query, Store, query_all};
 
 pub const MAX_NAME_CHARS: usize = 200;
 /// Largest price and fixed discount: a billion in the workspace currency.
@@ -36,7 +37,7 @@ pub enum DiscountType {
     /// Percent off the price (0–100)
     Percentage,
 }
-shared::closed_enum!(DiscountType);
+workapi_wire::closed_enum!(DiscountType);
 
 /// A manual position as the API returns it (spec §2.4).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -66,12 +67,12 @@ pub struct ManualPosition {
     pub created_at: String,
 }
 
-impl shared::projection::Compact for ManualPosition {
+impl workapi_kit::projection::Compact for ManualPosition {
     const COMPACT: &'static [&'static str] = &["id", "name", "sort"];
 }
 
 /// The response of the [P] manual-position create (named, so the document can reference it).
-pub type ManualPositionProjection = shared::projection::Projected<ManualPosition>;
+pub type ManualPositionProjection = workapi_kit::projection::Projected<ManualPosition>;
 
 /// The stored position: the description as IDoc.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -95,7 +96,7 @@ pub struct ManualPositionRecord {
 impl Entity for ManualPositionRecord {
     const TYPE: &'static str = "ManualPosition";
     const PREFIX: &'static str = "MPOS#";
-    type Scope = shared::store::keys::WsKeys;
+    type Scope = workapi_store::keys::WsKeys;
 
     fn key(&self, keys: Self::Scope) -> Key {
         project::project_item((keys, self.project_id), format!("{}{}", Self::PREFIX, self.id))
@@ -293,7 +294,7 @@ mod tests {
     use serde_json::json;
 
     fn parse(v: serde_json::Value) -> ApiResult<Draft> {
-        shared::input::parse::<NewManualPositionBody>(&v).map(draft)
+        workapi_kit::input::parse::<NewManualPositionBody>(&v).map(draft)
     }
 
     fn failing(v: serde_json::Value) -> Vec<String> {

@@ -7,26 +7,27 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
-use shared::domain::catalog::{self, CatalogProduct, PriceFrequency, Prices, ProductRecord, RenewalMode};
-use shared::domain::project;
-use shared::entity::{self, Entity};
-use shared::http::Success;
-use shared::idempotency::{Answer, Idempotency};
-use shared::input::{self, At, Checked, DateOnly, Errors, Field, Input, Integer, List, Patch, SchemaRef, Schemas};
-use shared::permissions::{Requirement, key};
-use shared::projection::{Projection, SuccessProjection};
-use shared::request::{Body, Path};
-use shared::store::keys::WsKeys;
-use shared::store::{Key, Query, Store, query_all};
-use shared::{ApiError, ApiResult, AppState, Caller, clock};
 use std::collections::{BTreeMap, HashSet};
 use uuid::Uuid;
+use workapi_domain::catalog::{self, CatalogProduct, PriceFrequency, Prices, ProductRecord, RenewalMode};
+use workapi_domain::permissions::{Requirement, key};
+use workapi_domain::project;
+use workapi_kit::entity::{self, Entity};
+use workapi_kit::http::Success;
+use workapi_kit::idempotency::{Answer, Idempotency};
+use workapi_kit::input::{self, At, Checked, DateOnly, Errors, Field, Input, Integer, List, Patch, SchemaRef, Schemas};
+use workapi_kit::projection::{Projection, SuccessProjection};
+use workapi_kit::request::{Body, Path};
+use workapi_kit::{ApiError, ApiResult, AppState, Caller};
+use workapi_store::clock;
+use workapi_store::keys::WsKeys;
+use workapi_store::{Key, Query, Store, query_all};
 
 /// Importing a product changes the project's commercial plan.
 const EDIT_PROJECT: Requirement = Requirement::Permission(key::PROJECTS_EDIT);
 /// Largest quantity of an import: with prices at most a billion, quantity × price stays at most
 /// 10^12, inside the 15 significant digits that every amount keeps exactly as a JSON double
-/// (`shared::domain::money::MAX_EXACT_AMOUNT`, docs/conventions.md, "Numbers").
+/// (`workapi_domain::money::MAX_EXACT_AMOUNT`, docs/conventions.md, "Numbers").
 pub const MAX_QUANTITY: i64 = 1_000;
 pub const MAX_CHOICES: usize = 50;
 pub const MAX_CUSTOM_PRICES: usize = 200;
@@ -46,7 +47,7 @@ pub enum ActiveFromType {
     /// On `activeFromFixedDate`
     FixedDate,
 }
-shared::closed_enum!(ActiveFromType);
+workapi_wire::closed_enum!(ActiveFromType);
 
 /// The values chosen for one option of the product.
 #[derive(Input)]
@@ -206,7 +207,7 @@ pub struct CustomPrice {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Import {
-    #[serde(with = "shared::domain::money")]
+    #[serde(with = "workapi_domain::money")]
     pub quantity: rust_decimal::Decimal,
     pub options: Vec<ChosenOption>,
     pub custom_prices: Vec<CustomPrice>,
@@ -383,7 +384,7 @@ pub struct ProjectProduct {
     /// The copy of the catalog product taken at the import
     pub product: CatalogProduct,
     /// At least 1, at most two decimal places
-    #[serde(with = "shared::domain::money")]
+    #[serde(with = "workapi_domain::money")]
     #[schema(value_type = f64)]
     pub quantity: rust_decimal::Decimal,
     pub options: Vec<ChosenOption>,
@@ -509,7 +510,7 @@ pub async fn list_products(
 mod tests {
     use super::*;
     use serde_json::{Value, json};
-    use shared::domain::catalog::{OptionValue, ProductDefinition, ProductOption, VariantRecord};
+    use workapi_domain::catalog::{OptionValue, ProductDefinition, ProductOption, VariantRecord};
 
     fn value(name: &str) -> OptionValue {
         OptionValue {
@@ -525,7 +526,7 @@ mod tests {
         let definition = ProductDefinition {
             category_id: Uuid::new_v4(),
             name: "Hosting".into(),
-            description: shared::richtext::Doc::empty(),
+            description: workapi_richtext::Doc::empty(),
             prices: Prices::default(),
             price_unit_name: None,
             price_frequency: Some(3),
@@ -568,7 +569,7 @@ mod tests {
     }
 
     fn run(p: &ProductRecord, changes: Value) -> ApiResult<Import> {
-        let mut checked = shared::input::Checked::<ImportBody>::read(&body(p, changes))?;
+        let mut checked = workapi_kit::input::Checked::<ImportBody>::read(&body(p, changes))?;
         check_against(p, &mut checked);
         Ok(import_of(checked.finish()?, p))
     }

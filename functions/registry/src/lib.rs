@@ -7,10 +7,10 @@
 //! embeds `functions/docs/openapi.json`, which the test `openapi::the_document_matches_its_snapshot`
 //! keeps equal to [`document`].
 
-use shared::function::Function;
-use shared::openapi::ApiTag;
 use std::sync::OnceLock;
 use utoipa::openapi::OpenApi;
+use workapi_kit::function::Function;
+use workapi_kit::openapi::ApiTag;
 
 /// Every function of the API.
 pub const FUNCTIONS: &[&Function] = &[
@@ -37,7 +37,7 @@ pub fn document() -> &'static OpenApi {
             api.merge(function.document());
         }
         let tags: Vec<ApiTag> = FUNCTIONS.iter().flat_map(|f| f.tags.iter().copied()).collect();
-        shared::openapi::finish(api, &tags)
+        workapi_kit::openapi::finish(api, &tags)
     })
 }
 

@@ -99,7 +99,7 @@ fn the_document_names_its_servers_contact_and_licence() {
     let doc = as_json();
     assert!(!doc["servers"].as_array().unwrap().is_empty());
     assert!(doc["info"]["contact"]["name"].is_string());
-    assert_eq!(doc["info"]["license"]["identifier"], shared::openapi::LICENSE_IDENTIFIER);
+    assert_eq!(doc["info"]["license"]["identifier"], workapi_kit::openapi::LICENSE_IDENTIFIER);
     let defined: BTreeSet<_> = doc["tags"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     for item in doc["paths"].as_object().unwrap().values() {
         for operation in item.as_object().unwrap().values().filter(|o| o.get("responses").is_some()) {

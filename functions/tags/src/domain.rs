@@ -1,87 +1,10 @@
-//! Tag rules (spec §2.5, §4.6) as plain functions.
+//! Tag rules (spec §2.5, §4.6) as plain functions. The types, the palette and the record are
+//! `workapi_domain::tag`, which other functions read too.
 
-use shared::permissions::{Requirement, key};
-
-/// The seven tag types; each has its own partition and name space.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum TagType {
-    Task,
-    Project,
-    ProjectComponent,
-    Organization,
-    Object,
-    FormTemplate,
-    ProjectDocumentation,
-}
-
-pub const TAG_TYPES: &[TagType] = &[
-    TagType::Task,
-    TagType::Project,
-    TagType::ProjectComponent,
-    TagType::Organization,
-    TagType::Object,
-    TagType::FormTemplate,
-    TagType::ProjectDocumentation,
-];
-
-/// The palette (the API stores and returns these names).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Color {
-    Default,
-    Red,
-    Yellow,
-    Green,
-    Blue,
-    Purple,
-    Fuchsia,
-    Pink,
-    Magenta,
-}
-shared::closed_enum!(Color);
+pub use workapi_domain::tag::{Color, TAG_TYPES, TagType};
 
 /// Longest accepted tag name, in characters (the spec gives none; documented in docs/tags.md).
 pub const MAX_NAME_CHARS: usize = 100;
-
-/// Read by its path name; an unknown name is a 400 naming the `type` parameter and listing
-/// the types.
-impl<'de> serde::Deserialize<'de> for TagType {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let expected =
-            "one of: task, project, project-component, organization, object, form-template, project-documentation";
-        shared::request::deserialize_str(deserializer, expected, |name| {
-            TAG_TYPES.iter().copied().find(|t| t.as_str() == name)
-        })
-    }
-}
-
-impl TagType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TagType::Task => "task",
-            TagType::Project => "project",
-            TagType::ProjectComponent => "project-component",
-            TagType::Organization => "organization",
-            TagType::Object => "object",
-            TagType::FormTemplate => "form-template",
-            TagType::ProjectDocumentation => "project-documentation",
-        }
-    }
-
-    /// Who may create (and recolour or delete) tags of this type (spec §4.6). Types for which
-    /// the spec names no permission are open to employees, like project tags.
-    pub const fn write_requirement(self) -> Requirement {
-        match self {
-            TagType::Task => Requirement::Permission(key::TASKS_CREATE_TAGS),
-            TagType::ProjectComponent => {
-                Requirement::AnyOf(&[key::PROJECT_COMPONENTS_LIBRARY_EDIT, key::PROJECTS_MANAGE_COMPONENTS])
-            }
-            TagType::ProjectDocumentation => Requirement::Permission(key::PROJECTS_MANAGE_DOCUMENTATION),
-            TagType::Project | TagType::Organization | TagType::Object | TagType::FormTemplate => Requirement::Employee,
-        }
-    }
-}
 
 /// The case-insensitive identity of a name: Unicode lowercase of the trimmed name, with inner
 /// whitespace runs collapsed so "Very  urgent" and "very urgent" are one tag, in Unicode NFC so
@@ -108,25 +31,6 @@ mod tests {
             assert_eq!(fold_name(a), fold_name(b), "{a:?} vs {b:?}");
         }
         assert_ne!(fold_name("cafe"), fold_name("caf\u{e9}"));
-    }
-
-    #[test]
-    fn every_spec_type_reads_by_its_path_name() {
-        for t in TAG_TYPES {
-            let read: TagType = serde_json::from_value(serde_json::json!(t.as_str())).unwrap();
-            assert_eq!(read, *t);
-        }
-        for bad in ["", "Task", "tasks", "project_component", "task "] {
-            assert!(serde_json::from_value::<TagType>(serde_json::json!(bad)).is_err(), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn the_expected_list_names_every_type() {
-        let err = serde_json::from_value::<TagType>(serde_json::json!("nope")).unwrap_err().to_string();
-        for t in TAG_TYPES {
-            assert!(err.contains(t.as_str()), "{err}");
-        }
     }
 
     #[test]

@@ -8,20 +8,20 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use domain::{Color, MAX_NAME_CHARS, TagType};
 use serde::Deserialize;
-use shared::entity::Entity;
-use shared::function::Function;
-use shared::idempotency::{Answer, Idempotency, idempotent};
-use shared::input::{Input, Nullable, Text};
-use shared::openapi::ApiTag;
-use shared::projection::Projection;
-use shared::request::{Body, Path};
-use shared::{ApiResult, AppState, Caller};
 use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
+use workapi_kit::entity::Entity;
+use workapi_kit::function::{Function, Needs, Route};
+use workapi_kit::idempotency::{Answer, Idempotency, idempotent};
+use workapi_kit::input::{Input, Nullable, Text};
+use workapi_kit::openapi::ApiTag;
+use workapi_kit::projection::Projection;
+use workapi_kit::request::{Body, Path};
+use workapi_kit::{ApiResult, AppState, Caller};
 
-pub use store::{Tag, TagProjection, is_live};
+pub use store::{Tag, TagProjection};
 
 pub const FUNCTION: Function = Function {
     name: "tags",
@@ -32,7 +32,12 @@ pub const FUNCTION: Function = Function {
                       project-documentation): list, create, recolour and delete",
     }],
     api,
-    entities: &[store::TagRecord::KIND, store::NameGuard::KIND],
+    entities: &[workapi_domain::tag::TagRecord::KIND, store::NameGuard::KIND],
+    needs: Needs {
+        summary: "create, list, colour, soft delete",
+        routes: &[Route::new("Tags", "/tags/{proxy+}")],
+        ..Needs::DATA
+    },
 };
 
 /// Schemas used only as path parameters, which `routes!` does not collect by itself.
@@ -96,7 +101,7 @@ async fn list_tags(
     caller: Caller,
     Path(path): Path<TypePath>,
 ) -> ApiResult<axum::Json<Vec<Tag>>> {
-    caller.authorize(shared::permissions::Requirement::Member)?;
+    caller.authorize(workapi_domain::permissions::Requirement::Member)?;
     Ok(axum::Json(store::list_live(state.store(), (caller.keys(), path.tag_type)).await?))
 }
 
@@ -145,14 +150,14 @@ async fn save_color(
 ///
 /// Soft-deletes a live tag: it leaves the lists and its name is free again.
 #[utoipa::path(delete, path = "/tags/{type}/{id}", operation_id = "deleteTag", tag = "tags", params(TagPath),
-    responses((status = 200, description = "Soft-deleted; the name is free again", body = shared::http::Success,
+    responses((status = 200, description = "Soft-deleted; the name is free again", body = workapi_kit::http::Success,
         example = json!({"success": true}))))]
 async fn delete_tag(
     State(state): State<AppState>,
     caller: Caller,
     Path(path): Path<TagPath>,
-) -> ApiResult<axum::Json<shared::http::Success>> {
+) -> ApiResult<axum::Json<workapi_kit::http::Success>> {
     caller.authorize(path.tag_type.write_requirement())?;
     store::soft_delete(state.store(), (caller.keys(), path.tag_type), path.id).await?;
-    Ok(axum::Json(shared::http::Success { success: true }))
+    Ok(axum::Json(workapi_kit::http::Success { success: true }))
 }

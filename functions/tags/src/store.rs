@@ -1,78 +1,21 @@
 //! Tag persistence. A tag item plus a name guard (`TAGNAME#<folded name>`) written in one
 //! transaction: concurrent creates of one name produce exactly one tag, and every caller gets it.
-//! Keys: each tag type has its partition `WS#<ws>#TAGS#<type>` (docs/data-model.md).
+//! Keys: each tag type has its partition `WS#<ws>#TAGS#<type>` (docs/data-model.md); the tag
+//! record and its key are `workapi_domain::tag`, the name guard is the function's own.
 
-use crate::domain::{Color, TagType, fold_name};
+use crate::domain::{Color, fold_name};
 use serde::{Deserialize, Serialize};
-use shared::entity::{self, Attempt, Change, Entity, Versioned};
-use shared::idempotency::Answer;
-use shared::store::keys::WsKeys;
-use shared::store::{Condition, Key, Query, Store, StoreError, TxOp, Update, query_all};
-use shared::{ApiError, ApiResult, clock};
 use uuid::Uuid;
-
-/// Where a tag's items live: the workspace and the tag type.
-pub type Scope = (WsKeys, TagType);
-
-fn partition((keys, tag_type): Scope) -> String {
-    keys.partition(&format!("TAGS#{}", tag_type.as_str()))
-}
-
-/// The tag as the API returns it (spec §2.5).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-#[schema(examples(json!({"id": "3f0c6a5e-8f1e-4c55-9d3a-0b1d2c3e4f50", "name": "Urgent", "color": "red", "isDeleted": false})))]
-pub struct Tag {
-    pub id: Uuid,
-    pub name: String,
-    /// One of the palette, or null when unset
-    #[schema(required)]
-    pub color: Option<Color>,
-    /// Soft-deleted tags do not appear in lists
-    pub is_deleted: bool,
-}
-
-/// Compact default of the [P] tag endpoints: identifiers and the display field.
-impl shared::projection::Compact for Tag {
-    const COMPACT: &'static [&'static str] = &["id", "name"];
-}
+pub use workapi_domain::tag::Tag;
+use workapi_domain::tag::{Scope, TagRecord, key as tag_key, partition};
+use workapi_kit::entity::{self, Attempt, Change, Entity};
+use workapi_kit::idempotency::Answer;
+use workapi_kit::{ApiError, ApiResult};
+use workapi_store::clock;
+use workapi_store::{Condition, Key, Query, Store, StoreError, TxOp, Update, query_all};
 
 /// The response of the [P] tag endpoints (named, so the document can reference it).
-pub type TagProjection = shared::projection::Projected<Tag>;
-
-/// The stored record: the tag plus bookkeeping that is not part of the response.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TagRecord {
-    #[serde(flatten)]
-    tag: Tag,
-    created_at: String,
-    created_by: Uuid,
-    version: i64,
-}
-
-impl Entity for TagRecord {
-    const TYPE: &'static str = "Tag";
-    const PREFIX: &'static str = "TAG#";
-    type Scope = Scope;
-
-    fn key(&self, scope: Scope) -> Key {
-        tag_key(scope, self.tag.id)
-    }
-}
-
-impl Versioned for TagRecord {
-    fn version(&self) -> i64 {
-        self.version
-    }
-    fn set_version(&mut self, version: i64) {
-        self.version = version;
-    }
-}
-
-fn tag_key(scope: Scope, id: Uuid) -> Key {
-    Key::new(partition(scope), format!("{}{id}", TagRecord::PREFIX))
-}
+pub type TagProjection = workapi_kit::projection::Projected<Tag>;
 
 /// The uniqueness guard of a live tag's name (case-folded).
 #[derive(Serialize, Deserialize)]
@@ -107,15 +50,9 @@ fn live(record: Option<TagRecord>) -> ApiResult<TagRecord> {
     record.filter(|r| !r.tag.is_deleted).ok_or_else(|| ApiError::not_found("Tag not found"))
 }
 
-/// Whether a live tag of the type has this id (other functions validate references with it).
-pub async fn is_live(store: &dyn Store, scope: Scope, id: Uuid) -> ApiResult<bool> {
-    let record: Option<TagRecord> = entity::get(store, &tag_key(scope, id)).await?;
-    Ok(record.is_some_and(|r| !r.tag.is_deleted))
-}
-
 /// Creates the tag, or returns the live tag whose name matches case-insensitively; `respond`
 /// turns the tag into the answer. A new tag's answer is built before its transaction, which
-/// records it (the request's idempotency completion: `shared::idempotency`), re-added on every
+/// records it (the request's idempotency completion: `workapi_kit::idempotency`), re-added on every
 /// attempt.
 ///
 /// An existing tag is returned without any write, so there is no transaction to record its
@@ -191,7 +128,7 @@ pub async fn soft_delete(store: &dyn Store, scope: Scope, id: Uuid) -> ApiResult
     let ops = vec![
         TxOp::Update {
             key: tag_key(scope, id),
-            update: Update::default().set("isDeleted", true).set(shared::store::VERSION, record.version + 1),
+            update: Update::default().set("isDeleted", true).set(workapi_store::VERSION, record.version + 1),
             cond: Condition::VersionEquals(record.version),
         },
         TxOp::Delete { key: guard_key(scope, &fold_name(&record.tag.name)), cond: Condition::None },

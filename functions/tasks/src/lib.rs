@@ -2,7 +2,7 @@
 //! §3, §4.3; docs/tasks.md).
 //!
 //! A task is named by its UUID or its numeric `shortNumber`. Every operation applies the access
-//! rule of the task's project (`shared::domain::task::accessible`, answered by the kit): a task that does not exist
+//! rule of the task's project (`workapi_domain::task::accessible`, answered by the kit): a task that does not exist
 //! in the caller's workspace is a 404, one whose project the caller may not access a 403.
 
 pub mod quotations;
@@ -10,18 +10,18 @@ pub mod quotations;
 use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
-use shared::domain::quotation::{AcceptedQuotationRecord, ExpressQuotationRecord};
-use shared::domain::task::{self, Task, TaskIdentifier, TaskNumberRecord, TaskRecord};
-use shared::entity::{Entity, SEQUENCE};
-use shared::function::Function;
-use shared::idempotency::idempotent;
-use shared::openapi::ApiTag;
-use shared::permissions::Requirement;
-use shared::request::Path;
-use shared::{ApiResult, AppState, Caller};
 use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
+use workapi_domain::permissions::Requirement;
+use workapi_domain::quotation::{AcceptedQuotationRecord, ExpressQuotationRecord};
+use workapi_domain::task::{self, Task, TaskIdentifier, TaskNumberRecord, TaskRecord};
+use workapi_kit::entity::{Entity, SEQUENCE};
+use workapi_kit::function::{Function, Needs, Route};
+use workapi_kit::idempotency::idempotent;
+use workapi_kit::openapi::ApiTag;
+use workapi_kit::request::Path;
+use workapi_kit::{ApiResult, AppState, Caller};
 
 pub const FUNCTION: Function = Function {
     name: "tasks",
@@ -39,6 +39,11 @@ pub const FUNCTION: Function = Function {
         AcceptedQuotationRecord::KIND,
         SEQUENCE,
     ],
+    needs: Needs {
+        summary: "tasks and their express quotations",
+        routes: &[Route::new("Tasks", "/tasks/{proxy+}")],
+        ..Needs::DATA
+    },
 };
 
 /// `idempotent(…)`: the quotation create (Idempotency-Key, docs/conventions.md).

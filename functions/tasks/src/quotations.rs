@@ -6,24 +6,25 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Deserialize;
-use shared::domain::billing;
-use shared::domain::project::{Project, ProjectScope};
-use shared::domain::quotation::{
-    self, AcceptedQuotationRecord, Decision, ExpressQuotation, ExpressQuotationRecord, QuotationStatus, Transition,
-};
-use shared::domain::task::{self, TaskIdentifier, TaskScope};
-use shared::entity::{self, Attempt};
-use shared::idempotency::{Answer, Idempotency};
-use shared::identity::{self, User, UserKind};
-use shared::input::{EditorText, Input, Language, Patch};
-use shared::permissions::Requirement;
-use shared::projection::{Projected, Projection};
-use shared::request::{Body, Path};
-use shared::richtext::Doc;
-use shared::store::{Condition, Store, StoreError, TxOp};
-use shared::{ApiError, ApiResult, AppState, Caller, clock};
 use utoipa::IntoParams;
 use uuid::Uuid;
+use workapi_domain::billing;
+use workapi_domain::identity::{self, User, UserKind};
+use workapi_domain::permissions::Requirement;
+use workapi_domain::project::{Project, ProjectScope};
+use workapi_domain::quotation::{
+    self, AcceptedQuotationRecord, Decision, ExpressQuotation, ExpressQuotationRecord, QuotationStatus, Transition,
+};
+use workapi_domain::task::{self, TaskIdentifier, TaskScope};
+use workapi_kit::entity::{self, Attempt};
+use workapi_kit::idempotency::{Answer, Idempotency};
+use workapi_kit::input::{EditorText, Input, Language, Patch};
+use workapi_kit::projection::{Projected, Projection};
+use workapi_kit::request::{Body, Path};
+use workapi_kit::{ApiError, ApiResult, AppState, Caller};
+use workapi_richtext::Doc;
+use workapi_store::clock;
+use workapi_store::{Condition, Store, StoreError, TxOp};
 
 /// The response of the [P] quotation operations (named, so the document can reference it).
 pub type ExpressQuotationProjection = Projected<ExpressQuotation>;

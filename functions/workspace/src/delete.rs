@@ -8,11 +8,11 @@
 //! them) and no longer counted: logged, never a failed delete.
 
 use crate::quota;
-use shared::entity::{self, Attempt};
-use shared::files::{self, FileRecord, LOGO_USES};
-use shared::store::keys::WsKeys;
-use shared::store::{Condition, StoreError, TxOp};
-use shared::{ApiError, ApiResult, AppState};
+use workapi_kit::entity::{self, Attempt};
+use workapi_kit::files::{self, FileRecord, LOGO_USES};
+use workapi_kit::{ApiError, ApiResult, AppState};
+use workapi_store::keys::WsKeys;
+use workapi_store::{Condition, StoreError, TxOp};
 
 /// What a file's deletion may find in the way.
 fn in_use(file: &FileRecord) -> ApiError {
@@ -75,13 +75,13 @@ pub async fn delete(state: &AppState, keys: WsKeys, file: &FileRecord) -> ApiRes
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shared::app::TokenKeySource;
-    use shared::files::ImageType;
-    use shared::store::objects::{DirectoryObjects, ObjectStore};
-    use shared::store::sqlite::SqliteStore;
-    use shared::token::TokenKey;
     use std::sync::Arc;
     use uuid::Uuid;
+    use workapi_domain::token::TokenKey;
+    use workapi_kit::app::TokenKeySource;
+    use workapi_kit::files::ImageType;
+    use workapi_store::objects::{DirectoryObjects, ObjectStore};
+    use workapi_store::sqlite::SqliteStore;
 
     async fn stored_file(state: &AppState, keys: WsKeys, size: u64) -> FileRecord {
         let record = FileRecord {

@@ -1,12 +1,12 @@
-//! The multipart counterpart of `shared::request::Body`: the request is taken by the extractor
+//! The multipart counterpart of `workapi_kit::request::Body`: the request is taken by the extractor
 //! and its form is parsed only with the `Permit` of the permission check, so the check order of
 //! docs/conventions.md holds (authentication → permission → body) and a caller without the
 //! permission never has its upload read.
 
 use axum::extract::{FromRequest, Multipart, Request};
 use axum::http::{StatusCode, header};
-use shared::request::Permit;
-use shared::{ApiError, ApiResult};
+use workapi_kit::request::Permit;
+use workapi_kit::{ApiError, ApiResult};
 
 /// A `multipart/form-data` request body, unread.
 pub struct Form(Request);

@@ -2,7 +2,7 @@
 //! content. Plain functions, no HTTP: the handler maps their errors to 400 and 413.
 
 use crate::structure::{self, Missing};
-use shared::files::ImageType;
+use workapi_kit::files::ImageType;
 
 /// The largest file accepted, in bytes (4 MiB). API Gateway carries up to 10 MB, but Lambda's
 /// synchronous payload limit is 6 MB (6,291,456 bytes) for the whole event, and the body travels

@@ -2,7 +2,7 @@
 //! their deletion (`DELETE /workspace/files/{id}`, which frees their quota) and, on the embedded
 //! default, the signed local URL that serves an upload's bytes.
 //!
-//! The records, object keys and URLs are `shared::files`, so other functions (the product
+//! The records, object keys and URLs are `workapi_kit::files`, so other functions (the product
 //! catalog's `logoId`) use uploads without depending on this crate.
 
 mod delete;
@@ -16,19 +16,20 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use form::Form;
 use serde::{Deserialize, Serialize};
-use shared::entity::Entity;
-use shared::files::{self, FileRecord, ImageType};
-use shared::function::Function;
-use shared::idempotency::{Answer, Idempotency, idempotent};
-use shared::openapi::ApiTag;
-use shared::permissions::{Requirement, key};
-use shared::request::Path;
-use shared::store::objects::ObjectBackend;
-use shared::{ApiError, ApiResult, AppState, Caller, clock};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
+use workapi_domain::permissions::{Requirement, key};
+use workapi_kit::entity::Entity;
+use workapi_kit::files::{self, FileRecord, ImageType};
+use workapi_kit::function::{Function, Grant, Needs, Resource, Route, Variable};
+use workapi_kit::idempotency::{Answer, Idempotency, idempotent};
+use workapi_kit::openapi::ApiTag;
+use workapi_kit::request::Path;
+use workapi_kit::{ApiError, ApiResult, AppState, Caller};
+use workapi_store::clock;
+use workapi_store::objects::ObjectBackend;
 
 pub const FUNCTION: Function = Function {
     name: "workspace",
@@ -40,6 +41,19 @@ pub const FUNCTION: Function = Function {
     }],
     api,
     entities: &[FileRecord::KIND, quota::StorageUsage::KIND],
+    needs: Needs {
+        summary: "image uploads",
+        routes: &[Route::new("Workspace", "/workspace/{proxy+}")],
+        grants: &[Grant {
+            sid: "WriteAndPresignUploadedFiles",
+            actions: &["s3:PutObject", "s3:GetObject", "s3:DeleteObject"],
+            on: Resource::UploadedFiles,
+            note: "Writes uploads, presigns their URLs and deletes deleted uploads' bytes; nothing\n\
+                   else of the bucket (no list).",
+        }],
+        environment: &[Variable { name: quota::QUOTA_ENV, value: "!Ref FilesQuotaBytes" }],
+        ..Needs::DATA
+    },
 };
 
 /// The form part that carries the image.
@@ -176,12 +190,12 @@ pub const DELETE_OTHERS_REQUIREMENT: Requirement = Requirement::Permission(key::
 #[utoipa::path(delete, path = "/workspace/files/{id}", operation_id = "deleteFile", tag = "workspace",
     params(FilePath),
     responses((status = 200, description = "Deleted; its bytes no longer count against the quota",
-        body = shared::http::Success, example = json!({"success": true}))))]
+        body = workapi_kit::http::Success, example = json!({"success": true}))))]
 async fn delete_file(
     State(state): State<AppState>,
     caller: Caller,
     Path(path): Path<FilePath>,
-) -> ApiResult<axum::Json<shared::http::Success>> {
+) -> ApiResult<axum::Json<workapi_kit::http::Success>> {
     caller.authorize(UPLOAD_REQUIREMENT)?;
     let file = files::find_image(state.store(), caller.keys(), path.id)
         .await?
@@ -190,7 +204,7 @@ async fn delete_file(
         caller.authorize(DELETE_OTHERS_REQUIREMENT)?;
     }
     delete::delete(&state, caller.keys(), &file).await?;
-    Ok(axum::Json(shared::http::Success { success: true }))
+    Ok(axum::Json(workapi_kit::http::Success { success: true }))
 }
 
 /// An image's bytes
@@ -266,7 +280,7 @@ async fn file_content(
         return Err(ApiError::not_found("Files are served at presigned S3 URLs here"));
     }
     files::verify_signed_url(&state, signed.workspace, path.id, signed.expires, &signed.signature).await?;
-    let keys = shared::store::keys::WsKeys::new(signed.workspace);
+    let keys = workapi_store::keys::WsKeys::new(signed.workspace);
     let (record, bytes) =
         files::read(&state, keys, path.id).await?.ok_or_else(|| ApiError::not_found("File not found"))?;
     let max_age = (signed.expires - clock::now_epoch()).max(0);

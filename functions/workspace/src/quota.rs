@@ -9,12 +9,12 @@
 
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
-use shared::entity::Entity;
-use shared::store::keys::WsKeys;
-use shared::store::{Condition, ENTITY, Item, Key, Store, StoreError, TxOp, Update};
-use shared::{ApiError, ApiResult};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
+use workapi_kit::entity::Entity;
+use workapi_kit::{ApiError, ApiResult};
+use workapi_store::keys::WsKeys;
+use workapi_store::{Condition, ENTITY, Item, Key, Store, StoreError, TxOp, Update};
 
 /// The quota when none is configured: 1 GiB per workspace.
 pub const DEFAULT_QUOTA_BYTES: u64 = 1024 * 1024 * 1024;
@@ -101,7 +101,7 @@ pub fn give_back(keys: WsKeys, size: u64) -> ApiResult<TxOp> {
 
 /// The bytes the workspace stores (0 before its first upload).
 pub async fn stored(store: &dyn Store, keys: WsKeys) -> ApiResult<u64> {
-    let usage: Option<StorageUsage> = shared::entity::get(store, &usage_key(keys)).await?;
+    let usage: Option<StorageUsage> = workapi_kit::entity::get(store, &usage_key(keys)).await?;
     Ok(usage.map_or(0, |u| u.bytes.max(0) as u64))
 }
 
@@ -129,9 +129,9 @@ fn human(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shared::store::sqlite::SqliteStore;
     use std::sync::Arc;
     use uuid::Uuid;
+    use workapi_store::sqlite::SqliteStore;
 
     #[test]
     fn quota_settings_are_bytes_or_the_default() {

@@ -4,7 +4,7 @@
 //! data itself is not decoded (no decoder runs on upload, and nothing is re-encoded): a file
 //! whose structure is whole but whose compressed data is garbage is stored as sent.
 
-use shared::files::ImageType;
+use workapi_kit::files::ImageType;
 
 /// What is missing, for the refusal's message ("file …").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -159,7 +159,7 @@ pub struct ProductDefinition {
     pub renewal_mode: Option<RenewalMode>,
     pub variants: Vec<VariantRecord>,
     pub options: Vec<ProductOption>,
-    /// An image of the workspace's uploads (`shared::files`).
+    /// An image of the workspace's uploads (`workapi_kit::files`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub logo_id: Option<Uuid>,
 }

@@ -1,14 +1,14 @@
 //! Workspaces, users and personal access tokens: the records authentication reads, and the
 //! operations the operator CLI and the tests use to create them.
 
-use workapi_store::clock;
 use crate::permissions;
-use workapi_store::entity::{Entity, IndexKey, to_item};
-use workapi_store::keys::{self, WsKeys};
-use workapi_store::{Condition, Key, Query, Store, StoreError, StoreResult, TxOp, Update, from_item, query_all};
 use crate::token::{self, TokenKey};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
+use workapi_store::clock;
+use workapi_store::entity::{Entity, IndexKey, to_item};
+use workapi_store::keys::{self, WsKeys};
+use workapi_store::{Condition, Key, Query, Store, StoreError, StoreResult, TxOp, Update, from_item, query_all};
 
 pub const ENTITY_WORKSPACE: &str = "Workspace";
 pub const ENTITY_USER: &str = "User";

@@ -11,6 +11,7 @@
 //! - [`quotation`]: express quotations, their items generated from a task, their decisions.
 //! - [`pricing`]: quotation arithmetic and its one rounding rule.
 //! - [`billing`]: the seeded billing world: time entries, issued invoices, support contingents.
+//! - [`tag`]: tags (written by the tags function; referenced by helpdesk accounts).
 
 pub mod billing;
 pub mod catalog;
@@ -19,6 +20,7 @@ pub mod organization;
 pub mod pricing;
 pub mod project;
 pub mod quotation;
+pub mod tag;
 pub mod task;
 
 // The people side, read by every function: permissions and their resolution, identities

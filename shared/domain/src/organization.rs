@@ -1,5 +1,5 @@
 //! Customer organizations. Their contacts are users of kind `organizationMember` whose
-//! `organizationId` names the organization (`shared::identity::User`).
+//! `organizationId` names the organization (`crate::identity::User`).
 
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;

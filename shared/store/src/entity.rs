@@ -99,7 +99,7 @@ pub async fn get<E: Entity>(store: &dyn Store, key: &Key) -> StoreResult<Option<
 }
 
 /// A write that must be applied with a create, in its transaction: the completion of the
-/// request's idempotency record (`shared::idempotency`: the recorded response). The writing
+/// request's idempotency record (`workapi_kit::idempotency`: the recorded response). The writing
 /// helpers below take one (`None` for a request without an `Idempotency-Key`), add its
 /// operation to the transaction that makes the create, and report it written once that
 /// transaction succeeded; the idempotency layer then writes nothing more.

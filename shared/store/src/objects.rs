@@ -3,12 +3,12 @@
 //!
 //! - [`DirectoryObjects`]: a directory on disk, the embedded default of the local server
 //!   (`<data dir>/files`). It cannot presign; the local server serves its objects itself at a
-//!   signed URL (`shared::files`).
+//!   signed URL (`workapi_kit::files`).
 //! - `S3Objects` ([`super::s3`], cargo feature `s3`): an S3 bucket; reads are handed out as
 //!   presigned GET URLs. Its client is built on first use, so a function that never touches a
 //!   file never loads it.
 //!
-//! Object keys are built by `shared::files` from typed ids only (`files/<workspace>/<file>`);
+//! Object keys are built by `workapi_kit::files` from typed ids only (`files/<workspace>/<file>`);
 //! [`ObjectKey`] refuses anything else, so no key can climb out of the directory.
 
 use async_trait::async_trait;

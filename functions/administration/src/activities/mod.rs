@@ -9,13 +9,13 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use rules::{Activity, ActivityBody, ActivityProjection, NewActivityBody};
 use serde::Deserialize;
-use shared::idempotency::{Answer, Idempotency};
-use shared::permissions::Requirement;
-use shared::projection::Projection;
-use shared::request::{Body, Path};
-use shared::{ApiResult, AppState, Caller};
 use utoipa::IntoParams;
 use uuid::Uuid;
+use workapi_domain::permissions::Requirement;
+use workapi_kit::idempotency::{Answer, Idempotency};
+use workapi_kit::projection::Projection;
+use workapi_kit::request::{Body, Path};
+use workapi_kit::{ApiResult, AppState, Caller};
 
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Path)]

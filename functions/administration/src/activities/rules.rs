@@ -1,8 +1,8 @@
 //! Work-activity rules (spec §2.2, §4.2) as plain functions and the request types they read.
 
 use serde::{Deserialize, Serialize};
-use shared::input::{At, Errors, Field, Input, Language, SchemaRef, Schemas, Text};
 use uuid::Uuid;
+use workapi_kit::input::{At, Errors, Field, Input, Language, SchemaRef, Schemas, Text};
 
 pub const MAX_NAME_CHARS: usize = 100;
 /// More translations than languages exist is a mistake, not data.
@@ -30,12 +30,12 @@ pub struct Activity {
     pub translations: Vec<Translation>,
 }
 
-impl shared::projection::Compact for Activity {
+impl workapi_kit::projection::Compact for Activity {
     const COMPACT: &'static [&'static str] = &["id", "name"];
 }
 
 /// The response of the [P] activity endpoints (named, so the document can reference it).
-pub type ActivityProjection = shared::projection::Projected<Activity>;
+pub type ActivityProjection = workapi_kit::projection::Projected<Activity>;
 
 /// A translated name in a request.
 #[derive(Input)]
@@ -128,10 +128,10 @@ impl From<ActivityBody> for Draft {
 mod tests {
     use super::*;
     use serde_json::json;
-    use shared::ApiResult;
+    use workapi_kit::ApiResult;
 
     fn full(v: serde_json::Value) -> ApiResult<Draft> {
-        shared::input::parse::<ActivityBody>(&v).map(Draft::from)
+        workapi_kit::input::parse::<ActivityBody>(&v).map(Draft::from)
     }
 
     #[test]
@@ -156,7 +156,7 @@ mod tests {
     #[test]
     fn translations_are_required_on_a_full_update_only() {
         assert!(full(json!({"name": "Dev"})).is_err());
-        let created = shared::input::parse::<NewActivityBody>(&json!({"name": " Dev "})).map(Draft::from).unwrap();
+        let created = workapi_kit::input::parse::<NewActivityBody>(&json!({"name": " Dev "})).map(Draft::from).unwrap();
         assert_eq!(created, Draft { name: "Dev".into(), translations: vec![] });
         let normalised = full(json!({"name": "Dev", "translations": [{"language": "FR", "name": "Dév"}]})).unwrap();
         assert_eq!(normalised.translations[0].language, "fr");

@@ -4,11 +4,12 @@
 
 use super::rules::{Activity, Draft};
 use serde::{Deserialize, Serialize};
-use shared::entity::{self, Change, Entity, Versioned};
-use shared::store::keys::WsKeys;
-use shared::store::{Key, Query, Store, query_all};
-use shared::{ApiError, ApiResult, clock};
 use uuid::Uuid;
+use workapi_kit::entity::{self, Change, Entity, Versioned};
+use workapi_kit::{ApiError, ApiResult};
+use workapi_store::clock;
+use workapi_store::keys::WsKeys;
+use workapi_store::{Key, Query, Store, query_all};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -1,16 +1,16 @@
 //! The product catalog (spec §2.8, §4.4; docs/projects.md): categories (seeded, read here) and
-//! products. The records live in `shared::domain::catalog`, because the projects function
+//! products. The records live in `workapi_domain::catalog`, because the projects function
 //! reads catalog products when it imports one.
 
 use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
-use shared::domain::catalog::{self, CatalogCategory, CatalogProduct, ProductRecord};
-use shared::files;
-use shared::idempotency::{Answer, Idempotency};
-use shared::permissions::Requirement;
-use shared::store::keys::WsKeys;
-use shared::{ApiResult, AppState, Caller};
+use workapi_domain::catalog::{self, CatalogCategory, CatalogProduct, ProductRecord};
+use workapi_domain::permissions::Requirement;
+use workapi_kit::files;
+use workapi_kit::idempotency::{Answer, Idempotency};
+use workapi_kit::{ApiResult, AppState, Caller};
+use workapi_store::keys::WsKeys;
 
 /// List catalog categories
 ///
@@ -27,15 +27,15 @@ pub mod products;
 
 use products::NewProductBody;
 use serde::Deserialize;
-use shared::ApiError;
-use shared::permissions::key;
-use shared::projection::Projection;
-use shared::request::{Body, Path, Query};
 use utoipa::IntoParams;
 use uuid::Uuid;
+use workapi_domain::permissions::key;
+use workapi_kit::ApiError;
+use workapi_kit::projection::Projection;
+use workapi_kit::request::{Body, Path, Query};
 
 /// The response of the [P] product create (named, so the document can reference it).
-pub type CatalogProductProjection = shared::projection::Projected<shared::domain::catalog::CatalogProduct>;
+pub type CatalogProductProjection = workapi_kit::projection::Projected<workapi_domain::catalog::CatalogProduct>;
 
 /// Creating catalog products.
 const EDIT_CATALOG: Requirement = Requirement::Permission(key::PRODUCT_CATALOG_EDIT);

@@ -1,18 +1,19 @@
 //! Catalog products (spec §2.8, §4.4): the create body, its conditional rules as plain
-//! functions, and persistence. The record is `shared::domain::catalog::ProductRecord`.
+//! functions, and persistence. The record is `workapi_domain::catalog::ProductRecord`.
 
 use rust_decimal::Decimal;
-use shared::domain::catalog::{
+use uuid::Uuid;
+use workapi_domain::catalog::{
     self, OptionValue, PriceFrequency, Prices, ProductDefinition, ProductOption, ProductRecord, RenewalMode,
     VariantRecord,
 };
-use shared::entity::{Attempt, Created};
-use shared::input::{self, At, Checked, Errors, Input, Integer, List, Nullable, Patch, ProductText, Text};
-use shared::store::keys::WsKeys;
-use shared::store::{Condition, Store, StoreError};
-use shared::{ApiError, entity, files};
-use shared::{ApiResult, clock};
-use uuid::Uuid;
+use workapi_kit::ApiResult;
+use workapi_kit::entity::{Attempt, Created};
+use workapi_kit::input::{self, At, Checked, Errors, Input, Integer, List, Nullable, Patch, ProductText, Text};
+use workapi_kit::{ApiError, entity, files};
+use workapi_store::clock;
+use workapi_store::keys::WsKeys;
+use workapi_store::{Condition, Store, StoreError};
 
 pub const MAX_NAME_CHARS: usize = 200;
 pub const MAX_UNIT_CHARS: usize = 50;
@@ -404,7 +405,7 @@ mod tests {
     #[test]
     fn descriptions_are_product_rich_text() {
         let d = parse_draft(&with(json!({"description": "<table><tr><td>a</td></tr></table>"}))).unwrap();
-        assert!(shared::richtext::to_html(&d.description).contains("<table>"));
+        assert!(workapi_richtext::to_html(&d.description).contains("<table>"));
         assert_eq!(failing(with(json!({"description": 5}))), ["description"]);
     }
 

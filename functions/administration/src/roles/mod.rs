@@ -9,15 +9,15 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use rules::{AllowBody, RoleBody, RolePatchBody, RoleView};
 use serde::Deserialize;
-use shared::http::Success;
-use shared::idempotency::{Answer, Idempotency};
-use shared::permissions::Roles;
-use shared::permissions::catalog::{PermissionKey, PermissionMapSchema};
-use shared::permissions::roles::RoleId;
-use shared::projection::{Compact, Projected, Projection};
-use shared::request::{Body, Path};
-use shared::{ApiResult, AppState, Caller};
 use utoipa::IntoParams;
+use workapi_domain::permissions::Roles;
+use workapi_domain::permissions::catalog::{PermissionKey, PermissionMapSchema};
+use workapi_domain::permissions::roles::RoleId;
+use workapi_kit::http::Success;
+use workapi_kit::idempotency::{Answer, Idempotency};
+use workapi_kit::projection::{Compact, Projected, Projection};
+use workapi_kit::request::{Body, Path};
+use workapi_kit::{ApiResult, AppState, Caller};
 
 impl Compact for RoleView {
     const COMPACT: &'static [&'static str] = &["id", "name"];
@@ -51,7 +51,7 @@ fn editor(caller: &Caller) -> store::Editor<'_> {
     store::Editor { user: caller.user.id, role: caller.permissions.role_id() }
 }
 
-fn respond(caller: &Caller, roles: &shared::permissions::Roles, id: &str) -> ApiResult<RoleView> {
+fn respond(caller: &Caller, roles: &workapi_domain::permissions::Roles, id: &str) -> ApiResult<RoleView> {
     store::view(roles, id, &caller.user.language)
 }
 
@@ -64,7 +64,7 @@ fn respond(caller: &Caller, roles: &shared::permissions::Roles, id: &str) -> Api
 pub async fn list_roles(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Vec<RoleView>>> {
     caller.authorize(EMPLOYEES)?;
     let roles = store::load(state.store(), caller.keys()).await?;
-    let ids = shared::permissions::BASE_ROLES
+    let ids = workapi_domain::permissions::BASE_ROLES
         .iter()
         .map(|r| r.id)
         .chain(roles.custom_roles().into_iter().map(|r| r.id.as_str()));

@@ -2,15 +2,15 @@
 //! checking a draft against the workspace's roles, and shaping the response.
 
 use serde::Serialize;
-use shared::error::FieldErrors;
-use shared::input::{At, Errors, Field, Input, MultilineText, Patch, SchemaRef, Text};
-use shared::permissions::catalog::{self, PermissionEntries};
-use shared::permissions::roles::{
+use uuid::Uuid;
+use workapi_domain::permissions::catalog::{self, PermissionEntries};
+use workapi_domain::permissions::roles::{
     ChainError, CustomRole, MAX_DEPTH, ParentError, PermissionMap, Resolved, RoleId, RoleRef, invalid_entries,
 };
-use shared::permissions::{RoleType, Roles};
-use shared::{ApiError, ApiResult};
-use uuid::Uuid;
+use workapi_domain::permissions::{RoleType, Roles};
+use workapi_kit::error::FieldErrors;
+use workapi_kit::input::{At, Errors, Field, Input, MultilineText, Patch, SchemaRef, Text};
+use workapi_kit::{ApiError, ApiResult};
 
 pub const MAX_NAME_CHARS: usize = 100;
 pub const MAX_DESCRIPTION_CHARS: usize = 400;
@@ -100,7 +100,7 @@ impl Field for NotHere {
 #[derive(Input)]
 #[input(example = serde_json::json!({"allow": true}))]
 pub struct AllowBody {
-    pub allow: shared::input::Nullable<bool>,
+    pub allow: workapi_kit::input::Nullable<bool>,
 }
 
 /// The editable fields of a custom role: what a write would store.
@@ -268,7 +268,7 @@ pub fn check_escalation(
     draft: &Draft,
     after: &Resolved,
 ) -> ApiResult<()> {
-    if actor_role == shared::permissions::ROOT {
+    if actor_role == workapi_domain::permissions::ROOT {
         return Ok(());
     }
     let before = match current {
@@ -413,14 +413,14 @@ pub fn view(roles: &Roles, id: &str, language: &str) -> Result<RoleView, ChainEr
 mod tests {
     use super::*;
     use serde_json::json;
-    use shared::permissions::{STAFF, key};
+    use workapi_domain::permissions::{STAFF, key};
 
     fn role(v: serde_json::Value) -> ApiResult<RoleBody> {
-        shared::input::parse(&v)
+        workapi_kit::input::parse(&v)
     }
 
     fn patch(v: serde_json::Value) -> ApiResult<RolePatchBody> {
-        shared::input::parse(&v)
+        workapi_kit::input::parse(&v)
     }
 
     fn stored(id: &str, parent: Option<&str>) -> CustomRole {
@@ -494,7 +494,7 @@ mod tests {
     fn a_single_permission_is_set_or_returned_to_inheritance() {
         let edit: catalog::PermissionKey = serde_json::from_value(json!(key::PROJECTS_EDIT)).unwrap();
         let mut raw = PermissionMap::new();
-        let allow = |v| shared::input::parse::<AllowBody>(&v).map(|b| b.allow.0);
+        let allow = |v| workapi_kit::input::parse::<AllowBody>(&v).map(|b| b.allow.0);
         set_permission(&mut raw, edit, allow(json!({"allow": false})).unwrap());
         assert!(!raw[key::PROJECTS_EDIT]);
         set_permission(&mut raw, edit, allow(json!({"allow": null})).unwrap());
@@ -526,7 +526,7 @@ mod tests {
     /// named in the 403 (None: allowed).
     #[test]
     fn escalation_is_refused_and_removal_allowed() {
-        use shared::permissions::{CEO, ROOT};
+        use workapi_domain::permissions::{CEO, ROOT};
         let imposter = key::PUBLIC_API_ALLOW_IMPOSTER_MODE;
         let mut manager = stored("ws_manager", Some(CEO));
         manager.raw_permissions.clear();
@@ -584,11 +584,11 @@ mod tests {
     #[test]
     fn base_roles_are_localized_and_read_only() {
         let roles = Roles::default();
-        let de = view(&roles, shared::permissions::TEAM_LEADER, "de").unwrap();
+        let de = view(&roles, workapi_domain::permissions::TEAM_LEADER, "de").unwrap();
         assert_eq!((de.name.as_str(), de.read_only), ("Teamleitung", true));
         assert!(de.created_at.is_none() && de.parent_id.is_none());
         let json = serde_json::to_value(&de).unwrap();
         assert!(json.get("createdAt").is_none() && json["type"] == "normal");
-        assert_eq!(view(&roles, shared::permissions::TEAM_LEADER, "en").unwrap().name, "Team Leader");
+        assert_eq!(view(&roles, workapi_domain::permissions::TEAM_LEADER, "en").unwrap().name, "Team Leader");
     }
 }

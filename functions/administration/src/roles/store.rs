@@ -8,15 +8,16 @@
 //! close a cycle between them.
 
 use super::rules::{self, Draft, RoleView};
-use shared::clock;
-use shared::entity::{self, Attempt};
-use shared::idempotency::Answer;
-use shared::permissions::roles::{CustomRole, new_custom_role_id};
-use shared::permissions::{Roles, base_role};
-use shared::store::keys::WsKeys;
-use shared::store::{Condition, Key, Store, TxOp, Update, VERSION};
-use shared::{ApiError, ApiResult, identity};
 use uuid::Uuid;
+use workapi_domain::identity;
+use workapi_domain::permissions::roles::{CustomRole, new_custom_role_id};
+use workapi_domain::permissions::{Roles, base_role};
+use workapi_kit::entity::{self, Attempt};
+use workapi_kit::idempotency::Answer;
+use workapi_kit::{ApiError, ApiResult};
+use workapi_store::clock;
+use workapi_store::keys::WsKeys;
+use workapi_store::{Condition, Key, Store, TxOp, Update, VERSION};
 
 /// The 409 of a write that keeps losing races.
 const BUSY: &str = "The role is being changed concurrently; retry";
@@ -101,7 +102,7 @@ pub async fn create(
 }
 
 /// A transaction's outcome as an attempt: lost races are retried.
-fn written<T>(result: Result<(), shared::store::StoreError>, done: impl FnOnce() -> T) -> ApiResult<Attempt<T>> {
+fn written<T>(result: Result<(), workapi_store::StoreError>, done: impl FnOnce() -> T) -> ApiResult<Attempt<T>> {
     match result {
         Ok(()) => Ok(Attempt::Done(done())),
         Err(e) if entity::is_conflict(&e) => Ok(Attempt::Conflict),

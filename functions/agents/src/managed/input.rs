@@ -4,8 +4,8 @@
 
 use super::model::{AgentSource, AuthMode, SkillType, TokenEndpointAuthType, ToolMode};
 use crate::fields::{AgentInstructions, FullName, HttpsUrl, Ident, McpUrl, Secret};
-use shared::input::{DateTime, Input, Integer, List, MultilineText, Nullable, Patch, Text};
 use uuid::Uuid;
+use workapi_kit::input::{DateTime, Input, Integer, List, MultilineText, Nullable, Patch, Text};
 
 /// Most skills of a managed agent (spec §8.5).
 pub const MAX_SKILLS: usize = 20;

@@ -15,15 +15,16 @@ use crate::records::{self, Agent};
 use crate::skills::SkillRecord;
 use input::SaveManagedProviderBody;
 use model::{ManagedProviderRecord, SkillType, settings_key};
-use shared::entity::{self, Attempt};
-use shared::idempotency::Answer;
-use shared::input::Patch;
-use shared::secrets::{SecretName, SecretStore};
-use shared::store::keys::WsKeys;
-use shared::store::{Condition, Store, StoreError};
-use shared::{ApiError, ApiResult, clock};
 use std::collections::HashMap;
 use uuid::Uuid;
+use workapi_kit::entity::{self, Attempt};
+use workapi_kit::idempotency::Answer;
+use workapi_kit::input::Patch;
+use workapi_kit::secrets::{SecretName, SecretStore};
+use workapi_kit::{ApiError, ApiResult};
+use workapi_store::clock;
+use workapi_store::keys::WsKeys;
+use workapi_store::{Condition, Store, StoreError};
 
 pub async fn agent_or_404(store: &dyn Store, keys: WsKeys, id: Uuid) -> ApiResult<Agent> {
     records::get_agent(store, keys, id).await?.ok_or_else(|| ApiError::not_found("Agent not found"))

@@ -3,12 +3,12 @@
 //! one is configured (and the last four characters of a long vendor key).
 
 use serde::{Deserialize, Serialize};
-use shared::entity::Entity;
-use shared::richtext::{self, Doc};
-use shared::secrets::SecretName;
-use shared::store::Key;
-use shared::store::keys::WsKeys;
 use uuid::Uuid;
+use workapi_kit::entity::Entity;
+use workapi_kit::secrets::SecretName;
+use workapi_richtext::{self as richtext, Doc};
+use workapi_store::Key;
+use workapi_store::keys::WsKeys;
 
 use crate::records::item_key;
 
@@ -21,7 +21,7 @@ pub enum AgentSource {
     /// An agent that exists at the provider (`agentId`, `environmentId`)
     Existing,
 }
-shared::closed_enum!(AgentSource);
+workapi_wire::closed_enum!(AgentSource);
 
 /// Which tools the hosted agent gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
@@ -33,7 +33,7 @@ pub enum ToolMode {
     /// Broad workspace management
     Full,
 }
-shared::closed_enum!(ToolMode);
+workapi_wire::closed_enum!(ToolMode);
 
 /// How the hosted agent authenticates to an MCP server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
@@ -44,7 +44,7 @@ pub enum AuthMode {
     Bearer,
     Oauth,
 }
-shared::closed_enum!(AuthMode);
+workapi_wire::closed_enum!(AuthMode);
 
 /// How an OAuth client authenticates at its token endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -54,7 +54,7 @@ pub enum TokenEndpointAuthType {
     ClientSecretBasic,
     ClientSecretPost,
 }
-shared::closed_enum!(TokenEndpointAuthType);
+workapi_wire::closed_enum!(TokenEndpointAuthType);
 
 /// Vendor skills come from the provider; custom skills are the workspace's (`/agents/skills`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
@@ -63,7 +63,7 @@ pub enum SkillType {
     Vendor,
     Custom,
 }
-shared::closed_enum!(SkillType);
+workapi_wire::closed_enum!(SkillType);
 
 /// A credential kept in the secret store: the table holds its name only.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -294,11 +294,11 @@ pub struct ManagedProviderSettings {
     pub updated_at: String,
 }
 
-impl shared::projection::Compact for ManagedProviderSettings {
+impl workapi_kit::projection::Compact for ManagedProviderSettings {
     const COMPACT: &'static [&'static str] = &["agentId", "enabled", "credentialConfigured", "version"];
 }
 
-pub type ManagedProviderSettingsProjection = shared::projection::Projected<ManagedProviderSettings>;
+pub type ManagedProviderSettingsProjection = workapi_kit::projection::Projected<ManagedProviderSettings>;
 
 fn oauth_view(o: &StoredOAuth) -> OAuthCredentialView {
     OAuthCredentialView {

@@ -5,14 +5,14 @@
 use super::input::{ConfigInput, McpServerInput, OAuthCredentialInput, SaveManagedProviderBody};
 use super::model::*;
 use crate::records::{last_four, new_secret_name};
-use shared::error::FieldErrors;
-use shared::input::Patch;
-use shared::richtext::Doc;
-use shared::secrets::{SecretName, SecretValue};
-use shared::store::keys::WsKeys;
-use shared::{ApiError, ApiResult};
 use std::collections::{HashMap, HashSet};
 use uuid::Uuid;
+use workapi_kit::error::FieldErrors;
+use workapi_kit::input::Patch;
+use workapi_kit::secrets::{SecretName, SecretValue};
+use workapi_kit::{ApiError, ApiResult};
+use workapi_richtext::Doc;
+use workapi_store::keys::WsKeys;
 
 /// What the plan needs to know besides the body and the stored settings.
 pub struct Context<'a> {
@@ -271,7 +271,7 @@ fn plan_servers(p: &mut Planner, sent: &[McpServerInput], stored: Option<&Stored
 fn merge_oauth(p: &mut Planner, o: &OAuthCredentialInput, stored: Option<&StoredOAuth>) -> StoredOAuth {
     StoredOAuth {
         client_id: o.client_id.clone().into_option().map(|t| t.into_string()),
-        expires_at: o.expires_at.clone().into_option().map(|d| shared::clock::rfc3339(d.0)),
+        expires_at: o.expires_at.clone().into_option().map(|d| workapi_store::clock::rfc3339(d.0)),
         scope: o.scope.clone().into_option().map(|t| t.into_string()),
         token_endpoint: o.token_endpoint.clone().into_option().map(|u| u.0),
         token_endpoint_auth_type: o.token_endpoint_auth_type.clone().into_option(),

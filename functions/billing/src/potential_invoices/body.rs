@@ -1,15 +1,15 @@
 //! The request bodies of the potential-invoice changes (spec §4.8).
 
-use shared::calendar;
-use shared::input::{At, Errors, Field, Input, Integer, Patch, SchemaRef};
 use time::Date;
 use uuid::Uuid;
+use workapi_kit::input::{At, Errors, Field, Input, Integer, Patch, SchemaRef};
+use workapi_wire::calendar;
 
 /// Largest custom quantity of a row.
 pub const MAX_CUSTOM_QUANTITY: i64 = 1_000_000;
 
 /// A date, or an ISO 8601 timestamp whose calendar date (in its own offset) is taken; both in
-/// the accepted range (`shared::calendar`).
+/// the accepted range (`workapi_wire::calendar`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DateOrTimestamp(pub Date);
 

@@ -8,14 +8,14 @@ use crate::periods;
 use crate::subscriptions::{BillingTiming, SubscriptionBilling};
 use crate::world::UnbilledEntry;
 use rust_decimal::Decimal;
-use shared::domain::billing::IssuedInvoiceRecord;
-use shared::domain::pricing;
-use shared::domain::project::Project;
-use shared::domain::quotation::ExpressQuotationRecord;
-use shared::domain::task::TaskRecord;
 use std::collections::{BTreeMap, HashMap};
 use time::Date;
 use uuid::Uuid;
+use workapi_domain::billing::IssuedInvoiceRecord;
+use workapi_domain::pricing;
+use workapi_domain::project::Project;
+use workapi_domain::quotation::ExpressQuotationRecord;
+use workapi_domain::task::TaskRecord;
 
 /// Everything a project's potential invoices are computed from.
 pub struct Inputs<'a> {

@@ -2,11 +2,11 @@
 //! §2.7): its parts, its text form and the pattern the reference documents.
 
 use serde::{Deserialize, Serialize};
-use shared::domain::billing::day;
 use std::fmt;
 use std::str::FromStr;
 use time::Date;
 use uuid::Uuid;
+use workapi_domain::billing::day;
 
 /// What a potential invoice bills.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, utoipa::ToSchema)]
@@ -37,7 +37,7 @@ pub struct InvoiceId {
 }
 
 /// The id's pattern, as documented: what [`InvoiceId::from_str`] accepts (besides the
-/// calendar check of the dates and their order). The dates are `shared::calendar`'s
+/// calendar check of the dates and their order). The dates are `workapi_wire::calendar`'s
 /// (`DATE_PATTERN`, tested to agree).
 pub const ID_PATTERN: &str = "^(subscription|time)::[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}::(19[0-9]{2}|2[0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])::(19[0-9]{2}|2[0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$";
 
@@ -131,7 +131,7 @@ mod tests {
 
     #[test]
     fn the_documented_id_pattern_carries_the_calendar_date_pattern() {
-        let date = shared::calendar::DATE_PATTERN.trim_start_matches('^').trim_end_matches('$');
+        let date = workapi_wire::calendar::DATE_PATTERN.trim_start_matches('^').trim_end_matches('$');
         assert!(ID_PATTERN.ends_with(&format!("::{date}::{date}$")), "{ID_PATTERN}");
     }
 }

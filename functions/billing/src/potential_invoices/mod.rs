@@ -28,15 +28,15 @@ use model::PotentialInvoice;
 use read::for_project;
 use record::update_record;
 use serde::Deserialize;
-use shared::domain::project::{self, AccessError, Project};
-use shared::identity::{self, UserKind};
-use shared::input::Patch;
-use shared::permissions::{Requirement, key};
-use shared::request::{Body, Path, Query};
-use shared::store::{Store, read_all};
-use shared::{ApiError, ApiResult, AppState, Caller};
 use utoipa::IntoParams;
 use uuid::Uuid;
+use workapi_domain::identity::{self, UserKind};
+use workapi_domain::permissions::{Requirement, key};
+use workapi_domain::project::{self, AccessError, Project};
+use workapi_kit::input::Patch;
+use workapi_kit::request::{Body, Path, Query};
+use workapi_kit::{ApiError, ApiResult, AppState, Caller};
+use workapi_store::{Store, read_all};
 
 const MANAGE: Requirement = Requirement::Permission(key::INVOICES_MANAGE);
 

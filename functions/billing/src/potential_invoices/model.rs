@@ -4,10 +4,10 @@ use super::id::InvoiceType;
 use crate::subscriptions::{BillingTiming, Payment};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
-use shared::domain::billing::day;
-use shared::domain::money;
 use time::Date;
 use uuid::Uuid;
+use workapi_domain::billing::day;
+use workapi_domain::money;
 
 /// A subscription row on a potential invoice.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]

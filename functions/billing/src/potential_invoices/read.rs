@@ -5,15 +5,15 @@ use super::compute::{Inputs, compute};
 use super::model::PotentialInvoice;
 use super::record::records;
 use crate::world;
-use shared::domain::billing;
-use shared::domain::project::{Project, ProjectScope};
-use shared::domain::quotation::{self as quotation_domain, ExpressQuotationRecord};
-use shared::domain::task::{self, TaskRecord};
-use shared::store::keys::WsKeys;
-use shared::store::{Store, read_all};
-use shared::{ApiError, ApiResult, Caller};
 use std::collections::{BTreeMap, HashMap};
 use uuid::Uuid;
+use workapi_domain::billing;
+use workapi_domain::project::{Project, ProjectScope};
+use workapi_domain::quotation::{self as quotation_domain, ExpressQuotationRecord};
+use workapi_domain::task::{self, TaskRecord};
+use workapi_kit::{ApiError, ApiResult, Caller};
+use workapi_store::keys::WsKeys;
+use workapi_store::{Store, read_all};
 
 /// Reads what a project's potential invoices are computed from, and computes them.
 pub async fn for_project(store: &dyn Store, caller: &Caller, project: &Project) -> ApiResult<Vec<PotentialInvoice>> {

@@ -3,15 +3,15 @@
 
 use super::id::{InvoiceId, InvoiceType};
 use serde::{Deserialize, Serialize};
-use shared::ApiResult;
-use shared::domain::billing::day;
-use shared::domain::project::{self, ProjectScope};
-use shared::entity::{self, Change, Entity, Versioned};
-use shared::store::keys::WsKeys;
-use shared::store::{Key, Store, query_all};
 use std::collections::{BTreeMap, HashMap};
 use time::Date;
 use uuid::Uuid;
+use workapi_domain::billing::day;
+use workapi_domain::project::{self, ProjectScope};
+use workapi_kit::ApiResult;
+use workapi_kit::entity::{self, Change, Entity, Versioned};
+use workapi_store::keys::WsKeys;
+use workapi_store::{Key, Store, query_all};
 
 /// What a client set on a potential invoice, kept under its id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -83,7 +83,7 @@ fn record_key(keys: WsKeys, id: InvoiceId) -> Key {
 
 /// The records of a project's potential invoices, by id.
 pub async fn records(store: &dyn Store, scope: ProjectScope) -> ApiResult<HashMap<InvoiceId, PotentialInvoiceRecord>> {
-    let query = shared::store::Query::table(project::partition(scope)).begins_with(PotentialInvoiceRecord::PREFIX);
+    let query = workapi_store::Query::table(project::partition(scope)).begins_with(PotentialInvoiceRecord::PREFIX);
     let mut all = HashMap::new();
     for item in query_all(store, query).await? {
         let record: PotentialInvoiceRecord = entity::from_item(item)?;

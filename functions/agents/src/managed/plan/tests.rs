@@ -15,7 +15,7 @@ fn ctx(skills: &HashMap<Uuid, i64>) -> Context<'_> {
 }
 
 fn body(value: Value) -> SaveManagedProviderBody {
-    shared::input::parse(&value).unwrap_or_else(|e| panic!("{value}: {e:?}"))
+    workapi_kit::input::parse(&value).unwrap_or_else(|e| panic!("{value}: {e:?}"))
 }
 
 fn managed(extra: Value) -> Value {
@@ -166,7 +166,7 @@ fn custom_skills_must_exist_and_versions_are_bounded() {
 fn twenty_one_skills_are_refused_by_the_body() {
     let skills: Vec<Value> = (0..21).map(|i| json!({"skillId": format!("s{i}"), "type": "vendor"})).collect();
     let value = json!({"enabled": false, "config": managed(json!({"skills": skills}))});
-    let e = shared::input::parse::<SaveManagedProviderBody>(&value).err().unwrap();
+    let e = workapi_kit::input::parse::<SaveManagedProviderBody>(&value).err().unwrap();
     assert!(e.errors.unwrap().contains_key("config.managedAgent.skills"));
 }
 
@@ -247,7 +247,7 @@ fn auth_modes_need_their_credentials() {
         .contains_key(&format!("{at}.oauthCredential.clientSecret"))
     );
     let http = json!({"enabled": false, "config": managed(json!({"mcpServers": [{"url": "http://a.example"}]}))});
-    let e = shared::input::parse::<SaveManagedProviderBody>(&http).err().unwrap();
+    let e = workapi_kit::input::parse::<SaveManagedProviderBody>(&http).err().unwrap();
     assert!(e.errors.unwrap().contains_key(&format!("{at}.url")));
     let twice = errors_of(
         None,
@@ -281,7 +281,7 @@ fn repositories_and_vaults() {
     {
         assert!(bad.contains_key(key), "{key}: {bad:?}");
     }
-    let missing = shared::input::parse::<SaveManagedProviderBody>(&json!({"enabled": false, "config": {
+    let missing = workapi_kit::input::parse::<SaveManagedProviderBody>(&json!({"enabled": false, "config": {
         "agentSource": "serviceManaged", "managedAgent": {"modelId": "m"},
         "githubRepositoryDefaults": [{"id": 1, "name": "a", "fullName": "nope", "url": "http://x.example"}]}}))
     .err()

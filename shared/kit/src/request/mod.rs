@@ -128,7 +128,7 @@ impl<T, S: Send + Sync> FromRequest<S> for Body<T> {
 
 impl<T> Body<T> {
     /// The body as a JSON object, without reading it into `T` (for bodies with their own rules),
-    /// read strictly: `shared::input::read_json_object`.
+    /// read strictly: `workapi_kit::input::read_json_object`.
     pub fn json(self, _permit: &Permit) -> ApiResult<Value> {
         read_json_object(self.content_type.as_ref(), &self.bytes)
     }
@@ -141,14 +141,14 @@ impl<T: Input> Body<T> {
     }
 
     /// Reads the body field by field, leaving the verdict open for rules that need the store
-    /// (`shared::input::Checked`): every problem, parse and rules alike, comes in one 400.
+    /// (`workapi_kit::input::Checked`): every problem, parse and rules alike, comes in one 400.
     pub fn check(self, _permit: &Permit) -> ApiResult<input::Checked<T>> {
         let (value, inexact) = read_json_body(self.content_type.as_ref(), &self.bytes)?;
         Ok(input::Checked::read_json(&value, inexact)?)
     }
 }
 
-/// Reads a request body: `shared::input::parse`, answered as a 400.
+/// Reads a request body: `workapi_kit::input::parse`, answered as a 400.
 pub fn parse<T: Input>(value: &Value) -> ApiResult<T> {
     Ok(workapi_wire::parse(value)?)
 }

@@ -6,13 +6,13 @@
 //! underscores.
 
 use super::Caller;
-use crate::calendar;
 use crate::error::ApiError;
-use crate::identity::{self, User};
-use crate::permissions::{Requirement, key};
-use crate::store::{Store, StoreResult};
 use axum::http::request::Parts;
 use uuid::Uuid;
+use workapi_domain::identity::{self, User};
+use workapi_domain::permissions::{Requirement, key};
+use workapi_store::{Store, StoreResult};
+use workapi_wire::calendar;
 
 pub const IMPOSTER_USER_HEADER: &str = "LT_IMPOSTER_USER_ID";
 pub const CUSTOM_NOW_HEADER: &str = "LT_CUSTOM_NOW";

@@ -1,5 +1,5 @@
 //! Uploaded files (docs/files.md): the record in the table, the bytes in the object store
-//! ([`crate::store::objects`]), and the URLs that hand them out.
+//! ([`workapi_store::objects`]), and the URLs that hand them out.
 //!
 //! Shared so that any function can name an upload without depending on the `workspace`
 //! function that accepts them: the product catalog validates `logoId` with [`find_image`] and
@@ -14,18 +14,18 @@
 //! Neither kind of URL is ever logged: their signatures are bearer credentials for the bytes.
 
 use crate::app::AppState;
-use crate::clock;
 use crate::entity::{self, Entity};
 use crate::error::{ApiError, ApiResult};
-use crate::store::keys::WsKeys;
-use crate::store::objects::{ObjectBackend, ObjectKey, ObjectStore};
-use crate::store::{Condition, Key, Store, TxOp, Update};
 use axum::http::HeaderMap;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 use std::time::Duration;
 use uuid::Uuid;
+use workapi_store::clock;
+use workapi_store::keys::WsKeys;
+use workapi_store::objects::{ObjectBackend, ObjectKey, ObjectStore};
+use workapi_store::{Condition, Key, Store, TxOp, Update};
 
 /// How long a file URL stays valid. On S3 a presigned URL also dies with the temporary
 /// credentials that signed it (a Lambda role's session), which may be sooner.

@@ -21,7 +21,7 @@ pub struct Projected<T> {
     kind: PhantomData<fn() -> T>,
 }
 
-/// The projected body as JSON (what a create's `shared::idempotency::Answer` is built from).
+/// The projected body as JSON (what a create's `workapi_kit::idempotency::Answer` is built from).
 impl<T> serde::Serialize for Projected<T> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.body.serialize(serializer)

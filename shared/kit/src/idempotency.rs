@@ -31,11 +31,8 @@
 
 use crate::app::AppState;
 use crate::auth::Caller;
-use crate::clock;
 use crate::entity::Completion;
 use crate::error::{ApiError, ApiResult};
-use crate::store::keys::WsKeys;
-use crate::store::{Condition, ENTITY, Item, Key, PK, SK, StoreError, TTL, TxOp, Update};
 use axum::RequestExt;
 use axum::body::Body;
 use axum::extract::{FromRequestParts, MatchedPath, Request};
@@ -51,6 +48,9 @@ use utoipa::openapi::path::{ParameterBuilder, ParameterIn};
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::{Ref, RefOr, Required};
 use utoipa_axum::router::UtoipaMethodRouter;
+use workapi_store::clock;
+use workapi_store::keys::WsKeys;
+use workapi_store::{Condition, ENTITY, Item, Key, PK, SK, StoreError, TTL, TxOp, Update};
 
 /// The request header, as the document names it.
 pub const HEADER: &str = "Idempotency-Key";
@@ -513,11 +513,10 @@ async fn layer(request: Request, next: Next) -> Response {
 async fn run(request: Request, next: Next) -> Result<Response, Response> {
     let reject = |e: ApiError| e.into_response();
     let (mut parts, body) = request.into_parts();
-    let state = parts
-        .extensions
-        .get::<AppState>()
-        .cloned()
-        .ok_or_else(|| reject(ApiError::internal("an idempotent route served outside shared::http::service")))?;
+    let state =
+        parts.extensions.get::<AppState>().cloned().ok_or_else(|| {
+            reject(ApiError::internal("an idempotent route served outside workapi_kit::http::service"))
+        })?;
     // Authentication first, as on every protected route; the handler reuses this caller.
     let caller = Caller::from_request_parts(&mut parts, &state).await.map_err(reject)?;
     let Some(key) = key_of(&parts.headers).map_err(reject)? else {

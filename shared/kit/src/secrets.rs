@@ -4,7 +4,7 @@
 //!
 //! - [`SecretsManagerSecrets`] (`secretsmanager:<name prefix>`): AWS Secrets Manager, one secret
 //!   per value, named `<prefix><name>`. Its client is built on first use with the timeouts and
-//!   retries of [`crate::aws::AwsSettings`], so a function that never saves a secret never loads it.
+//!   retries of [`workapi_store::aws::AwsSettings`], so a function that never saves a secret never loads it.
 //! - [`DirectorySecrets`] (`dir:<directory>`): one file per value, readable by the owner only;
 //!   the embedded default of the local server (`<data dir>/secrets`).
 //!
@@ -283,7 +283,9 @@ impl SecretsManagerSecrets {
     }
 
     async fn client(&self) -> &aws_sdk_secretsmanager::Client {
-        self.client.get_or_init(|| async { aws_sdk_secretsmanager::Client::new(crate::aws::sdk_config().await) }).await
+        self.client
+            .get_or_init(|| async { aws_sdk_secretsmanager::Client::new(workapi_store::aws::sdk_config().await) })
+            .await
     }
 }
 

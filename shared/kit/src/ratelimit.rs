@@ -8,9 +8,9 @@
 //! served locally), never from `X-Forwarded-For`, which any client can write.
 
 use crate::error::ApiError;
-use crate::store::{Condition, ENTITY, Item, Store, StoreError, TTL};
 use axum::http::{HeaderMap, HeaderValue, request::Parts};
 use std::sync::{Arc, Mutex};
+use workapi_store::{Condition, ENTITY, Item, Store, StoreError, TTL};
 
 const ENTITY_WINDOW: &str = "RateLimitWindow";
 
@@ -143,7 +143,7 @@ pub async fn hit(store: &dyn Store, limits: &RateLimits, bucket: Bucket<'_>, now
 /// One conditional increment of a bucket's counter in the window containing `now`.
 async fn count(store: &dyn Store, name: &str, limit: i64, window_secs: i64, now: i64) -> Result<Quota, Quota> {
     let (start, reset_in) = window(now, window_secs);
-    let key = crate::store::keys::rate_limit_window(name, start);
+    let key = workapi_store::keys::rate_limit_window(name, start);
     let mut init = Item::new();
     init.insert(ENTITY.into(), ENTITY_WINDOW.into());
     init.insert(TTL.into(), (start + window_secs + 60).into());

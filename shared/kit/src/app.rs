@@ -7,12 +7,12 @@ use crate::oauth::issuer::SiteUrl;
 use crate::ratelimit::{LoginLimits, RateLimits};
 use crate::secrets::{SecretStore, open_secrets};
 use crate::session::{SessionKeySet, SessionKeySource};
-use crate::store::Store;
-use crate::store::dynamo::DynamoStore;
-use crate::store::objects::{ObjectStore, open_objects};
-use crate::token::TokenKey;
 use std::sync::Arc;
 use tokio::sync::OnceCell;
+use workapi_domain::token::TokenKey;
+use workapi_store::Store;
+use workapi_store::dynamo::DynamoStore;
+use workapi_store::objects::{ObjectStore, open_objects};
 
 /// Where the token key comes from.
 pub enum TokenKeySource {
@@ -56,7 +56,7 @@ pub struct AppStateBuilder {
 }
 
 impl AppStateBuilder {
-    /// Where secret values live (shared::secrets); without it, operations that keep secrets
+    /// Where secret values live (workapi_kit::secrets); without it, operations that keep secrets
     /// answer 500.
     pub fn secrets(mut self, secrets: Arc<dyn SecretStore>) -> Self {
         self.secrets = Some(secrets);
@@ -251,7 +251,7 @@ pub async fn open_store(spec: &str) -> Result<Arc<dyn Store>, ConfigError> {
     match spec.split_once(':') {
         #[cfg(feature = "embedded")]
         Some(("sqlite", path)) if !path.is_empty() => {
-            let store = crate::store::sqlite::SqliteStore::open(std::path::Path::new(path))
+            let store = workapi_store::sqlite::SqliteStore::open(std::path::Path::new(path))
                 .map_err(|e| ConfigError::Invalid(e.to_string()))?;
             Ok(Arc::new(store))
         }
@@ -337,10 +337,10 @@ pub fn session_key_source(var: EnvVars<'_>) -> Result<SessionKeySource, ConfigEr
 /// secret value.
 pub async fn fetch_token_key(secret_id: &str) -> Result<TokenKey, crate::error::ApiError> {
     use crate::error::ApiError;
-    let client = aws_sdk_secretsmanager::Client::new(crate::aws::sdk_config().await);
+    let client = aws_sdk_secretsmanager::Client::new(workapi_store::aws::sdk_config().await);
     let out = client.get_secret_value().secret_id(secret_id).send().await.map_err(|e| {
         let cause = format!("reading secret {secret_id}: {}", aws_sdk_secretsmanager::error::DisplayErrorContext(&e));
-        if crate::aws::is_transient(&e) { ApiError::unavailable(cause) } else { ApiError::internal(cause) }
+        if workapi_store::aws::is_transient(&e) { ApiError::unavailable(cause) } else { ApiError::internal(cause) }
     })?;
     let value =
         out.secret_string().ok_or_else(|| ApiError::internal(format!("secret {secret_id} has no string value")))?;

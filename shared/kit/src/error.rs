@@ -5,8 +5,8 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-use crate::store::StoreError;
-use crate::store::entity::EntityError;
+use workapi_store::StoreError;
+use workapi_store::entity::EntityError;
 use workapi_wire::Invalid;
 
 /// The `Retry-After` of a 503: long enough for a throttled partition or a restarted
@@ -172,11 +172,11 @@ impl From<StoreError> for ApiError {
 
 /// An object store that is unreachable, slow or answers 5xx is a dependency outage (503); any
 /// other failure (a refused request, the disk) is a server fault.
-impl From<crate::store::objects::ObjectError> for ApiError {
-    fn from(e: crate::store::objects::ObjectError) -> Self {
+impl From<workapi_store::objects::ObjectError> for ApiError {
+    fn from(e: workapi_store::objects::ObjectError) -> Self {
         match e {
-            crate::store::objects::ObjectError::Unavailable(_) => ApiError::unavailable(e),
-            crate::store::objects::ObjectError::Backend(_) => ApiError::internal(e),
+            workapi_store::objects::ObjectError::Unavailable(_) => ApiError::unavailable(e),
+            workapi_store::objects::ObjectError::Backend(_) => ApiError::internal(e),
         }
     }
 }

@@ -18,7 +18,7 @@ pub fn read_json_object(content_type: Option<&HeaderValue>, bytes: &[u8]) -> Api
 }
 
 /// The body as a JSON object, and the paths of its numbers that the JSON parser cannot read
-/// exactly: a field that reads a number refuses them (`shared::input::Decimal`), an ignored
+/// exactly: a field that reads a number refuses them (`workapi_kit::input::Decimal`), an ignored
 /// unknown field does not matter.
 pub fn read_json_body(content_type: Option<&HeaderValue>, bytes: &[u8]) -> ApiResult<(Value, BTreeSet<String>)> {
     if let Some(content_type) = content_type {
@@ -141,7 +141,7 @@ fn string_end(bytes: &[u8], start: usize) -> usize {
     bytes.len()
 }
 
-/// The path of the value being read, in the form of `shared::input::At`.
+/// The path of the value being read, in the form of `workapi_kit::input::At`.
 fn path(stack: &[Frame], last_key: Option<&str>) -> String {
     let mut out = String::new();
     let push_key = |out: &mut String, key: &str| {

@@ -2,14 +2,14 @@
 //! retrying a cycle that lost an optimistic-concurrency race, and appending at the end of an
 //! ordered collection. The store's
 //! entity layer (`workapi_store::entity`) says *that* a write lost ([`EntityError::Stale`]); these
-//! helpers decide when to give up, and the kit answers 409. Reached as `shared::entity::…` beside
+//! helpers decide when to give up, and the kit answers 409. Reached as `workapi_kit::entity::…` beside
 //! the store's entity layer.
 
 use crate::error::{ApiError, ApiResult};
-use crate::store::entity::{self, Completion, EntityError, SEQUENCE, Versioned, init_counter, write_next};
-use crate::store::{Condition, Item, Key, Store, StoreError};
 use std::future::Future;
 use std::time::Duration;
+use workapi_store::entity::{self, Completion, EntityError, SEQUENCE, Versioned, init_counter, write_next};
+use workapi_store::{Condition, Item, Key, Store, StoreError};
 
 /// The 409 of a lost optimistic-concurrency race ([`EntityError::Stale`]).
 pub fn changed_concurrently(what: &'static str) -> ApiError {
@@ -81,7 +81,7 @@ pub enum Change<E> {
 }
 
 /// An answer built before its write, carrying the write that records it (the request's
-/// idempotency completion: `shared::idempotency::Answer`), which [`modify_answering`] puts in
+/// idempotency completion: `workapi_kit::idempotency::Answer`), which [`modify_answering`] puts in
 /// the same transaction as the entity.
 pub trait Recorded {
     fn completion(&self) -> Option<&Completion>;
@@ -170,8 +170,8 @@ where
 #[cfg(all(test, feature = "embedded"))]
 mod tests {
     use super::*;
-    use crate::store::sqlite::SqliteStore;
     use std::sync::Arc;
+    use workapi_store::sqlite::SqliteStore;
 
     #[tokio::test]
     async fn retries_until_done_and_gives_up_with_409() {
@@ -252,10 +252,10 @@ mod tests {
             Racing { inner: SqliteStore::in_memory().unwrap(), rivals: rivals.into() }
         }
 
-        async fn rival_lands(&self) -> crate::store::StoreResult<()> {
+        async fn rival_lands(&self) -> workapi_store::StoreResult<()> {
             use std::sync::atomic::Ordering;
             if self.rivals.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok() {
-                let bump = crate::store::Update::default().add("n", 100).add(crate::store::VERSION, 1);
+                let bump = workapi_store::Update::default().add("n", 100).add(workapi_store::VERSION, 1);
                 self.inner.update(&counter_key(), bump, Condition::Exists).await?;
             }
             Ok(())
@@ -264,28 +264,28 @@ mod tests {
 
     #[async_trait::async_trait]
     impl Store for Racing {
-        async fn get(&self, key: &Key) -> crate::store::StoreResult<Option<Item>> {
+        async fn get(&self, key: &Key) -> workapi_store::StoreResult<Option<Item>> {
             self.inner.get(key).await
         }
-        async fn put(&self, item: Item, cond: Condition) -> crate::store::StoreResult<()> {
+        async fn put(&self, item: Item, cond: Condition) -> workapi_store::StoreResult<()> {
             self.rival_lands().await?;
             self.inner.put(item, cond).await
         }
         async fn update(
             &self,
             key: &Key,
-            update: crate::store::Update,
+            update: workapi_store::Update,
             cond: Condition,
-        ) -> crate::store::StoreResult<Item> {
+        ) -> workapi_store::StoreResult<Item> {
             self.inner.update(key, update, cond).await
         }
-        async fn delete(&self, key: &Key, cond: Condition) -> crate::store::StoreResult<Option<Item>> {
+        async fn delete(&self, key: &Key, cond: Condition) -> workapi_store::StoreResult<Option<Item>> {
             self.inner.delete(key, cond).await
         }
-        async fn query(&self, query: crate::store::Query) -> crate::store::StoreResult<crate::store::Page> {
+        async fn query(&self, query: workapi_store::Query) -> workapi_store::StoreResult<workapi_store::Page> {
             self.inner.query(query).await
         }
-        async fn transact(&self, ops: Vec<crate::store::TxOp>) -> crate::store::StoreResult<()> {
+        async fn transact(&self, ops: Vec<workapi_store::TxOp>) -> workapi_store::StoreResult<()> {
             self.rival_lands().await?;
             self.inner.transact(ops).await
         }
@@ -296,7 +296,7 @@ mod tests {
             by: i64,
             init: Item,
             cond: Condition,
-        ) -> crate::store::StoreResult<i64> {
+        ) -> workapi_store::StoreResult<i64> {
             self.inner.increment(key, attr, by, init, cond).await
         }
     }
@@ -382,9 +382,9 @@ mod tests {
     }
 
     fn recording(nonce: &'static str) -> Recording {
-        let op = crate::store::TxOp::Update {
+        let op = workapi_store::TxOp::Update {
             key: Key::new("R", "IDEM"),
-            update: crate::store::Update::default().set("done", true),
+            update: workapi_store::Update::default().set("done", true),
             cond: Condition::Equals { attr: "claim".into(), value: nonce.into() },
         };
         Recording(Completion::new(op, || {}))
@@ -393,7 +393,7 @@ mod tests {
     #[tokio::test]
     async fn modify_answering_writes_the_entity_and_its_completion_together_or_neither() {
         let store = Racing::new(0);
-        let claim = crate::store::Update::default().set("claim", "n1");
+        let claim = workapi_store::Update::default().set("claim", "n1");
         store.inner.update(&Key::new("R", "IDEM"), claim, Condition::None).await.unwrap();
         let calls = std::sync::atomic::AtomicU32::new(0);
         // The record is no longer this request's: nothing written.

@@ -1,5 +1,5 @@
 //! CORS (docs/conventions.md#cors): two policies by path, applied by one layer of
-//! `shared::http` in front of everything else, so a preflight is neither rate-limited nor
+//! `workapi_kit::http` in front of everything else, so a preflight is neither rate-limited nor
 //! authenticated.
 //!
 //! - The discovery documents, dynamic registration (and its RFC 7592 management routes), the
@@ -20,7 +20,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, header};
 pub const ORIGINS_ENV: &str = "LT_CORS_ALLOWED_ORIGINS";
 
 /// Request headers a page may send: the credential, the body type, the spec's own headers
-/// (both spellings of the imposter headers, as accepted by `shared::auth`), and the MCP
+/// (both spellings of the imposter headers, as accepted by `workapi_kit::auth`), and the MCP
 /// headers (browser-based MCP clients send them to `/mcp` and to the discovery documents).
 pub const ALLOWED_HEADERS: &str = "Authorization, Content-Type, Idempotency-Key, LT-Response-Shape, \
      LT_IMPOSTER_USER_ID, LT-Imposter-User-Id, LT_CUSTOM_NOW, LT-Custom-Now, \

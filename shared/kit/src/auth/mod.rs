@@ -12,22 +12,22 @@ mod imposter;
 pub use imposter::{CUSTOM_NOW_HEADER, IMPOSTER_USER_HEADER};
 
 use crate::app::AppState;
-use crate::clock;
-use crate::domain::project::{AccessError, Viewer};
 use crate::error::ApiError;
-use crate::identity::{self, SCOPE_READ, SCOPE_WRITE, TokenRecord, User};
 use crate::oauth::access::{self, AccessRecord, AccessRejection};
-use crate::permissions::{PermissionSet, Requirement, Roles};
 use crate::ratelimit::{self, Bucket, Reported};
 use crate::request::Permit;
 use crate::session;
-use crate::store::keys::{self, WsKeys};
-use crate::store::{Condition, Item, Key, Store, Update, from_item};
-use crate::token::{self, Kind};
 use axum::extract::FromRequestParts;
 use axum::http::{Method, request::Parts};
 use time::OffsetDateTime;
 use uuid::Uuid;
+use workapi_domain::identity::{self, SCOPE_READ, SCOPE_WRITE, TokenRecord, User};
+use workapi_domain::permissions::{PermissionSet, Requirement, Roles};
+use workapi_domain::project::{AccessError, Viewer};
+use workapi_domain::token::{self, Kind};
+use workapi_store::clock;
+use workapi_store::keys::{self, WsKeys};
+use workapi_store::{Condition, Item, Key, Store, Update, from_item};
 
 /// Refresh `lastUsedAt` at most this often, so most requests stay read-only.
 const LAST_USED_GRANULARITY_SECS: i64 = 3600;
@@ -60,7 +60,7 @@ impl Caller {
         Viewer {
             keys: self.keys(),
             user_id: self.user.id,
-            views_all: self.permissions.allows(crate::permissions::key::PROJECTS_VIEW_ALL),
+            views_all: self.permissions.allows(workapi_domain::permissions::key::PROJECTS_VIEW_ALL),
         }
     }
 
@@ -69,7 +69,7 @@ impl Caller {
     pub fn authorize(&self, requirement: Requirement) -> Result<Permit, ApiError> {
         let allowed = match requirement {
             Requirement::Member => true,
-            Requirement::Employee => crate::identity::is_employee(self.user.kind, &self.permissions),
+            Requirement::Employee => workapi_domain::identity::is_employee(self.user.kind, &self.permissions),
             Requirement::Permission(key) => self.permissions.allows(key),
             Requirement::AnyOf(keys) => keys.iter().any(|k| self.permissions.allows(k)),
         };

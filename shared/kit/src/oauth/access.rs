@@ -3,11 +3,11 @@
 //! (`OAUTH#GRANT#<grantId>`). Every use reads the token's record and its grant, so revoking the
 //! grant revokes every token issued under it at once.
 
-use crate::store::entity::Entity;
-use crate::store::{ENTITY, Item, Store, StoreError, from_item, keys};
-use crate::token::{self, Kind, TokenKey, token_hash};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
+use workapi_domain::token::{self, Kind, TokenKey, token_hash};
+use workapi_store::entity::Entity;
+use workapi_store::{ENTITY, Item, Store, StoreError, from_item, keys};
 
 /// Entity type of an access token's credential item.
 pub const ENTITY_ACCESS_TOKEN: &str = "OAuthAccessToken";
@@ -39,7 +39,7 @@ impl Entity for AccessRecord {
     /// The token's hash (`token::token_hash`), which the key holds and the record does not.
     type Scope = String;
 
-    fn key(&self, token_hash: String) -> crate::store::Key {
+    fn key(&self, token_hash: String) -> workapi_store::Key {
         keys::credential(&token_hash)
     }
 }

@@ -11,7 +11,6 @@
 //! that passes all of that leads to a store read (the user).
 
 use crate::error::ApiError;
-use crate::identity::{SCOPE_READ, SCOPE_WRITE};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::errors::ErrorKind;
@@ -22,6 +21,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, LazyLock, RwLock};
 use std::time::{Duration, Instant};
 use uuid::Uuid;
+use workapi_domain::identity::{SCOPE_READ, SCOPE_WRITE};
 
 /// Who issues session tokens, and for whom: both must match exactly.
 pub const ISSUER: &str = "workapi-login";
@@ -459,7 +459,7 @@ impl SecretKeys {
     async fn fetch(&self) -> Result<SessionKeySet, ApiError> {
         let client = self
             .client
-            .get_or_init(|| async { aws_sdk_secretsmanager::Client::new(crate::aws::sdk_config().await) })
+            .get_or_init(|| async { aws_sdk_secretsmanager::Client::new(workapi_store::aws::sdk_config().await) })
             .await;
         fetch_session_keys_with(client, &self.secret_id).await
     }
@@ -472,7 +472,7 @@ async fn fetch_session_keys_with(
 ) -> Result<SessionKeySet, ApiError> {
     let out = client.get_secret_value().secret_id(secret_id).send().await.map_err(|e| {
         let cause = format!("reading secret {secret_id}: {}", aws_sdk_secretsmanager::error::DisplayErrorContext(&e));
-        if crate::aws::is_transient(&e) { ApiError::unavailable(cause) } else { ApiError::internal(cause) }
+        if workapi_store::aws::is_transient(&e) { ApiError::unavailable(cause) } else { ApiError::internal(cause) }
     })?;
     let value =
         out.secret_string().ok_or_else(|| ApiError::internal(format!("secret {secret_id} has no string value")))?;

@@ -3,7 +3,6 @@
 
 use crate::app::AppState;
 use crate::auth::Caller;
-use crate::clock;
 use crate::cors;
 use crate::error::ApiError;
 use crate::ratelimit::{self, Bucket, Reported};
@@ -14,6 +13,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tower_http::catch_panic::CatchPanicLayer;
+use workapi_store::clock;
 
 /// Request bodies above this size get 413. API Gateway caps payloads at 10 MB; nothing this
 /// API accepts comes near 1 MiB.
@@ -25,7 +25,7 @@ pub const MAX_URI_BYTES: usize = 8 * 1024;
 
 /// A request still running after this long is answered 503 (and its handler dropped), so the
 /// client gets the error body before the function's `Timeout: 10` (template.yaml) kills the
-/// invocation without one. One store call gives up sooner ([`crate::aws::AwsSettings`]: 5 s);
+/// invocation without one. One store call gives up sooner ([`workapi_store::aws::AwsSettings`]: 5 s);
 /// this bounds a request that makes several slow ones. docs/reliability.md.
 pub const REQUEST_DEADLINE: std::time::Duration = std::time::Duration::from_secs(8);
 
@@ -199,7 +199,7 @@ async fn security_headers(mut response: Response) -> Response {
     response
 }
 
-/// CORS (`shared::cors`): preflights are answered here, before rate limits and
+/// CORS (`workapi_kit::cors`): preflights are answered here, before rate limits and
 /// authentication; other responses get the headers of their path's policy.
 async fn apply_cors(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let policy = cors::policy(request.uri().path());
@@ -339,7 +339,7 @@ mod tests {
 
     #[test]
     fn a_store_call_and_the_request_deadline_fit_the_function_timeout_with_room_to_answer() {
-        let p = crate::aws::AwsSettings::PRODUCTION;
+        let p = workapi_store::aws::AwsSettings::PRODUCTION;
         assert!(p.connect < p.attempt && p.attempt < p.operation);
         assert!(p.operation < REQUEST_DEADLINE);
         // template.yaml: `Timeout: 10`.
