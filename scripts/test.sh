@@ -166,6 +166,7 @@ cp tests/generated_client/ts_flow.ts tests/generated_client/tsconfig.json "$gen/
 ln -s "$root/tools/generated-client/node_modules" "$gen/ts/node_modules"
 echo '{"type": "module"}' >"$gen/ts/package.json"
 (cd "$gen/ts" && node_modules/.bin/tsc -p tsconfig.json && node out/ts_flow.js "http://127.0.0.1:$api_port" "$token" "$root/examples/logo.png")
+log "OpenAPI: schemathesis against the local server (every operation, stateful links)"
 st --config-file tools/schemathesis.toml run "http://127.0.0.1:$api_port/docs/json" -H "Authorization: Bearer $token" \
   --checks all --max-examples 100 --seed 1 --no-color
 
