@@ -38,6 +38,10 @@ pub struct Tool {
     pub body: BodyMode,
     /// The scope the operation needs (its bearer security requirement).
     pub scope: String,
+    /// The operation's tag group, which is its toolset (`crate::surface`).
+    pub toolset: String,
+    /// A GET: it reads and changes nothing, so a read-only surface allows it.
+    pub reads: bool,
     /// Whether the JSON response is not an object, so structured content wraps it as `result`.
     pub wraps_output: bool,
     /// The tool as `tools/list` shows it.
@@ -67,6 +71,15 @@ pub fn find(name: &str) -> Option<&'static Tool> {
     all().iter().find(|tool| tool.name == name)
 }
 
+/// The toolsets (the operations' tag groups), sorted.
+pub fn toolsets() -> &'static [String] {
+    static TOOLSETS: OnceLock<Vec<String>> = OnceLock::new();
+    TOOLSETS.get_or_init(|| {
+        let names: BTreeSet<String> = all().iter().map(|tool| tool.toolset.clone()).collect();
+        names.into_iter().collect()
+    })
+}
+
 /// The tools of an OpenAPI 3.1 document (as JSON).
 pub fn from_document(document: &Value) -> Vec<Tool> {
     let schemas = document.pointer("/components/schemas").and_then(Value::as_object).cloned().unwrap_or_default();
@@ -94,6 +107,7 @@ fn bearer_scope(operation: &Value) -> Option<String> {
 fn tool(path: &str, method: Method, operation: &Value, schemas: &Map<String, Value>) -> Option<Tool> {
     let scope = bearer_scope(operation)?;
     let name = operation["operationId"].as_str()?.to_owned();
+    let toolset = operation.pointer("/tags/0").and_then(Value::as_str)?.to_owned();
     // A body the tool can carry: JSON, or none. The multipart upload is not a tool.
     let body_schema = match operation.get("requestBody") {
         None => None,
@@ -166,20 +180,25 @@ fn tool(path: &str, method: Method, operation: &Value, schemas: &Map<String, Val
     let input = self_contained(input, schemas);
     let output = output_schema(operation, schemas);
     let wraps_output = output.as_ref().is_some_and(|(_, wraps)| *wraps);
-    let output = output.map(|(schema, _)| self_contained(schema, schemas));
+    let output = output.map(|(schema, _)| {
+        let mut schema = self_contained(schema, schemas);
+        without_examples(&mut schema);
+        schema
+    });
 
     let read_only = method == Method::GET;
     let destructive = method == Method::DELETE || name.starts_with("disable") || name.starts_with("delete");
     let idempotent = matches!(method, Method::GET | Method::PUT | Method::DELETE);
     let summary = operation["summary"].as_str().unwrap_or(&name).to_owned();
     let description = operation["description"].as_str().filter(|d| !d.is_empty()).unwrap_or(&summary).to_owned();
+    // The title once (`title`, not again in the annotations): it is what the listing costs a
+    // model's context.
     let mut listing = json!({
         "name": name,
         "title": summary,
         "description": description,
         "inputSchema": input,
         "annotations": {
-            "title": summary,
             "readOnlyHint": read_only,
             "destructiveHint": destructive,
             "idempotentHint": idempotent,
@@ -198,6 +217,8 @@ fn tool(path: &str, method: Method, operation: &Value, schemas: &Map<String, Val
         idempotency_key,
         body,
         scope,
+        toolset,
+        reads: read_only,
         wraps_output,
         listing,
     })
@@ -237,6 +258,30 @@ fn output_schema(operation: &Value, schemas: &Map<String, Value>) -> Option<(Val
         return Some((object, false));
     }
     Some((json!({"type": "object", "properties": {"result": schema}}), true))
+}
+
+/// An output schema without its examples (`examples`, `example`), at any depth: the model sees
+/// the real result, and the examples were the largest part of every output schema. Input
+/// schemas keep theirs, which show how to write an argument.
+fn without_examples(schema: &mut Value) {
+    let Some(object) = schema.as_object_mut() else { return };
+    object.remove("examples");
+    object.remove("example");
+    for (keyword, value) in object.iter_mut() {
+        match keyword.as_str() {
+            // Maps of names to schemas: the names are not keywords.
+            "properties" | "patternProperties" | "$defs" | "dependentSchemas" => {
+                value.as_object_mut().into_iter().flat_map(|m| m.values_mut()).for_each(without_examples);
+            }
+            "oneOf" | "anyOf" | "allOf" | "prefixItems" => {
+                value.as_array_mut().into_iter().flatten().for_each(without_examples);
+            }
+            "items" | "additionalProperties" | "not" | "if" | "then" | "else" | "contains" | "propertyNames" => {
+                without_examples(value);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The schema with every component reference rewritten to `#/$defs/…` and the referenced
@@ -308,7 +353,7 @@ mod tests {
             "paths": {
                 "/things/{id}": {
                     "put": {
-                        "operationId": "saveThing", "summary": "Save a thing", "description": "Saves it.",
+                        "operationId": "saveThing", "tags": ["things"], "summary": "Save a thing", "description": "Saves it.",
                         "security": [{"bearer": ["api:write"]}, {"oauth2": ["api:write"]}],
                         "parameters": [
                             {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}, "description": "Thing id"},
@@ -319,20 +364,20 @@ mod tests {
                         "responses": {"200": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Thing"}}}}}
                     },
                     "delete": {
-                        "operationId": "deleteThing", "summary": "Delete", "security": [{"bearer": ["api:write"]}],
+                        "operationId": "deleteThing", "tags": ["things"], "summary": "Delete", "security": [{"bearer": ["api:write"]}],
                         "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
                         "responses": {"200": {"content": {"application/json": {"schema": {"type": "array", "items": {"$ref": "#/components/schemas/Thing"}}}}}}
                     }
                 },
                 "/things": {
                     "post": {
-                        "operationId": "createThing", "summary": "Create", "security": [{"bearer": ["api:write"]}],
+                        "operationId": "createThing", "tags": ["things"], "summary": "Create", "security": [{"bearer": ["api:write"]}],
                         "parameters": [{"name": "Idempotency-Key", "in": "header", "schema": {"type": "string"}}],
                         "requestBody": {"content": {"application/json": {"schema": {"type": "object", "properties": {"idempotencyKey": {"type": "string"}}}}}},
                         "responses": {"201": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Thing"}}}}}
                     }
                 },
-                "/upload": {"post": {"operationId": "upload", "security": [{"bearer": ["api:write"]}],
+                "/upload": {"post": {"operationId": "upload", "tags": ["things"], "security": [{"bearer": ["api:write"]}],
                     "requestBody": {"content": {"multipart/form-data": {"schema": {}}}}, "responses": {}}},
                 "/public": {"get": {"operationId": "public", "security": [], "responses": {}}}
             },
