@@ -626,6 +626,16 @@ async fn toolsets_and_read_only_surfaces() {
         assert_eq!(got, 401, "[{b}]");
         let challenge = response_headers["www-authenticate"].to_str().unwrap();
         assert!(challenge.contains("/.well-known/oauth-protected-resource/mcp\""), "[{b}] {challenge}");
+        // A client deriving the metadata URL from a surface's URL (RFC 9728 §3.1) finds the MCP
+        // resource's metadata, not the API's.
+        let (_, _, mcp_metadata) = api.call(Method::GET, "/.well-known/oauth-protected-resource/mcp", None, None).await;
+        for surface in ["readonly", "x/tags", "x/tags,billing/readonly"] {
+            let path = format!("/.well-known/oauth-protected-resource/mcp/{surface}");
+            let (got, _, metadata) = api.call(Method::GET, &path, None, None).await;
+            assert_eq!(got, 200, "[{b}] {path}: {metadata}");
+            assert_eq!(metadata, mcp_metadata, "[{b}] {path}");
+            assert!(metadata["resource"].as_str().unwrap().ends_with("/mcp"), "[{b}] {metadata}");
+        }
     })
     .await;
 }
