@@ -96,6 +96,15 @@ async fn list_tools_at(api: &TestApi, path: &str, extra: &[(&'static str, &str)]
     answer["result"]["tools"].as_array().expect("tools").clone()
 }
 
+/// Whether a `type` anywhere in the schema is an array (`["string", "null"]`).
+fn has_type_array(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => map.iter().any(|(k, v)| (k == "type" && v.is_array()) || has_type_array(v)),
+        Value::Array(items) => items.iter().any(has_type_array),
+        _ => false,
+    }
+}
+
 /// The operations that should be tools: documented, needing a bearer token, JSON or no body.
 fn documented_bearer_operations() -> Vec<(String, String)> {
     let document = serde_json::to_value(registry::document()).unwrap();
@@ -291,6 +300,7 @@ async fn the_tools_are_the_documented_bearer_operations_filtered_by_scope() {
                 assert!(jsonschema::draft202012::meta::is_valid(schema), "[{b}] {name} {key} is 2020-12");
                 jsonschema::draft202012::new(schema).unwrap_or_else(|e| panic!("{name} {key} compiles: {e}"));
                 assert!(!schema.to_string().contains("#/components/"), "[{b}] {name} {key} is self-contained");
+                assert!(!has_type_array(schema), "[{b}] {name} {key}: nullable types as anyOf, not type arrays");
             }
             if let Some(output) = tool.get("outputSchema") {
                 // An error's structured content is the error body; clients may check it too.
@@ -301,6 +311,12 @@ async fn the_tools_are_the_documented_bearer_operations_filtered_by_scope() {
             assert!(tool["description"].as_str().is_some_and(|d| !d.is_empty()), "[{b}] {name}");
             assert!(tool["title"].is_string(), "[{b}] {name}");
         }
+        let largest = tools.iter().map(|t| (t.to_string().len(), t["name"].as_str().unwrap())).max().unwrap();
+        eprintln!(
+            "[{b}] every toolset: {} tools, {} bytes, the largest {largest:?}",
+            tools.len(),
+            answer.to_string().len()
+        );
         let tool = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap().clone();
         assert_eq!(tool("listTags")["annotations"]["readOnlyHint"], true);
         assert_eq!(tool("deleteTag")["annotations"]["destructiveHint"], true);
@@ -642,7 +658,8 @@ async fn toolsets_and_read_only_surfaces() {
 
 /// Every documented bearer operation runs through `callOperation`: the operation catalogue
 /// (`api_tests::operations`), each request's path, query and body turned into the operation's
-/// arguments, succeeds on a fresh workspace of every backend, and no tool is left unwalked.
+/// arguments, succeeds on a fresh workspace of every backend, its structured content valid
+/// against the tool's output schema, and no tool is left unwalked.
 #[tokio::test]
 async fn every_bearer_operation_of_the_catalogue_runs_through_call_operation() {
     use api_tests::operations::{Credential, catalogue};
@@ -689,6 +706,16 @@ async fn every_bearer_operation_of_the_catalogue_runs_through_call_operation() {
             let (status, answer) = rpc_at(&api, "/mcp", &extra, &catalogue.root_token, "tools/call", params).await;
             if status != 200 || answer["result"]["isError"] != false {
                 failures.push(format!("{} {}: {status} {answer}", tool.name, request.path));
+            } else if let Some(output) = tool.listing.get("outputSchema") {
+                // The structured content validates against the tool's output schema, as
+                // clients check it.
+                let content = &answer["result"]["structuredContent"];
+                let validator = jsonschema::draft202012::new(output).unwrap();
+                let errors: Vec<String> =
+                    validator.iter_errors(content).map(|e| format!("{} at {}", e, e.instance_path())).take(3).collect();
+                if !errors.is_empty() {
+                    failures.push(format!("{}: the structured content fails the output schema: {errors:?}", tool.name));
+                }
             }
             walked.insert(tool.name.as_str());
         }

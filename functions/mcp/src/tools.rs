@@ -177,12 +177,14 @@ fn tool(path: &str, method: Method, operation: &Value, schemas: &Map<String, Val
     if !required.is_empty() {
         input["required"] = json!(required);
     }
-    let input = self_contained(input, schemas);
+    let mut input = self_contained(input, schemas);
+    portable_nullables(&mut input);
     let output = output_schema(operation, schemas);
     let wraps_output = output.as_ref().is_some_and(|(_, wraps)| *wraps);
     let output = output.map(|(schema, _)| {
         let mut schema = self_contained(schema, schemas);
         without_examples(&mut schema);
+        portable_nullables(&mut schema);
         schema
     });
 
@@ -264,24 +266,64 @@ fn output_schema(operation: &Value, schemas: &Map<String, Value>) -> Option<(Val
 /// the real result, and the examples were the largest part of every output schema. Input
 /// schemas keep theirs, which show how to write an argument.
 fn without_examples(schema: &mut Value) {
+    rewrite_schemas(schema, &|object| {
+        object.remove("examples");
+        object.remove("example");
+    });
+}
+
+/// Every nullable type written as a type array (`"type": ["string", "null"]`, as utoipa writes
+/// `Option`) as `anyOf` of the type and `null`: the same values valid, in the form every
+/// client's validator reads (the MCP Inspector's strict check warns on type arrays). The type's
+/// own keywords (`format`, `maxLength`, `items`…) go with it; the annotations stay outside.
+fn portable_nullables(schema: &mut Value) {
+    const ANNOTATIONS: &[&str] =
+        &["description", "title", "default", "examples", "example", "deprecated", "readOnly", "writeOnly", "$comment"];
+    rewrite_schemas(schema, &|object| {
+        let Some(Value::Array(types)) = object.get("type") else { return };
+        let others: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+        if others.len() != 1 || others.len() == types.len() {
+            return;
+        }
+        let mut branch = Map::new();
+        let keys: Vec<String> = object.keys().filter(|k| !ANNOTATIONS.contains(&k.as_str())).cloned().collect();
+        for key in keys {
+            if let Some(value) = object.remove(&key) {
+                branch.insert(key, value);
+            }
+        }
+        branch.insert("type".into(), others[0].clone());
+        if let Some(Value::Array(values)) = branch.get_mut("enum") {
+            values.retain(|v| !v.is_null());
+        }
+        object.insert("anyOf".into(), json!([branch, {"type": "null"}]));
+    });
+}
+
+/// Applies `rewrite` to every schema within `schema`, subschemas first, then to `schema`
+/// itself; by keyword, so that property and `$defs` names are never read as keywords.
+fn rewrite_schemas(schema: &mut Value, rewrite: &impl Fn(&mut Map<String, Value>)) {
     let Some(object) = schema.as_object_mut() else { return };
-    object.remove("examples");
-    object.remove("example");
     for (keyword, value) in object.iter_mut() {
         match keyword.as_str() {
-            // Maps of names to schemas: the names are not keywords.
+            // Maps of names to schemas.
             "properties" | "patternProperties" | "$defs" | "dependentSchemas" => {
-                value.as_object_mut().into_iter().flat_map(|m| m.values_mut()).for_each(without_examples);
+                for inner in value.as_object_mut().into_iter().flat_map(|m| m.values_mut()) {
+                    rewrite_schemas(inner, rewrite);
+                }
             }
             "oneOf" | "anyOf" | "allOf" | "prefixItems" => {
-                value.as_array_mut().into_iter().flatten().for_each(without_examples);
+                for inner in value.as_array_mut().into_iter().flatten() {
+                    rewrite_schemas(inner, rewrite);
+                }
             }
             "items" | "additionalProperties" | "not" | "if" | "then" | "else" | "contains" | "propertyNames" => {
-                without_examples(value);
+                rewrite_schemas(value, rewrite);
             }
             _ => {}
         }
     }
+    rewrite(object);
 }
 
 /// The schema with every component reference rewritten to `#/$defs/…` and the referenced
@@ -388,6 +430,28 @@ mod tests {
                 "Unused": {"type": "string"}
             }}
         })
+    }
+
+    #[test]
+    fn nullable_type_arrays_become_any_of_and_output_examples_go() {
+        let mut schema = json!({"type": "object", "examples": [{"note": "x"}], "properties": {
+            "note": {"type": ["string", "null"], "maxLength": 5, "description": "A note", "example": "hi"},
+            "level": {"type": ["string", "null"], "enum": ["low", "high", null]},
+            "type": {"type": "string"},
+            "examples": {"type": "array", "items": {"type": ["integer", "null"]}}
+        }});
+        without_examples(&mut schema);
+        portable_nullables(&mut schema);
+        assert_eq!(
+            schema,
+            json!({"type": "object", "properties": {
+                "note": {"anyOf": [{"type": "string", "maxLength": 5}, {"type": "null"}], "description": "A note"},
+                "level": {"anyOf": [{"type": "string", "enum": ["low", "high"]}, {"type": "null"}]},
+                "type": {"type": "string"},
+                "examples": {"type": "array", "items": {"anyOf": [{"type": "integer"}, {"type": "null"}]}}
+            }}),
+            "property names are not keywords"
+        );
     }
 
     #[test]
