@@ -280,7 +280,8 @@ fn oauth_registration_events_run_through_the_lambda_adapter() {
 }
 
 /// The MCP function's events (docs/mcp.md): the 2025-11-25 `initialize`, and the 2026-07-28
-/// `tools/list` and `tools/call` with their headers, as the demo admin.
+/// `tools/list` (of the default surface, and of the read-only tags toolset through the
+/// gateway's `/mcp/{proxy+}`) and `tools/call` with their headers, as the demo admin.
 #[test]
 fn mcp_events_run_through_the_lambda_adapter() {
     stage_ignored_as_deployed();
@@ -288,7 +289,7 @@ fn mcp_events_run_through_the_lambda_adapter() {
         let (state, demo) = demo_state().await;
         let router = mcp::FUNCTION.router(state);
         let events = load_events("mcp");
-        assert_eq!(events.keys().collect::<Vec<_>>(), ["initialize", "tools-call", "tools-list"]);
+        assert_eq!(events.keys().collect::<Vec<_>>(), ["initialize", "tools-call", "tools-list", "tools-list-toolset"]);
         let fill = |name: &str| events[name].replace("${TOKEN}", &demo.token);
         let run = async |name: &str| invoke(router.clone(), &fill(name)).await;
         let initialized = run("initialize").await;
@@ -296,7 +297,14 @@ fn mcp_events_run_through_the_lambda_adapter() {
         assert_eq!(body(&initialized)["result"]["protocolVersion"], "2025-11-25");
         let listed = run("tools-list").await;
         assert_eq!(listed["statusCode"], 200, "{listed}");
-        assert!(body(&listed)["result"]["tools"].as_array().unwrap().len() > 50, "{listed}");
+        let names = |answer: &Value| -> Vec<String> {
+            let tools = body(answer)["result"]["tools"].as_array().unwrap().clone();
+            tools.iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
+        };
+        assert_eq!(names(&listed).len(), 2 + mcp::surface::DEFAULT_OPERATIONS.len(), "{listed}");
+        let toolset = run("tools-list-toolset").await;
+        assert_eq!(toolset["statusCode"], 200, "{toolset}");
+        assert_eq!(names(&toolset), ["searchOperations", "callOperation", "listTags"], "{toolset}");
         let called = body(&run("tools-call").await);
         assert_eq!(called["result"]["isError"], false, "{called}");
         assert!(called["result"]["structuredContent"]["result"].is_array(), "{called}");

@@ -12,6 +12,8 @@ use workapi_kit::cors::AllowedOrigins;
 use workapi_kit::ratelimit::RateLimits;
 
 const NEW: &str = "2026-07-28";
+/// The two tools every surface lists, which reach every operation.
+const REACHING: [&str; 2] = ["searchOperations", "callOperation"];
 
 /// A 2026-07-28 request: the version in `_meta` and in its header, `Mcp-Method` and (for
 /// tools/call) `Mcp-Name`.
@@ -31,7 +33,18 @@ async fn post(
     headers: &[(&str, String)],
     body: &str,
 ) -> (u16, reqwest::header::HeaderMap, Value) {
-    let mut request = api.http.post(api.url("/mcp")).header("content-type", "application/json").body(body.to_owned());
+    post_to(api, "/mcp", token, headers, body).await
+}
+
+/// A POST to one of the MCP URLs (`/mcp`, `/mcp/readonly`, `/mcp/x/{toolset}`…).
+async fn post_to(
+    api: &TestApi,
+    path: &str,
+    token: Option<&str>,
+    headers: &[(&str, String)],
+    body: &str,
+) -> (u16, reqwest::header::HeaderMap, Value) {
+    let mut request = api.http.post(api.url(path)).header("content-type", "application/json").body(body.to_owned());
     request = request.header("accept", "application/json, text/event-stream");
     if let Some(token) = token {
         request = request.bearer_auth(token);
@@ -49,8 +62,21 @@ async fn post(
 
 /// A 2026-07-28 call: its status and JSON-RPC answer.
 async fn rpc(api: &TestApi, token: &str, method: &str, params: Value) -> (u16, Value) {
-    let (body, headers) = stateless(1, method, params);
-    let (status, _, answer) = post(api, Some(token), &headers, &body.to_string()).await;
+    rpc_at(api, "/mcp", &[], token, method, params).await
+}
+
+/// A 2026-07-28 call to one of the MCP URLs, with extra headers.
+async fn rpc_at(
+    api: &TestApi,
+    path: &str,
+    extra: &[(&'static str, &str)],
+    token: &str,
+    method: &str,
+    params: Value,
+) -> (u16, Value) {
+    let (body, mut headers) = stateless(1, method, params);
+    headers.extend(extra.iter().map(|(name, value)| (*name, (*value).to_owned())));
+    let (status, _, answer) = post_to(api, path, Some(token), &headers, &body.to_string()).await;
     (status, answer)
 }
 
@@ -61,9 +87,22 @@ async fn call_tool(api: &TestApi, token: &str, name: &str, arguments: Value) -> 
 }
 
 async fn list_tools(api: &TestApi, token: &str) -> Vec<Value> {
-    let (status, answer) = rpc(api, token, "tools/list", json!({})).await;
+    list_tools_at(api, "/mcp", &[], token).await
+}
+
+async fn list_tools_at(api: &TestApi, path: &str, extra: &[(&'static str, &str)], token: &str) -> Vec<Value> {
+    let (status, answer) = rpc_at(api, path, extra, token, "tools/list", json!({})).await;
     assert_eq!(status, 200, "[{}] {answer}", api.backend);
     answer["result"]["tools"].as_array().expect("tools").clone()
+}
+
+/// Whether a `type` anywhere in the schema is an array (`["string", "null"]`).
+fn has_type_array(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => map.iter().any(|(k, v)| (k == "type" && v.is_array()) || has_type_array(v)),
+        Value::Array(items) => items.iter().any(has_type_array),
+        _ => false,
+    }
 }
 
 /// The operations that should be tools: documented, needing a bearer token, JSON or no body.
@@ -237,16 +276,18 @@ async fn the_tools_are_the_documented_bearer_operations_filtered_by_scope() {
         let (_, token) = api.user(ROOT, UserKind::Employee).await;
         let expected = documented_bearer_operations();
         let (body, headers) = stateless(1, "tools/list", json!({}));
-        let (status, response_headers, answer) = post(api, Some(&token), &headers, &body.to_string()).await;
+        let (status, response_headers, answer) =
+            post_to(api, "/mcp/x/all", Some(&token), &headers, &body.to_string()).await;
         assert_eq!(status, 200, "[{b}] {answer}");
         assert!(response_headers["cache-control"].to_str().unwrap().contains("private"), "[{b}] per caller");
         assert_eq!(answer["result"]["cacheScope"], "private", "[{b}]");
         assert_eq!(answer["result"]["resultType"], "complete", "[{b}]");
         let tools = answer["result"]["tools"].as_array().unwrap();
         let names: BTreeSet<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-        let documented: BTreeSet<&str> = expected.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(names, documented, "[{b}] one tool per documented bearer operation");
-        assert_eq!(tools.len(), expected.len());
+        let mut documented: BTreeSet<&str> = expected.iter().map(|(n, _)| n.as_str()).collect();
+        documented.extend(REACHING);
+        assert_eq!(names, documented, "[{b}] every toolset: one tool per documented bearer operation, and the two");
+        assert_eq!(tools.len(), expected.len() + REACHING.len());
         assert!(tools.len() >= 50, "[{b}] {}", tools.len());
         for skipped in ["oauthToken", "apiIndex", "openApiJson", "uploadFile"] {
             assert!(!names.contains(skipped), "[{b}] {skipped}");
@@ -259,6 +300,7 @@ async fn the_tools_are_the_documented_bearer_operations_filtered_by_scope() {
                 assert!(jsonschema::draft202012::meta::is_valid(schema), "[{b}] {name} {key} is 2020-12");
                 jsonschema::draft202012::new(schema).unwrap_or_else(|e| panic!("{name} {key} compiles: {e}"));
                 assert!(!schema.to_string().contains("#/components/"), "[{b}] {name} {key} is self-contained");
+                assert!(!has_type_array(schema), "[{b}] {name} {key}: nullable types as anyOf, not type arrays");
             }
             if let Some(output) = tool.get("outputSchema") {
                 // An error's structured content is the error body; clients may check it too.
@@ -269,6 +311,12 @@ async fn the_tools_are_the_documented_bearer_operations_filtered_by_scope() {
             assert!(tool["description"].as_str().is_some_and(|d| !d.is_empty()), "[{b}] {name}");
             assert!(tool["title"].is_string(), "[{b}] {name}");
         }
+        let largest = tools.iter().map(|t| (t.to_string().len(), t["name"].as_str().unwrap())).max().unwrap();
+        eprintln!(
+            "[{b}] every toolset: {} tools, {} bytes, the largest {largest:?}",
+            tools.len(),
+            answer.to_string().len()
+        );
         let tool = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap().clone();
         assert_eq!(tool("listTags")["annotations"]["readOnlyHint"], true);
         assert_eq!(tool("deleteTag")["annotations"]["destructiveHint"], true);
@@ -283,9 +331,9 @@ async fn the_tools_are_the_documented_bearer_operations_filtered_by_scope() {
 
         // A read-only token sees the read tools only, and a write tool is a 403 for it.
         let (_, reader) = api.user_in(api.workspace_id, ROOT, UserKind::Employee, &["api:read"]).await;
-        let read_tools = list_tools(api, &reader).await;
+        let read_tools = list_tools_at(api, "/mcp/x/all", &[], &reader).await;
         let reads = expected.iter().filter(|(_, scope)| scope == "api:read").count();
-        assert_eq!(read_tools.len(), reads, "[{b}]");
+        assert_eq!(read_tools.len(), reads + REACHING.len(), "[{b}]");
         assert!(read_tools.iter().all(|t| t["annotations"]["readOnlyHint"] == true), "[{b}] no write tool");
         let (body, headers) =
             stateless(1, "tools/call", json!({"name": "createTag", "arguments": {"type": "task", "name": "x"}}));
@@ -416,5 +464,264 @@ async fn browser_clients_may_send_the_mcp_headers() {
         let (_, token) = api.user(ROOT, UserKind::Employee).await;
         let (status, _, _) = post(&api, Some(&token), &[("Origin", "https://app.example".into())], &list).await;
         assert_eq!(status, 200, "[{b}] an allowed origin");
+    }
+}
+
+/// The default surface: at most 15 tools in at most 16 KB (the whole `tools/list` answer),
+/// the same every time, the two reaching tools first; `searchOperations` finds what it does not
+/// list, with the input schema a call needs.
+#[tokio::test]
+async fn the_default_surface_is_small_and_reaches_everything() {
+    each_backend(async |_, api| {
+        let b = api.backend;
+        let (_, token) = api.user(ROOT, UserKind::Employee).await;
+        let (body, headers) = stateless(1, "tools/list", json!({}));
+        let list = async || {
+            let response = api
+                .http
+                .post(api.url("/mcp"))
+                .bearer_auth(&token)
+                .header("content-type", "application/json")
+                .headers(headers.iter().map(|(n, v)| (n.parse().unwrap(), v.parse().unwrap())).collect())
+                .body(body.to_string())
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), 200, "[{b}]");
+            response.bytes().await.unwrap()
+        };
+        let bytes = list().await;
+        assert_eq!(bytes, list().await, "[{b}] deterministic: the same bytes every time");
+        let answer: Value = serde_json::from_slice(&bytes).unwrap();
+        let tools = answer["result"]["tools"].as_array().unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        let mut expected = REACHING.to_vec();
+        expected.extend(mcp::surface::DEFAULT_OPERATIONS);
+        assert_eq!(names, expected, "[{b}] the default tools, in their order");
+        assert!(tools.len() <= 15, "[{b}] {} tools", tools.len());
+        assert!(bytes.len() <= 16 * 1024, "[{b}] the default tools/list answer is {} bytes", bytes.len());
+        eprintln!("[{b}] default tools/list: {} tools, {} bytes: {names:?}", tools.len(), bytes.len());
+        for tool in tools {
+            for key in ["inputSchema", "outputSchema"] {
+                let Some(schema) = tool.get(key) else { continue };
+                jsonschema::draft202012::new(schema).unwrap_or_else(|e| panic!("{} {key} compiles: {e}", tool["name"]));
+            }
+        }
+
+        // Search finds what the default surface does not list, with its input schema.
+        let found = call_tool(api, &token, "searchOperations", json!({"query": "subscription billing"})).await;
+        assert_eq!(found["isError"], false, "[{b}] {found}");
+        let operations = found["structuredContent"]["operations"].as_array().unwrap();
+        let create = operations.iter().find(|o| o["operationId"] == "createSubscriptionBilling");
+        let create = create.unwrap_or_else(|| panic!("[{b}] createSubscriptionBilling found: {found}"));
+        assert_eq!(
+            (&create["scope"], &create["access"], &create["toolset"]),
+            (&json!("api:write"), &json!("write"), &json!("billing"))
+        );
+        let schema = &create["inputSchema"];
+        assert!(
+            schema["properties"]["projectId"].is_object() && schema["properties"]["frequency"].is_object(),
+            "[{b}] {schema}"
+        );
+        assert!(jsonschema::draft202012::new(schema).is_ok(), "[{b}] the input schema compiles");
+        let search = tools.iter().find(|t| t["name"] == "searchOperations").unwrap();
+        let output = jsonschema::draft202012::new(&search["outputSchema"]).unwrap();
+        assert!(output.is_valid(&found["structuredContent"]), "[{b}] the search result validates: {found}");
+        let refused = call_tool(api, &token, "searchOperations", json!({"access": "both"})).await;
+        assert_eq!(refused["isError"], true, "[{b}] {refused}");
+        assert!(refused["structuredContent"]["errors"]["access"].is_array(), "[{b}] {refused}");
+
+        // A reader's default surface: no write tool, callOperation says it reads only.
+        let (_, reader) = api.user_in(api.workspace_id, ROOT, UserKind::Employee, &["api:read"]).await;
+        let read_tools = list_tools(api, &reader).await;
+        assert!(read_tools.iter().all(|t| t["annotations"]["readOnlyHint"] == true), "[{b}] {read_tools:?}");
+        assert!(!read_tools.iter().any(|t| t["name"] == "markNotificationRead"), "[{b}]");
+        let found = call_tool(api, &reader, "searchOperations", json!({"query": "subscription billing"})).await;
+        assert!(!found.to_string().contains("createSubscriptionBilling"), "[{b}] private to the scopes: {found}");
+    })
+    .await;
+}
+
+/// `callOperation` runs an operation as its own tool does: the result, validation errors as
+/// `isError`, the scope's 403, an unknown operation named.
+#[tokio::test]
+async fn call_operation_runs_an_operation_as_its_tool() {
+    each_backend(async |_, api| {
+        let b = api.backend;
+        let (_, token) = api.user(ROOT, UserKind::Employee).await;
+        let name = format!("Via callOperation {}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
+        let arguments = json!({"type": "task", "name": name, "fieldsToReturn": "id,name"});
+        let created = call_tool(api, &token, "callOperation", json!({"operationId": "createTag", "arguments": arguments})).await;
+        assert_eq!(created["isError"], false, "[{b}] {created}");
+        assert_eq!(created["structuredContent"]["name"], name.as_str(), "[{b}] {created}");
+        assert_eq!(created["structuredContent"].as_object().unwrap().len(), 2, "[{b}] projected: {created}");
+        let (_, tags) = api.get("/tags/task", &token).await;
+        assert!(tags.as_array().unwrap().iter().any(|t| t["name"] == name.as_str()), "[{b}] created over REST");
+
+        let listed = call_tool(api, &token, "callOperation", json!({"operationId": "listTags", "arguments": {"type": "task"}})).await;
+        assert!(listed["structuredContent"]["result"].is_array(), "[{b}] a list as result: {listed}");
+        let invalid = call_tool(api, &token, "callOperation", json!({"operationId": "createTag", "arguments": {"type": "task", "name": ""}})).await;
+        assert_eq!((&invalid["isError"], &invalid["structuredContent"]["statusCode"]), (&json!(true), &json!(400)), "[{b}] {invalid}");
+        assert!(invalid["structuredContent"]["errors"]["name"].is_array(), "[{b}] {invalid}");
+        for (arguments, field) in [
+            (json!({"operationId": "noSuchOperation"}), "operationId"),
+            (json!({"operationId": "uploadFile"}), "operationId"),
+            (json!({"arguments": {}}), "operationId"),
+            (json!({"operationId": "listTags", "arguments": [1]}), "arguments"),
+        ] {
+            let refused = call_tool(api, &token, "callOperation", arguments.clone()).await;
+            assert_eq!(refused["isError"], true, "[{b}] {arguments}: {refused}");
+            assert!(refused["structuredContent"]["errors"][field].is_array(), "[{b}] {arguments}: {refused}");
+        }
+
+        // A reader calling a write: the HTTP 403 with the step-up challenge, as the tool itself.
+        let (_, reader) = api.user_in(api.workspace_id, ROOT, UserKind::Employee, &["api:read"]).await;
+        let params = json!({"name": "callOperation", "arguments": {"operationId": "createTag", "arguments": {"type": "task", "name": "x"}}});
+        let (body, headers) = stateless(1, "tools/call", params);
+        let (status, headers, answer) = post(api, Some(&reader), &headers, &body.to_string()).await;
+        assert_eq!(status, 403, "[{b}] {answer}");
+        assert!(headers["www-authenticate"].to_str().unwrap().contains("insufficient_scope"), "[{b}]");
+    })
+    .await;
+}
+
+/// Toolsets by URL or header list their tools in full; read-only lists reads only and refuses
+/// every write, through `callOperation` too, writing nothing; unknown surfaces are refused.
+#[tokio::test]
+async fn toolsets_and_read_only_surfaces() {
+    each_backend(async |_, api| {
+        let b = api.backend;
+        let (_, token) = api.user(ROOT, UserKind::Employee).await;
+        let names = |tools: Vec<Value>| -> Vec<String> {
+            tools.iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
+        };
+        let tags = ["searchOperations", "callOperation", "listTags", "createTag", "deleteTag", "saveTagColor"];
+        assert_eq!(names(list_tools_at(api, "/mcp/x/tags", &[], &token).await), tags, "[{b}] by URL");
+        let by_header = list_tools_at(api, "/mcp", &[("X-MCP-Toolsets", "tags")], &token).await;
+        assert_eq!(names(by_header), tags, "[{b}] by header");
+        let two = names(list_tools_at(api, "/mcp/x/tags,billing", &[], &token).await);
+        assert!(two.contains(&"createSubscriptionBilling".to_owned()) && two.contains(&"createTag".to_owned()), "[{b}] {two:?}");
+        assert_eq!(two, names(list_tools_at(api, "/mcp", &[("X-MCP-Toolsets", "billing, tags")], &token).await));
+        let read_tags = names(list_tools_at(api, "/mcp/x/tags/readonly", &[], &token).await);
+        assert_eq!(read_tags, ["searchOperations", "callOperation", "listTags"], "[{b}]");
+
+        for (path, extra) in [("/mcp/readonly", vec![]), ("/mcp", vec![("X-MCP-Readonly", "true")])] {
+            let tools = list_tools_at(api, path, &extra, &token).await;
+            assert!(tools.iter().all(|t| t["annotations"]["readOnlyHint"] == true), "[{b}] {path}: reads only");
+            assert!(tools.iter().any(|t| t["name"] == "listProjects"), "[{b}] {path}");
+            let name = format!("Read-only {}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
+            let write = json!({"type": "task", "name": name});
+            let call = |params: Value| rpc_at(api, path, &extra, &token, "tools/call", params);
+            let (_, through) = call(json!({"name": "callOperation", "arguments": {"operationId": "createTag", "arguments": write}})).await;
+            let (_, direct) = call(json!({"name": "createTag", "arguments": write})).await;
+            for refused in [&through["result"], &direct["result"]] {
+                assert_eq!(refused["isError"], true, "[{b}] {path}: {refused}");
+                assert_eq!(refused["structuredContent"]["statusCode"], 403, "[{b}] {path}: {refused}");
+            }
+            let (_, tags) = api.get("/tags/task", &token).await;
+            assert!(!tags.to_string().contains(&name), "[{b}] {path}: nothing written");
+            let (_, found) = call(json!({"name": "searchOperations", "arguments": {"query": "tag"}})).await;
+            assert!(!found.to_string().contains("createTag"), "[{b}] {path}: search finds reads only: {found}");
+            let (_, read) = call(json!({"name": "callOperation", "arguments": {"operationId": "listTags", "arguments": {"type": "task"}}})).await;
+            assert_eq!(read["result"]["isError"], false, "[{b}] {path}: reads run: {read}");
+        }
+
+        let (body, headers) = stateless(1, "tools/list", json!({}));
+        for (path, status) in [("/mcp/x/nosuch", 404), ("/mcp/x", 404), ("/mcp/other", 404)] {
+            let (got, _, answer) = post_to(api, path, Some(&token), &headers, &body.to_string()).await;
+            assert_eq!((got, answer["statusCode"].as_u64()), (status, Some(status as u64)), "[{b}] {path}: {answer}");
+        }
+        let mut unknown = headers.clone();
+        unknown.push(("X-MCP-Toolsets", "tags,nosuch".to_owned()));
+        let (got, _, answer) = post(api, Some(&token), &unknown, &body.to_string()).await;
+        assert_eq!(got, 400, "[{b}] {answer}");
+        assert!(answer["errors"]["X-MCP-Toolsets"][0].as_str().unwrap().contains("nosuch"), "[{b}] {answer}");
+
+        // Every URL is the one resource: the same challenge names the /mcp metadata.
+        let (got, response_headers, _) = post_to(api, "/mcp/x/tags/readonly", None, &headers, &body.to_string()).await;
+        assert_eq!(got, 401, "[{b}]");
+        let challenge = response_headers["www-authenticate"].to_str().unwrap();
+        assert!(challenge.contains("/.well-known/oauth-protected-resource/mcp\""), "[{b}] {challenge}");
+        // A client deriving the metadata URL from a surface's URL (RFC 9728 §3.1) finds the MCP
+        // resource's metadata, not the API's.
+        let (_, _, mcp_metadata) = api.call(Method::GET, "/.well-known/oauth-protected-resource/mcp", None, None).await;
+        for surface in ["readonly", "x/tags", "x/tags,billing/readonly"] {
+            let path = format!("/.well-known/oauth-protected-resource/mcp/{surface}");
+            let (got, _, metadata) = api.call(Method::GET, &path, None, None).await;
+            assert_eq!(got, 200, "[{b}] {path}: {metadata}");
+            assert_eq!(metadata, mcp_metadata, "[{b}] {path}");
+            assert!(metadata["resource"].as_str().unwrap().ends_with("/mcp"), "[{b}] {metadata}");
+        }
+    })
+    .await;
+}
+
+/// Every documented bearer operation runs through `callOperation`: the operation catalogue
+/// (`api_tests::operations`), each request's path, query and body turned into the operation's
+/// arguments, succeeds on a fresh workspace of every backend, its structured content valid
+/// against the tool's output schema, and no tool is left unwalked.
+#[tokio::test]
+async fn every_bearer_operation_of_the_catalogue_runs_through_call_operation() {
+    use api_tests::operations::{Credential, catalogue};
+    use mcp::tools::BodyMode;
+    for backend in api_tests::backends().await {
+        let api = TestApi::start(&backend).await;
+        let b = api.backend;
+        let catalogue = catalogue(&api).await;
+        let (mut walked, mut failures) = (BTreeSet::new(), Vec::new());
+        for request in &catalogue.requests {
+            let Some(tool) = mcp::tools::find(&request.operation_id) else { continue };
+            assert_eq!(request.credential, Credential::RootPat, "[{b}] {} takes a bearer token", tool.name);
+            let (parts, body) = catalogue.http_request(request).into_parts();
+            let mut arguments = serde_json::Map::new();
+            let segments = parts.uri.path().trim_start_matches('/').split('/');
+            for (template, segment) in tool.path.trim_start_matches('/').split('/').zip(segments) {
+                if let Some(name) = template.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
+                    let decoded: String =
+                        url::form_urlencoded::parse(format!("v={segment}").as_bytes()).next().unwrap().1.into();
+                    arguments.insert(name.to_owned(), json!(decoded));
+                }
+            }
+            for (name, value) in url::form_urlencoded::parse(parts.uri.query().unwrap_or_default().as_bytes()) {
+                arguments.insert(name.into_owned(), json!(value));
+            }
+            let body: Option<Value> = (!body.is_empty()).then(|| serde_json::from_slice(&body).unwrap());
+            match (&tool.body, body) {
+                (BodyMode::Flattened, Some(Value::Object(fields))) => arguments.extend(fields),
+                (BodyMode::Nested, Some(body)) => {
+                    arguments.insert("body".to_owned(), body);
+                }
+                _ => {}
+            }
+            let extra: Vec<(&'static str, &str)> = request
+                .headers
+                .iter()
+                .map(|(name, value)| {
+                    assert_eq!(name, "LT_CUSTOM_NOW", "[{b}] a header the walk does not carry");
+                    ("LT_CUSTOM_NOW", value.as_str())
+                })
+                .collect();
+            let params =
+                json!({"name": "callOperation", "arguments": {"operationId": tool.name, "arguments": arguments}});
+            let (status, answer) = rpc_at(&api, "/mcp", &extra, &catalogue.root_token, "tools/call", params).await;
+            if status != 200 || answer["result"]["isError"] != false {
+                failures.push(format!("{} {}: {status} {answer}", tool.name, request.path));
+            } else if let Some(output) = tool.listing.get("outputSchema") {
+                // The structured content validates against the tool's output schema, as
+                // clients check it.
+                let content = &answer["result"]["structuredContent"];
+                let validator = jsonschema::draft202012::new(output).unwrap();
+                let errors: Vec<String> =
+                    validator.iter_errors(content).map(|e| format!("{} at {}", e, e.instance_path())).take(3).collect();
+                if !errors.is_empty() {
+                    failures.push(format!("{}: the structured content fails the output schema: {errors:?}", tool.name));
+                }
+            }
+            walked.insert(tool.name.as_str());
+        }
+        assert!(failures.is_empty(), "[{b}] operations that failed through callOperation:\n{}", failures.join("\n"));
+        let tools: BTreeSet<&str> = mcp::tools::all().iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(walked, tools, "[{b}] every tool is walked");
+        assert!(walked.len() >= 50, "[{b}] {}", walked.len());
     }
 }

@@ -69,17 +69,24 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
 fn functions_register_routes_only_with_their_documentation() {
     let mut offenders = Vec::new();
     let mut nested_handler_files = Vec::new();
-    // The one exception: the MCP endpoint, JSON-RPC rather than a REST operation, is
-    // deliberately not in the document (docs/mcp.md); its crate holds that one route.
+    // The exceptions: the MCP endpoint, JSON-RPC rather than a REST operation, is deliberately
+    // not in the document (docs/mcp.md); its crate holds its routes, `/mcp` and its surfaces
+    // `/mcp/{*surface}`. And the MCP resource's metadata for those surfaces, whose paths have
+    // any number of segments (functions/oauth/src/discovery.rs, `mcp_surfaces`).
     let mcp = repo().join("functions/mcp/src/lib.rs");
     let mcp_text = std::fs::read_to_string(&mcp).unwrap();
-    assert_eq!(mcp_text.matches(".route(").count(), 1, "the MCP function routes /mcp alone");
+    assert_eq!(mcp_text.matches(".route(").count(), 2, "the MCP function routes /mcp and its surfaces alone");
     assert!(mcp_text.contains(".route(PATH, axum::routing::any(endpoint))"), "the MCP route is /mcp");
+    assert!(mcp_text.contains(".route(&format!(\"{PATH}/{{*surface}}\"), axum::routing::any(endpoint))"));
+    let discovery = repo().join("functions/oauth/src/discovery.rs");
+    let discovery_text = std::fs::read_to_string(&discovery).unwrap();
+    assert_eq!(discovery_text.matches(".route(").count(), 1, "the surfaces' metadata alone");
+    assert!(discovery_text.contains(".route(MCP_SURFACES_METADATA, axum::routing::get(protected_resource_mcp))"));
     for function in std::fs::read_dir(repo().join("functions")).unwrap() {
         let src = function.unwrap().path().join("src");
         for path in rust_files(&src) {
             let text = std::fs::read_to_string(&path).unwrap();
-            if path != mcp && (text.contains(".route(") || text.contains("axum::routing::")) {
+            if path != mcp && path != discovery && (text.contains(".route(") || text.contains("axum::routing::")) {
                 offenders.push(path.display().to_string());
             }
             if path.parent() != Some(src.as_path()) && text.contains("#[utoipa::path(") {

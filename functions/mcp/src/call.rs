@@ -5,6 +5,8 @@
 //! projection, idempotency, errors.
 
 use crate::protocol::INVALID_PARAMS;
+use crate::reach;
+use crate::surface::Surface;
 use crate::tools::{self, BODY_ARGUMENT, BodyMode, IDEMPOTENCY_ARGUMENT, Tool};
 use axum::Router;
 use axum::body::Body;
@@ -32,10 +34,24 @@ fn routes() -> &'static Router<AppState> {
     ROUTES.get_or_init(|| crate::FUNCTION.needs.runs.iter().fold(Router::new(), |routes, f| routes.merge(f.routes())))
 }
 
-pub async fn run(state: &AppState, caller: &Caller, headers: &HeaderMap, params: &Value) -> Result<Value, Refused> {
+/// `tools/call`: one of the two reaching tools (`crate::reach`) or an operation's own tool, which
+/// runs on any surface, listed or not (`callOperation` reaches it anyway), unless the surface
+/// is read-only and it writes.
+pub async fn run(
+    state: &AppState,
+    caller: &Caller,
+    headers: &HeaderMap,
+    surface: &Surface,
+    params: &Value,
+) -> Result<Value, Refused> {
     let name = params["name"].as_str().ok_or_else(|| Refused::Rpc(INVALID_PARAMS, "name is required".into()))?;
-    let tool = tools::find(name).ok_or_else(|| Refused::Rpc(INVALID_PARAMS, format!("Unknown tool: {name}")))?;
-    if !caller.scopes.contains(&tool.scope) {
+    let tool = match name {
+        reach::SEARCH | reach::CALL => None,
+        _ => Some(tools::find(name).ok_or_else(|| Refused::Rpc(INVALID_PARAMS, format!("Unknown tool: {name}")))?),
+    };
+    if let Some(tool) = tool
+        && !caller.scopes.contains(&tool.scope)
+    {
         return Err(Refused::Http(crate::insufficient_scope(state, headers, &tool.scope, caller)));
     }
     let arguments = match params.get("arguments") {
@@ -43,6 +59,38 @@ pub async fn run(state: &AppState, caller: &Caller, headers: &HeaderMap, params:
         Some(Value::Object(arguments)) => arguments.clone(),
         Some(_) => return Err(Refused::Rpc(INVALID_PARAMS, "arguments must be an object".into())),
     };
+    match (name, tool) {
+        (_, Some(tool)) => operation(state, caller, headers, surface, tool, arguments).await,
+        (reach::SEARCH, None) => Ok(match reach::search(surface, &caller.scopes, &arguments) {
+            Ok(found) => json_result(found),
+            Err(error) => tool_error(error.into_response()).await,
+        }),
+        _ => match reach::target(&arguments) {
+            Ok((tool, arguments)) => {
+                if !caller.scopes.contains(&tool.scope) {
+                    return Err(Refused::Http(crate::insufficient_scope(state, headers, &tool.scope, caller)));
+                }
+                operation(state, caller, headers, surface, tool, arguments).await
+            }
+            Err(error) => Ok(tool_error(error.into_response()).await),
+        },
+    }
+}
+
+/// An operation, its scope checked: refused on a read-only surface when it writes (nothing
+/// runs), else run in process through the registry's routes.
+async fn operation(
+    state: &AppState,
+    caller: &Caller,
+    headers: &HeaderMap,
+    surface: &Surface,
+    tool: &Tool,
+    arguments: Map<String, Value>,
+) -> Result<Value, Refused> {
+    if !surface.allows(tool) {
+        let message = format!("This MCP endpoint is read-only: {} writes, so it did not run", tool.name);
+        return Ok(tool_error(ApiError::forbidden(message).into_response()).await);
+    }
     let request = match request(tool, arguments, headers) {
         Ok(request) => request,
         Err(error) => return Ok(tool_error(error.into_response()).await),
@@ -139,6 +187,11 @@ async fn body_of(response: Response) -> (Option<Value>, String) {
         axum::body::to_bytes(response.into_body(), workapi_kit::http::MAX_BODY_BYTES * 16).await.unwrap_or_default();
     let text = String::from_utf8_lossy(&bytes).into_owned();
     (serde_json::from_slice(&bytes).ok(), text)
+}
+
+/// A JSON object as a tool's result: structured content and text.
+fn json_result(object: Value) -> Value {
+    json!({"content": [{"type": "text", "text": object.to_string()}], "structuredContent": object, "isError": false})
 }
 
 /// Success: the JSON as structured content (an object as it is, anything else as `result`, as

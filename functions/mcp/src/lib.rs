@@ -9,6 +9,8 @@
 
 mod call;
 pub mod protocol;
+pub mod reach;
+pub mod surface;
 pub mod tools;
 
 use axum::extract::{FromRequestParts, Request, State};
@@ -21,7 +23,9 @@ use workapi_kit::auth::{Audience, Caller};
 use workapi_kit::error::ApiError;
 use workapi_kit::function::{Function, Memory, Needs, Route};
 
-/// The endpoint, and the path of its resource identifier `{site_url}/mcp`.
+/// The endpoint, and the path of its resource identifier `{site_url}/mcp`. Its other URLs
+/// (`/mcp/readonly`, `/mcp/x/{toolset}`, `/mcp/x/{toolset}/readonly`) are surfaces of the same
+/// resource (`surface::Surface`): the same metadata, challenge and tokens.
 pub const PATH: &str = "/mcp";
 
 pub const FUNCTION: Function = Function {
@@ -46,7 +50,9 @@ pub const FUNCTION: Function = Function {
 };
 
 fn api() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().route(PATH, axum::routing::any(endpoint))
+    OpenApiRouter::new()
+        .route(PATH, axum::routing::any(endpoint))
+        .route(&format!("{PATH}/{{*surface}}"), axum::routing::any(endpoint))
 }
 
 /// The MCP resource's protected-resource metadata (RFC 9728 §3.1: the well-known path, then
@@ -55,8 +61,8 @@ pub fn resource_metadata_url(state: &AppState, headers: &HeaderMap) -> String {
     format!("{}{PATH}", state.site_url().resource_metadata_url(headers))
 }
 
-/// Origin (403) → method (405) → bearer authentication for the MCP resource (401, 429) →
-/// the JSON-RPC message (`protocol::handle`).
+/// Origin (403) → method (405) → the surface the URL and headers choose (404, 400) → bearer
+/// authentication for the MCP resource (401, 429) → the JSON-RPC message (`protocol::handle`).
 async fn endpoint(State(state): State<AppState>, request: Request) -> Response {
     let (mut parts, body) = request.into_parts();
     if let Some(origin) = parts.headers.get(header::ORIGIN)
@@ -70,6 +76,10 @@ async fn endpoint(State(state): State<AppState>, request: Request) -> Response {
             .with_header(header::ALLOW, HeaderValue::from_static("POST"));
         return error.into_response();
     }
+    let surface = match surface::Surface::of(parts.uri.path().strip_prefix(PATH).unwrap_or_default(), &parts.headers) {
+        Ok(surface) => surface,
+        Err(error) => return error.into_response(),
+    };
     // Any API scope opens the endpoint; each tool then needs its operation's scope.
     parts.extensions.insert(Audience { resource_path: PATH, scope: None });
     let caller = match Caller::from_request_parts(&mut parts, &state).await {
@@ -81,7 +91,7 @@ async fn endpoint(State(state): State<AppState>, request: Request) -> Response {
         Ok(bytes) => bytes,
         Err(_) => return ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large").into_response(),
     };
-    protocol::handle(&state, &caller, &parts.headers, &bytes).await
+    protocol::handle(&state, &caller, &parts.headers, &surface, &bytes).await
 }
 
 /// A browser's `Origin` must be the site's own or one of `LT_CORS_ALLOWED_ORIGINS` (DNS

@@ -5,6 +5,8 @@
 //! `tools/list` and `tools/call` for all. One JSON response per POST; never a session id.
 
 use crate::call;
+use crate::reach;
+use crate::surface::Surface;
 use crate::tools;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -42,10 +44,11 @@ pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 /// tools change only with a deployment.
 const TTL_MS: u64 = 300_000;
 
-const INSTRUCTIONS: &str = "Every operation of the workapi REST API that a bearer token may call is a tool here, \
-    named by its operationId. Arguments are the operation's path and query parameters and its JSON body's fields \
-    (or `body`); `fieldsToReturn` and `responseShape` project the result as in the REST API. Errors come back as \
-    results with isError and the API's error body {statusCode, message, errors}.";
+const INSTRUCTIONS: &str = "The workapi REST API as tools. A few of its operations are listed as tools; \
+    searchOperations finds any other (by words, toolset, read or write) with its input schema, and callOperation runs \
+    it by operationId. Arguments are the operation's path and query parameters and its JSON body's fields (or `body`); \
+    `fieldsToReturn` and `responseShape` project the result as in the REST API. Errors come back as results with \
+    isError and the API's error body {statusCode, message, errors}.";
 
 /// A JSON-RPC answer with its HTTP status.
 pub fn rpc_error(status: StatusCode, id: &Value, code: i64, message: &str, data: Option<Value>) -> Response {
@@ -93,7 +96,13 @@ fn capabilities() -> Value {
 }
 
 /// One POST body, authenticated already as `caller`.
-pub async fn handle(state: &AppState, caller: &Caller, headers: &HeaderMap, body: &[u8]) -> Response {
+pub async fn handle(
+    state: &AppState,
+    caller: &Caller,
+    headers: &HeaderMap,
+    surface: &Surface,
+    body: &[u8],
+) -> Response {
     let null = Value::Null;
     let message: Value = match serde_json::from_slice(body) {
         Ok(message) => message,
@@ -180,16 +189,19 @@ pub async fn handle(state: &AppState, caller: &Caller, headers: &HeaderMap, body
         ),
         "ping" => rpc_result(&id, &version, json!({})),
         "tools/list" => {
-            let visible: Vec<&Value> =
-                tools::all().iter().filter(|tool| caller.scopes.contains(&tool.scope)).map(|t| &t.listing).collect();
+            // The two reaching tools, then the surface's operations in document order.
+            let reaching = reach::listings(surface, &caller.scopes);
+            let operations =
+                tools::all().iter().filter(|tool| caller.scopes.contains(&tool.scope) && surface.lists(tool));
+            let visible: Vec<&Value> = reaching.iter().chain(operations.map(|tool| &tool.listing)).collect();
             // Per caller (its scopes): private, in the result and for HTTP caches.
             let mut response = rpc_result(&id, &version, cacheable(json!({"tools": visible}), "private", &version));
             let headers = response.headers_mut();
             headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
-            headers.insert(header::VARY, HeaderValue::from_static("Authorization"));
+            headers.insert(header::VARY, HeaderValue::from_static("Authorization, X-MCP-Toolsets, X-MCP-Readonly"));
             response
         }
-        "tools/call" => match call::run(state, caller, headers, &params).await {
+        "tools/call" => match call::run(state, caller, headers, surface, &params).await {
             Ok(result) => rpc_result(&id, &version, result),
             Err(call::Refused::Rpc(code, message)) => rpc_error(StatusCode::OK, &id, code, &message, None),
             Err(call::Refused::Http(response)) => response,

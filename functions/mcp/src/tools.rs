@@ -38,6 +38,10 @@ pub struct Tool {
     pub body: BodyMode,
     /// The scope the operation needs (its bearer security requirement).
     pub scope: String,
+    /// The operation's tag group, which is its toolset (`crate::surface`).
+    pub toolset: String,
+    /// A GET: it reads and changes nothing, so a read-only surface allows it.
+    pub reads: bool,
     /// Whether the JSON response is not an object, so structured content wraps it as `result`.
     pub wraps_output: bool,
     /// The tool as `tools/list` shows it.
@@ -67,6 +71,15 @@ pub fn find(name: &str) -> Option<&'static Tool> {
     all().iter().find(|tool| tool.name == name)
 }
 
+/// The toolsets (the operations' tag groups), sorted.
+pub fn toolsets() -> &'static [String] {
+    static TOOLSETS: OnceLock<Vec<String>> = OnceLock::new();
+    TOOLSETS.get_or_init(|| {
+        let names: BTreeSet<String> = all().iter().map(|tool| tool.toolset.clone()).collect();
+        names.into_iter().collect()
+    })
+}
+
 /// The tools of an OpenAPI 3.1 document (as JSON).
 pub fn from_document(document: &Value) -> Vec<Tool> {
     let schemas = document.pointer("/components/schemas").and_then(Value::as_object).cloned().unwrap_or_default();
@@ -94,6 +107,7 @@ fn bearer_scope(operation: &Value) -> Option<String> {
 fn tool(path: &str, method: Method, operation: &Value, schemas: &Map<String, Value>) -> Option<Tool> {
     let scope = bearer_scope(operation)?;
     let name = operation["operationId"].as_str()?.to_owned();
+    let toolset = operation.pointer("/tags/0").and_then(Value::as_str)?.to_owned();
     // A body the tool can carry: JSON, or none. The multipart upload is not a tool.
     let body_schema = match operation.get("requestBody") {
         None => None,
@@ -163,23 +177,30 @@ fn tool(path: &str, method: Method, operation: &Value, schemas: &Map<String, Val
     if !required.is_empty() {
         input["required"] = json!(required);
     }
-    let input = self_contained(input, schemas);
+    let mut input = self_contained(input, schemas);
+    portable_nullables(&mut input);
     let output = output_schema(operation, schemas);
     let wraps_output = output.as_ref().is_some_and(|(_, wraps)| *wraps);
-    let output = output.map(|(schema, _)| self_contained(schema, schemas));
+    let output = output.map(|(schema, _)| {
+        let mut schema = self_contained(schema, schemas);
+        without_examples(&mut schema);
+        portable_nullables(&mut schema);
+        schema
+    });
 
     let read_only = method == Method::GET;
     let destructive = method == Method::DELETE || name.starts_with("disable") || name.starts_with("delete");
     let idempotent = matches!(method, Method::GET | Method::PUT | Method::DELETE);
     let summary = operation["summary"].as_str().unwrap_or(&name).to_owned();
     let description = operation["description"].as_str().filter(|d| !d.is_empty()).unwrap_or(&summary).to_owned();
+    // The title once (`title`, not again in the annotations): it is what the listing costs a
+    // model's context.
     let mut listing = json!({
         "name": name,
         "title": summary,
         "description": description,
         "inputSchema": input,
         "annotations": {
-            "title": summary,
             "readOnlyHint": read_only,
             "destructiveHint": destructive,
             "idempotentHint": idempotent,
@@ -198,6 +219,8 @@ fn tool(path: &str, method: Method, operation: &Value, schemas: &Map<String, Val
         idempotency_key,
         body,
         scope,
+        toolset,
+        reads: read_only,
         wraps_output,
         listing,
     })
@@ -237,6 +260,70 @@ fn output_schema(operation: &Value, schemas: &Map<String, Value>) -> Option<(Val
         return Some((object, false));
     }
     Some((json!({"type": "object", "properties": {"result": schema}}), true))
+}
+
+/// An output schema without its examples (`examples`, `example`), at any depth: the model sees
+/// the real result, and the examples were the largest part of every output schema. Input
+/// schemas keep theirs, which show how to write an argument.
+fn without_examples(schema: &mut Value) {
+    rewrite_schemas(schema, &|object| {
+        object.remove("examples");
+        object.remove("example");
+    });
+}
+
+/// Every nullable type written as a type array (`"type": ["string", "null"]`, as utoipa writes
+/// `Option`) as `anyOf` of the type and `null`: the same values valid, in the form every
+/// client's validator reads (the MCP Inspector's strict check warns on type arrays). The type's
+/// own keywords (`format`, `maxLength`, `items`…) go with it; the annotations stay outside.
+fn portable_nullables(schema: &mut Value) {
+    const ANNOTATIONS: &[&str] =
+        &["description", "title", "default", "examples", "example", "deprecated", "readOnly", "writeOnly", "$comment"];
+    rewrite_schemas(schema, &|object| {
+        let Some(Value::Array(types)) = object.get("type") else { return };
+        let others: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+        if others.len() != 1 || others.len() == types.len() {
+            return;
+        }
+        let mut branch = Map::new();
+        let keys: Vec<String> = object.keys().filter(|k| !ANNOTATIONS.contains(&k.as_str())).cloned().collect();
+        for key in keys {
+            if let Some(value) = object.remove(&key) {
+                branch.insert(key, value);
+            }
+        }
+        branch.insert("type".into(), others[0].clone());
+        if let Some(Value::Array(values)) = branch.get_mut("enum") {
+            values.retain(|v| !v.is_null());
+        }
+        object.insert("anyOf".into(), json!([branch, {"type": "null"}]));
+    });
+}
+
+/// Applies `rewrite` to every schema within `schema`, subschemas first, then to `schema`
+/// itself; by keyword, so that property and `$defs` names are never read as keywords.
+fn rewrite_schemas(schema: &mut Value, rewrite: &impl Fn(&mut Map<String, Value>)) {
+    let Some(object) = schema.as_object_mut() else { return };
+    for (keyword, value) in object.iter_mut() {
+        match keyword.as_str() {
+            // Maps of names to schemas.
+            "properties" | "patternProperties" | "$defs" | "dependentSchemas" => {
+                for inner in value.as_object_mut().into_iter().flat_map(|m| m.values_mut()) {
+                    rewrite_schemas(inner, rewrite);
+                }
+            }
+            "oneOf" | "anyOf" | "allOf" | "prefixItems" => {
+                for inner in value.as_array_mut().into_iter().flatten() {
+                    rewrite_schemas(inner, rewrite);
+                }
+            }
+            "items" | "additionalProperties" | "not" | "if" | "then" | "else" | "contains" | "propertyNames" => {
+                rewrite_schemas(value, rewrite);
+            }
+            _ => {}
+        }
+    }
+    rewrite(object);
 }
 
 /// The schema with every component reference rewritten to `#/$defs/…` and the referenced
@@ -308,7 +395,7 @@ mod tests {
             "paths": {
                 "/things/{id}": {
                     "put": {
-                        "operationId": "saveThing", "summary": "Save a thing", "description": "Saves it.",
+                        "operationId": "saveThing", "tags": ["things"], "summary": "Save a thing", "description": "Saves it.",
                         "security": [{"bearer": ["api:write"]}, {"oauth2": ["api:write"]}],
                         "parameters": [
                             {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}, "description": "Thing id"},
@@ -319,20 +406,20 @@ mod tests {
                         "responses": {"200": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Thing"}}}}}
                     },
                     "delete": {
-                        "operationId": "deleteThing", "summary": "Delete", "security": [{"bearer": ["api:write"]}],
+                        "operationId": "deleteThing", "tags": ["things"], "summary": "Delete", "security": [{"bearer": ["api:write"]}],
                         "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
                         "responses": {"200": {"content": {"application/json": {"schema": {"type": "array", "items": {"$ref": "#/components/schemas/Thing"}}}}}}
                     }
                 },
                 "/things": {
                     "post": {
-                        "operationId": "createThing", "summary": "Create", "security": [{"bearer": ["api:write"]}],
+                        "operationId": "createThing", "tags": ["things"], "summary": "Create", "security": [{"bearer": ["api:write"]}],
                         "parameters": [{"name": "Idempotency-Key", "in": "header", "schema": {"type": "string"}}],
                         "requestBody": {"content": {"application/json": {"schema": {"type": "object", "properties": {"idempotencyKey": {"type": "string"}}}}}},
                         "responses": {"201": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Thing"}}}}}
                     }
                 },
-                "/upload": {"post": {"operationId": "upload", "security": [{"bearer": ["api:write"]}],
+                "/upload": {"post": {"operationId": "upload", "tags": ["things"], "security": [{"bearer": ["api:write"]}],
                     "requestBody": {"content": {"multipart/form-data": {"schema": {}}}}, "responses": {}}},
                 "/public": {"get": {"operationId": "public", "security": [], "responses": {}}}
             },
@@ -343,6 +430,28 @@ mod tests {
                 "Unused": {"type": "string"}
             }}
         })
+    }
+
+    #[test]
+    fn nullable_type_arrays_become_any_of_and_output_examples_go() {
+        let mut schema = json!({"type": "object", "examples": [{"note": "x"}], "properties": {
+            "note": {"type": ["string", "null"], "maxLength": 5, "description": "A note", "example": "hi"},
+            "level": {"type": ["string", "null"], "enum": ["low", "high", null]},
+            "type": {"type": "string"},
+            "examples": {"type": "array", "items": {"type": ["integer", "null"]}}
+        }});
+        without_examples(&mut schema);
+        portable_nullables(&mut schema);
+        assert_eq!(
+            schema,
+            json!({"type": "object", "properties": {
+                "note": {"anyOf": [{"type": "string", "maxLength": 5}, {"type": "null"}], "description": "A note"},
+                "level": {"anyOf": [{"type": "string", "enum": ["low", "high"]}, {"type": "null"}]},
+                "type": {"type": "string"},
+                "examples": {"type": "array", "items": {"anyOf": [{"type": "integer"}, {"type": "null"}]}}
+            }}),
+            "property names are not keywords"
+        );
     }
 
     #[test]

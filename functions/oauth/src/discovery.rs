@@ -226,6 +226,20 @@ pub async fn protected_resource_mcp(State(state): State<AppState>, headers: Head
     serve_resource_metadata(&state, &headers, MCP_PATH)
 }
 
+/// The path under which the MCP endpoint's other URLs (`/mcp/readonly`, `/mcp/x/{toolset}`,
+/// `/mcp/x/{toolset}/readonly`: docs/mcp.md, "Surfaces") find their metadata.
+pub const MCP_SURFACES_METADATA: &str = "/.well-known/oauth-protected-resource/mcp/{*surface}";
+
+/// The MCP resource's metadata for its other URLs. They are views of the one resource
+/// `{site_url}/mcp`, not resources of their own; a client that derives the metadata URL from
+/// one of them (RFC 9728 §3.1, when the 401's hint is not at hand) gets the MCP resource's
+/// document, whose `resource` is a prefix of its URL, as the MCP SDKs check. Without it such a
+/// client fell back to the API's metadata and asked for a token for the wrong resource. Not in
+/// the OpenAPI document, like `/mcp` itself: the paths have any number of segments.
+pub fn mcp_surfaces() -> utoipa_axum::router::OpenApiRouter<AppState> {
+    utoipa_axum::router::OpenApiRouter::new().route(MCP_SURFACES_METADATA, axum::routing::get(protected_resource_mcp))
+}
+
 /// Protected-resource metadata (under the issuer)
 ///
 /// The same RFC 9728 document under the issuer's path, for clients that look there. Public,

@@ -118,6 +118,7 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(discovery::protected_resource))
         .routes(routes!(discovery::protected_resource_api))
         .routes(routes!(discovery::protected_resource_mcp))
+        .merge(discovery::mcp_surfaces())
         .merge(authorize::api())
         .merge(token::api())
 }
