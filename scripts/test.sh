@@ -145,9 +145,9 @@ node tests/mcp_client/cimd_flow.mjs "$work/cimd-ready.json"
 # The MCP endpoint (docs/mcp.md) through two independent real clients: the TypeScript SDK's
 # Streamable HTTP transport with its OAuth provider (a token bound to {base}/mcp, one consent
 # sign-in), and the Python SDK with the personal access token, in its 2026-07-28 and 2025-11-25 modes.
-log "MCP: the TypeScript SDK's client and OAuth provider list the tools and call a read, a create and a failing call"
+log "MCP: the TypeScript SDK's client and OAuth provider: the default surface, a search, a read, a create and a failing call through callOperation, a toolset URL, a write refused on /mcp/readonly"
 node tests/mcp_client/tools_flow.mjs "http://127.0.0.1:$api_port" admin@demo.example workapi-demo-password "$token"
-log "MCP: the Python SDK (2026-07-28 and 2025-11-25) lists the tools and calls a read, a create and a failing call"
+log "MCP: the Python SDK (2026-07-28 and 2025-11-25): the default surface, search and callOperation, a toolset by header, a write refused read-only"
 python3 tests/mcp_client/python_flow.py "http://127.0.0.1:$api_port" "$token"
 log "OAuth: headless Chromium signs in and approves on the consent page"
 node tests/browser/consent.mjs "http://127.0.0.1:$api_port" admin@demo.example workapi-demo-password \
