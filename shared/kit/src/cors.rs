@@ -21,10 +21,11 @@ pub const ORIGINS_ENV: &str = "LT_CORS_ALLOWED_ORIGINS";
 
 /// Request headers a page may send: the credential, the body type, the spec's own headers
 /// (both spellings of the imposter headers, as accepted by `workapi_kit::auth`), and the MCP
-/// headers (browser-based MCP clients send them to `/mcp` and to the discovery documents).
+/// headers (browser-based MCP clients send them to `/mcp` and to the discovery documents,
+/// and choose a surface with the two `X-MCP-` headers: docs/mcp.md, "Surfaces").
 pub const ALLOWED_HEADERS: &str = "Authorization, Content-Type, Idempotency-Key, LT-Response-Shape, \
      LT_IMPOSTER_USER_ID, LT-Imposter-User-Id, LT_CUSTOM_NOW, LT-Custom-Now, \
-     MCP-Protocol-Version, Mcp-Method, Mcp-Name";
+     MCP-Protocol-Version, Mcp-Method, Mcp-Name, X-MCP-Toolsets, X-MCP-Readonly";
 /// Response headers a page may read besides the CORS-safelisted ones. `WWW-Authenticate` names
 /// the protected-resource metadata on every 401 (browser-based OAuth clients discover the
 /// authorization server from it).
@@ -240,6 +241,8 @@ mod tests {
             "mcp-protocol-version",
             "mcp-method",
             "mcp-name",
+            "x-mcp-toolsets",
+            "x-mcp-readonly",
         ] {
             assert!(allowed.split(", ").any(|h| h == name), "{name}");
         }
