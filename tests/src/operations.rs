@@ -287,8 +287,11 @@ pub async fn catalogue(api: &TestApi) -> Catalogue {
     let deleted_file = format!("/workspace/files/{}", upload["id"].as_str().expect("the file's id"));
 
     // OAuth: a public client, its registration access token; a code for the token request and
-    // a refresh token to revoke, each from an approved authorization.
-    let registration = json!({"redirect_uris": [REDIRECT], "client_name": "Catalogue app",
+    // a refresh token to revoke, each from an approved authorization. Clients are not per
+    // workspace: a name of its own keeps two catalogues built at once on one table (the REST walk
+    // and the MCP walk) from being an identical registration, which gets no token.
+    let client_name = format!("Catalogue app {}", Uuid::new_v4().simple());
+    let registration = json!({"redirect_uris": [REDIRECT], "client_name": client_name,
                               "token_endpoint_auth_method": "none"});
     let (status, _, client) = api.call(Method::POST, "/api/oauth/register", None, Some(registration.clone())).await;
     assert_eq!(status, 201, "[{}] registration: {client}", api.backend);
