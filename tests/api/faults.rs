@@ -23,18 +23,30 @@ use workapi_domain::identity::UserKind;
 use workapi_domain::permissions::{ROOT, STAFF, TEAM_LEADER};
 use workapi_store::aws::AwsSettings;
 
+/// Settings for suites whose faults answer at once (a 500, a reset connection), never hang:
+/// the production retries with timeouts no loaded CI machine reaches (`FAST_AWS`'s 400 ms
+/// attempt once timed out while the fault table was only setting up).
+const PROMPT_FAULTS: AwsSettings =
+    AwsSettings { attempt: Duration::from_secs(5), operation: Duration::from_secs(15), ..FAST_AWS };
+
 /// One attempt per call: a fault injected at a store call fails exactly that call, so the
 /// table test can aim at each step of a write.
-const ONE_ATTEMPT: AwsSettings = AwsSettings { max_attempts: 1, ..FAST_AWS };
+const ONE_ATTEMPT: AwsSettings = AwsSettings { max_attempts: 1, ..PROMPT_FAULTS };
 
 async fn proxied(settings: AwsSettings) -> Option<(ProxiedDynamo, TestApi)> {
     let px = proxied_dynamo("the fault suite", settings).await?;
-    let api = TestApi::start(&backend(&px)).await;
+    let api = start(&px).await;
     Some((px, api))
 }
 
 fn backend(px: &ProxiedDynamo) -> Backend {
     Backend { name: "dynamodb via the fault proxy", store: px.store.clone() }
+}
+
+/// A server on the proxied store whose harness writes (workspace, users, seeds) go straight
+/// to DynamoDB Local: a fault is aimed at the server's calls only.
+async fn start(px: &ProxiedDynamo) -> TestApi {
+    TestApi::builder(&backend(px)).setup_store(px.direct.clone()).start().await
 }
 
 fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<&str> {
@@ -438,7 +450,7 @@ impl Mode {
 /// The rows of one write; None after a loud skip.
 async fn table_rows(write: &Write) -> Option<Vec<String>> {
     let one_attempt = proxied_dynamo("the fault suite", ONE_ATTEMPT).await?;
-    let retried = proxied_dynamo("the fault suite", FAST_AWS).await?;
+    let retried = proxied_dynamo("the fault suite", PROMPT_FAULTS).await?;
     let is_write = |op: &str| matches!(op, "PutItem" | "UpdateItem" | "DeleteItem" | "TransactWriteItems");
     let mut modes =
         vec![(Mode::Failed, Fault::Status(500), &one_attempt), (Mode::AppliedRetried, Fault::Reset, &retried)];
@@ -448,7 +460,7 @@ async fn table_rows(write: &Write) -> Option<Vec<String>> {
     let mut table = Vec::new();
     for (mode, fault, px) in modes {
         // Each run on a workspace of its own (a fresh server), so worlds never collide.
-        let api = &TestApi::start(&backend(px)).await;
+        let api = &start(px).await;
         let request = (write.prepare)(api).await;
         let before = snapshot(px, api.workspace_id).await;
         px.proxy.reset_counts();
@@ -463,7 +475,7 @@ async fn table_rows(write: &Write) -> Option<Vec<String>> {
             if mode != Mode::Failed && !is_write(operation) {
                 continue;
             }
-            let api = &TestApi::start(&backend(px)).await;
+            let api = &start(px).await;
             let request = (write.prepare)(api).await;
             let before = snapshot(px, api.workspace_id).await;
             let key = Uuid::new_v4().to_string();

@@ -75,8 +75,8 @@ pub fn dynamo_store_with(endpoint: &str, settings: AwsSettings) -> DynamoStore {
 }
 
 /// The test's workspace. Setting up is not what a test tests: on a loaded machine the first
-/// write can outlast the fault suite's 400 ms attempt timeout (`FAST_AWS`, one attempt in the
-/// fault table), so a transient failure is retried a few times. A retry after an attempt that
+/// write can outlast a short attempt timeout (`FAST_AWS`'s 400 ms), so a transient failure is
+/// retried a few times. A retry after an attempt that
 /// did land leaves one more empty workspace, which nothing reads.
 async fn test_workspace(store: &dyn Store) -> identity::Workspace {
     let mut retries = 0;
@@ -292,6 +292,7 @@ impl TestApi {
             secrets: None,
             metadata_fetch: Default::default(),
             store_latency: None,
+            setup_store: None,
         }
     }
 
@@ -420,9 +421,18 @@ pub struct TestApiBuilder<'a> {
     secrets: Option<Arc<dyn SecretStore>>,
     metadata_fetch: workapi_kit::oauth::MetadataFetchForTests,
     store_latency: Option<Duration>,
+    setup_store: Option<Arc<dyn Store>>,
 }
 
 impl TestApiBuilder<'_> {
+    /// Where the harness's own writes go (the test's workspace, users, seeds: `TestApi::store`),
+    /// default the server's store. The fault suite sets DynamoDB Local directly: the setup is
+    /// not what it tests, and its one 400 ms attempt timed out on a loaded CI machine.
+    pub fn setup_store(mut self, store: Arc<dyn Store>) -> Self {
+        self.setup_store = Some(store);
+        self
+    }
+
     /// Delays every store call of the server by `latency` (default none), so that the bench can
     /// tell concurrent calls from sequential ones ([`TestApi::round_trips`]).
     pub fn store_latency(mut self, latency: Duration) -> Self {
@@ -530,7 +540,8 @@ impl TestApiBuilder<'_> {
         tokio::spawn(async move {
             axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>()).await.ok();
         });
-        let workspace = test_workspace(backend.store.as_ref()).await;
+        let setup = self.setup_store.unwrap_or_else(|| backend.store.clone());
+        let workspace = test_workspace(setup.as_ref()).await;
         TestApi {
             backend: backend.name,
             store_reads,
@@ -539,7 +550,7 @@ impl TestApiBuilder<'_> {
             store_capacity,
             base: format!("http://{addr}"),
             http: reqwest::Client::new(),
-            store: backend.store.clone(),
+            store: setup,
             key,
             workspace_id: workspace.id,
             objects,
