@@ -25,6 +25,7 @@ mod oauth_flow;
 mod oauth_registration;
 mod openapi;
 mod operations_catalogue;
+mod paging;
 mod projects_api;
 mod rate_limits;
 mod registry;

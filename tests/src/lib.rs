@@ -386,6 +386,20 @@ impl TestApi {
         (status, body)
     }
 
+    /// Every item of a paged list (docs/conventions.md#paging): the pages of `path`, following
+    /// each answer's `Link: <…>; rel="next"` to the end.
+    pub async fn list_all(&self, path: &str, token: &str) -> Vec<Value> {
+        let mut items = Vec::new();
+        let mut next = Some(path.to_owned());
+        while let Some(path) = next.take() {
+            let (status, headers, body) = self.call(reqwest::Method::GET, &path, Some(token), None).await;
+            assert_eq!(status, 200, "GET {path}: {body}");
+            items.extend(body.as_array().unwrap_or_else(|| panic!("GET {path}: not an array: {body}")).iter().cloned());
+            next = next_page(&headers).map(|url| url.strip_prefix(&self.base).expect("a link of this API").to_owned());
+        }
+        items
+    }
+
     /// The store calls the server made while `request` ran, with their sequential depth; run
     /// one request at a time.
     pub async fn round_trips<T>(&self, request: impl Future<Output = T>) -> (RoundTrips, T) {
@@ -558,6 +572,13 @@ impl TestApiBuilder<'_> {
             router,
         }
     }
+}
+
+/// The URL of a paged list's next page: the `Link` header's `rel="next"` target.
+pub fn next_page(headers: &reqwest::header::HeaderMap) -> Option<String> {
+    let link = headers.get(reqwest::header::LINK)?.to_str().ok()?;
+    let (target, params) = link.split_once(';')?;
+    (params.trim() == "rel=\"next\"").then(|| target.trim().trim_start_matches('<').trim_end_matches('>').to_owned())
 }
 
 /// Asserts the spec's error body: `{statusCode, message, errors?}` with the given status.

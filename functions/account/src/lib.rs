@@ -7,6 +7,7 @@ pub mod notifications;
 
 use axum::Json;
 use axum::extract::State;
+use axum::response::{IntoResponse, Response};
 use cursor::Position;
 use notifications::{Notification, NotificationRecord, TimelineEntry, UnreadEntry};
 use serde::{Deserialize, Serialize};
@@ -19,6 +20,7 @@ use workapi_kit::entity::Entity;
 use workapi_kit::function::{Function, Needs, Route};
 use workapi_kit::http::Success;
 use workapi_kit::openapi::ApiTag;
+use workapi_kit::paging::{PageParams, Paging, with_link};
 use workapi_kit::request::{Path, Query, deserialize_str};
 use workapi_kit::{ApiError, ApiResult, AppState, Caller};
 
@@ -44,8 +46,6 @@ fn api() -> OpenApiRouter<AppState> {
 
 /// Page size of the list when `limit` is absent.
 pub const DEFAULT_PAGE_SIZE: u32 = 25;
-/// Largest page the list returns.
-pub const MAX_PAGE_SIZE: u32 = 100;
 
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -55,13 +55,6 @@ struct ListParams {
     #[serde(default, deserialize_with = "flag")]
     #[param(value_type = Option<bool>, example = true)]
     unread_only: Option<bool>,
-    /// Page size, 1 to 100 (default 25)
-    #[serde(default, deserialize_with = "page_size")]
-    #[param(value_type = Option<u32>, minimum = 1, maximum = 100, example = 25)]
-    limit: Option<u32>,
-    /// `nextCursor` of the previous page; absent for the first page
-    #[param(example = "MjAyNi0xMS0yNFQwOTozMDowMC4wMDBaIzBiN2MxYTUyLTRhNGUtNGYwZS05YTU3LTJmMWQyYjNjNGQ1ZQ")]
-    cursor: Option<String>,
 }
 
 fn flag<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<bool>, D::Error> {
@@ -69,12 +62,6 @@ fn flag<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<bool
         "true" => Some(Some(true)),
         "false" => Some(Some(false)),
         _ => None,
-    })
-}
-
-fn page_size<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u32>, D::Error> {
-    deserialize_str(deserializer, "an integer from 1 to 100", |s| {
-        s.parse::<u32>().ok().filter(|n| (1..=MAX_PAGE_SIZE).contains(n)).map(Some)
     })
 }
 
@@ -118,33 +105,33 @@ pub struct UnreadCount {
 /// unread ones. Every page carries the caller's exact unread count. In imposter mode, the
 /// impersonated user's notifications.
 #[utoipa::path(get, path = "/account/notifications", operation_id = "listNotifications", tag = "account",
-    params(ListParams),
+    params(ListParams, PageParams),
     responses((status = 200, description = "One page of notifications, newest first", body = NotificationPage)))]
 async fn list_notifications(
     State(state): State<AppState>,
     caller: Caller,
     Query(params): Query<ListParams>,
-) -> ApiResult<Json<NotificationPage>> {
+    paging: Paging,
+) -> ApiResult<Response> {
     caller.authorize(Requirement::Member)?;
-    let after = match params.cursor.as_deref() {
+    let after = match paging.raw_cursor() {
         None => None,
         Some(text) => Some(
             Position::decode(text).ok_or_else(|| ApiError::field("cursor", "cursor is not a cursor of this list"))?,
         ),
     };
     let scope = (caller.keys(), caller.user.id);
-    let limit = params.limit.unwrap_or(DEFAULT_PAGE_SIZE);
+    let limit = paging.limit_or(DEFAULT_PAGE_SIZE);
     let store = state.store();
     let (page, unread_count) = tokio::join!(
         notifications::list(store, scope, params.unread_only.unwrap_or(false), limit, after.as_ref()),
         notifications::unread_count(store, scope),
     );
     let page = page?;
-    Ok(Json(NotificationPage {
-        items: page.items,
-        next_cursor: page.next.as_ref().map(Position::encode),
-        unread_count: unread_count?,
-    }))
+    let next_cursor = page.next.as_ref().map(Position::encode);
+    let link = next_cursor.as_deref().map(|cursor| paging.next_link(cursor));
+    let body = NotificationPage { items: page.items, next_cursor, unread_count: unread_count? };
+    Ok(with_link(Json(body).into_response(), link))
 }
 
 /// Count my unread notifications

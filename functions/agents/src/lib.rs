@@ -29,6 +29,7 @@ use workapi_kit::entity::Entity;
 use workapi_kit::function::{Function, Grant, Needs, Resource, Route};
 use workapi_kit::idempotency::{Answer, Idempotency, idempotent};
 use workapi_kit::openapi::ApiTag;
+use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
 use workapi_kit::projection::Projection;
 use workapi_kit::request::{Body, Path, Query};
 use workapi_kit::secrets::SecretStore;
@@ -121,9 +122,9 @@ struct ProjectFilter {
 ///
 /// The workspace's agents, ordered by name, each saying whether managed-provider settings
 /// are saved for it. For employees of the workspace.
-#[utoipa::path(get, path = "/agents", operation_id = "listAgents", tag = "agents",
+#[utoipa::path(get, path = "/agents", operation_id = "listAgents", tag = "agents", params(PageParams),
     responses((status = 200, description = "The agents, ordered by name", body = [Agent])))]
-async fn list_agents(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Vec<Agent>>> {
+async fn list_agents(State(state): State<AppState>, caller: Caller, paging: Paging) -> ApiResult<Paged<Agent>> {
     caller.authorize(Requirement::Employee)?;
     let store = state.store();
     let (agents, settings) = tokio::join!(
@@ -135,28 +136,24 @@ async fn list_agents(State(state): State<AppState>, caller: Caller) -> ApiResult
     for agent in &mut agents {
         agent.managed_provider_configured = configured.contains(&agent.id);
     }
-    agents.sort_by_cached_key(|a| (a.name.to_lowercase(), a.id));
-    Ok(Json(agents))
+    paging.window(agents, |a| OrderKey::new().name(&a.name).id(a.id))?.answer()
 }
 
 /// List saved provider API keys
 ///
 /// The provider keys saved in the workspace (their ids go in `providerApiKeyId`), with their
 /// labels and, for long keys, the last four characters. The keys themselves are never returned.
-#[utoipa::path(get, path = "/agents/provider-api-keys", operation_id = "listProviderApiKeys", tag = "agents",
+#[utoipa::path(get, path = "/agents/provider-api-keys", operation_id = "listProviderApiKeys", tag = "agents", params(PageParams),
     responses((status = 200, description = "The saved keys, ordered by label", body = [ProviderApiKeyView])))]
 async fn list_provider_api_keys(
     State(state): State<AppState>,
     caller: Caller,
-) -> ApiResult<Json<Vec<ProviderApiKeyView>>> {
+    paging: Paging,
+) -> ApiResult<Paged<ProviderApiKeyView>> {
     caller.authorize(MANAGE)?;
-    let mut keys: Vec<ProviderApiKeyView> = records::list::<ProviderApiKey>(state.store(), caller.keys())
-        .await?
-        .into_iter()
-        .map(ProviderApiKeyView::from)
-        .collect();
-    keys.sort_by_cached_key(|k| (k.label.to_lowercase(), k.id));
-    Ok(Json(keys))
+    let keys = records::list::<ProviderApiKey>(state.store(), caller.keys()).await?;
+    let keys = keys.into_iter().map(ProviderApiKeyView::from);
+    paging.window(keys, |k| OrderKey::new().name(&k.label).id(k.id))?.answer()
 }
 
 /// Read an agent's managed-provider settings
@@ -237,17 +234,20 @@ async fn save_project_overrides(
 ///
 /// The overrides saved for the project, one per agent. Needs access to the project.
 #[utoipa::path(get, path = "/agents/project-agent-provider-settings", operation_id = "listProjectAgentProviderSettings",
-    tag = "agents", params(ProjectFilter),
+    tag = "agents", params(ProjectFilter, PageParams),
     responses((status = 200, description = "The project's overrides", body = [ProjectAgentProviderSettings])))]
 async fn list_project_overrides(
     State(state): State<AppState>,
     caller: Caller,
     Query(filter): Query<ProjectFilter>,
-) -> ApiResult<Json<Vec<ProjectAgentProviderSettings>>> {
+    paging: Paging,
+) -> ApiResult<Paged<ProjectAgentProviderSettings>> {
     caller.authorize(Requirement::Member)?;
     let store = state.store();
     project::accessible(store, caller.viewer(), filter.project_id).await?;
-    Ok(Json(project_settings::list(store, caller.keys(), filter.project_id).await?))
+    let overrides = project_settings::list(store, caller.keys(), filter.project_id).await?;
+    // By agent, as the store keeps them.
+    paging.window(overrides, |o| OrderKey::new().id(o.agent_id))?.answer()
 }
 
 /// Create a skill
@@ -275,11 +275,12 @@ async fn create_skill(
 /// List skills
 ///
 /// The workspace's skills, ordered by name. For employees of the workspace.
-#[utoipa::path(get, path = "/agents/skills", operation_id = "listAgentSkills", tag = "agents",
+#[utoipa::path(get, path = "/agents/skills", operation_id = "listAgentSkills", tag = "agents", params(PageParams),
     responses((status = 200, description = "The skills, ordered by name", body = [Skill])))]
-async fn list_skills(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Vec<Skill>>> {
+async fn list_skills(State(state): State<AppState>, caller: Caller, paging: Paging) -> ApiResult<Paged<Skill>> {
     caller.authorize(Requirement::Employee)?;
-    Ok(Json(skills::list(state.store(), caller.keys()).await?.iter().map(Skill::from).collect()))
+    let skills = skills::list(state.store(), caller.keys()).await?;
+    paging.window(skills, skills::order)?.map(|s| Skill::from(&s)).answer()
 }
 
 /// Read a skill

@@ -10,6 +10,7 @@ use uuid::Uuid;
 use workapi_kit::entity::{self, Attempt, Change, Created, Entity, EntityError, Versioned};
 use workapi_kit::idempotency::Answer;
 use workapi_kit::input::{Input, Integer, MultilineText, Patch, Text};
+use workapi_kit::paging::OrderKey;
 use workapi_kit::{ApiError, ApiResult};
 use workapi_richtext::{self as richtext, Doc};
 use workapi_store::clock;
@@ -251,10 +252,15 @@ fn not_found() -> ApiError {
     ApiError::not_found("Skill not found")
 }
 
+/// A skill's place in the list: by name, case-insensitively, then id.
+pub fn order(skill: &SkillRecord) -> OrderKey {
+    OrderKey::new().name(&skill.name).id(skill.id)
+}
+
 /// Skills ordered by name.
 pub async fn list(store: &dyn Store, keys: WsKeys) -> ApiResult<Vec<SkillRecord>> {
     let mut skills = records::list::<SkillRecord>(store, keys).await?;
-    skills.sort_by_cached_key(|s| (s.name.to_lowercase(), s.id));
+    skills.sort_by_cached_key(order);
     Ok(skills)
 }
 

@@ -4,7 +4,6 @@
 
 use crate::ProjectPath;
 use crate::periods::{self, Period};
-use axum::Json;
 use axum::extract::State;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -15,6 +14,7 @@ use workapi_domain::billing::{self, IssuedInvoiceRecord, SupportContingentRecord
 use workapi_domain::money;
 use workapi_domain::permissions::Requirement;
 use workapi_domain::project;
+use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
 use workapi_kit::request::Path;
 use workapi_kit::{ApiResult, AppState, Caller};
 
@@ -186,8 +186,9 @@ pub fn balance(
 }
 
 /// Active first, then by fromDate (then title and id, so the order is total).
-pub fn sort(all: &mut [SupportContingent]) {
-    all.sort_by(|a, b| (!a.is_active, a.from_date, &a.title, a.id).cmp(&(!b.is_active, b.from_date, &b.title, b.id)));
+pub fn order(contingent: &SupportContingent) -> OrderKey {
+    let inactive = i64::from(!contingent.is_active);
+    OrderKey::new().int(inactive).text(contingent.from_date.to_string()).text(&contingent.title).id(contingent.id)
 }
 
 /// List a project's support contingents
@@ -198,13 +199,14 @@ pub fn sort(all: &mut [SupportContingent]) {
 /// contingents), the unbilled hours booked on the project's tasks in it, and what remains.
 /// Active contingents first, then by fromDate. Needs access to the project.
 #[utoipa::path(get, path = "/projects/{projectId}/support-contingents", operation_id = "listSupportContingents",
-    tag = "billing", params(ProjectPath),
+    tag = "billing", params(ProjectPath, PageParams),
     responses((status = 200, description = "The project's support contingents, active first", body = [SupportContingent])))]
 pub async fn list_support_contingents(
     State(state): State<AppState>,
     caller: Caller,
     Path(path): Path<ProjectPath>,
-) -> ApiResult<Json<Vec<SupportContingent>>> {
+    paging: Paging,
+) -> ApiResult<Paged<SupportContingent>> {
     caller.authorize(Requirement::Member)?;
     let store = state.store();
     let record = project::accessible(store, caller.viewer(), path.project_id).await?;
@@ -217,9 +219,8 @@ pub async fn list_support_contingents(
     let time: Vec<(Date, Decimal)> =
         unbilled.iter().filter(|e| e.quotation.is_none()).map(|e| (e.entry.date, e.entry.hours)).collect();
     let today = crate::business_today(&caller);
-    let mut all: Vec<SupportContingent> = contingents.iter().map(|c| balance(c, today, &invoices, &time)).collect();
-    sort(&mut all);
-    Ok(Json(all))
+    let all = contingents.iter().map(|c| balance(c, today, &invoices, &time));
+    paging.window(all, order)?.answer()
 }
 
 #[cfg(test)]
@@ -386,7 +387,7 @@ mod tests {
         let mut first = contingent(1, 1, false, None);
         first.id = Uuid::from_u128(3);
         let mut all: Vec<_> = [&early, &late, &first].iter().map(|c| balance(c, today, &[], &[])).collect();
-        sort(&mut all);
+        all.sort_by_cached_key(order);
         assert_eq!(all.iter().map(|c| c.id.as_u128()).collect::<Vec<_>>(), [3, 2, 1]);
     }
 }

@@ -5,7 +5,6 @@
 
 use crate::ProjectPath;
 use crate::periods::{self, BillingPeriod, MAX_BILLING_MONTHS};
-use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use rust_decimal::Decimal;
@@ -20,6 +19,7 @@ use workapi_domain::project::{self, ProjectScope};
 use workapi_kit::entity::{self, Entity};
 use workapi_kit::idempotency::{Answer, Idempotency};
 use workapi_kit::input::{self, At, DateOnly, Errors, Input, Integer, Text};
+use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
 use workapi_kit::request::{Body, Path};
 use workapi_kit::{ApiResult, AppState, Caller};
 use workapi_store::clock;
@@ -157,6 +157,11 @@ impl Entity for SubscriptionBillingRecord {
     }
 }
 
+/// A billing's place in the project's list: by creation, then id.
+pub fn order(billing: &SubscriptionBilling) -> OrderKey {
+    OrderKey::new().text(billing.created_at.clone()).id(billing.id)
+}
+
 /// A project's subscription billings, by creation (then id).
 pub async fn list(store: &dyn Store, scope: ProjectScope) -> ApiResult<Vec<SubscriptionBilling>> {
     let query = Query::table(project::partition(scope)).begins_with(SubscriptionBillingRecord::PREFIX);
@@ -165,7 +170,7 @@ pub async fn list(store: &dyn Store, scope: ProjectScope) -> ApiResult<Vec<Subsc
         .into_iter()
         .map(|i| entity::from_item::<SubscriptionBillingRecord>(i).map(|r| r.billing))
         .collect::<Result<Vec<_>, _>>()?;
-    all.sort_by(|a, b| (&a.created_at, a.id).cmp(&(&b.created_at, b.id)));
+    all.sort_by_cached_key(order);
     Ok(all)
 }
 
@@ -332,16 +337,17 @@ pub async fn create_subscription_billing(
 ///
 /// Every subscription billing of the project with its rows, oldest first.
 #[utoipa::path(get, path = "/projects/{projectId}/subscription-billings", operation_id = "listSubscriptionBillings",
-    tag = "billing", params(ProjectPath),
-    responses((status = 200, description = "The project's subscription billings", body = [SubscriptionBilling])))]
+    tag = "billing", params(ProjectPath, PageParams),
+    responses((status = 200, description = "The project's subscription billings, by creation", body = [SubscriptionBilling])))]
 pub async fn list_subscription_billings(
     State(state): State<AppState>,
     caller: Caller,
     Path(path): Path<ProjectPath>,
-) -> ApiResult<Json<Vec<SubscriptionBilling>>> {
+    paging: Paging,
+) -> ApiResult<Paged<SubscriptionBilling>> {
     caller.authorize(Requirement::Member)?;
     let record = project::accessible(state.store(), caller.viewer(), path.project_id).await?;
-    Ok(Json(list(state.store(), (caller.keys(), record.project.id)).await?))
+    paging.window(list(state.store(), (caller.keys(), record.project.id)).await?, order)?.answer()
 }
 
 #[cfg(test)]

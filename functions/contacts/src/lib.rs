@@ -2,7 +2,6 @@
 //! of kind `organizationMember` (spec §1's `contacts` tag; docs/projects.md). Its own function
 //! because the spec groups operations by tag and `/contacts` is its own path prefix.
 
-use axum::Json;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
@@ -15,6 +14,7 @@ use workapi_domain::permissions::Requirement;
 use workapi_kit::entity::Entity;
 use workapi_kit::function::{Function, Needs, Route};
 use workapi_kit::openapi::ApiTag;
+use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
 use workapi_kit::request::Query;
 use workapi_kit::{ApiError, ApiResult, AppState, Caller};
 
@@ -77,13 +77,14 @@ struct ContactFilter {
 ///
 /// The contacts of the workspace's customer organizations (active and inactive), or of one
 /// organization, ordered by name. For employees of the workspace only.
-#[utoipa::path(get, path = "/contacts", operation_id = "listContacts", tag = "contacts", params(ContactFilter),
+#[utoipa::path(get, path = "/contacts", operation_id = "listContacts", tag = "contacts", params(ContactFilter, PageParams),
     responses((status = 200, description = "The contacts, by name", body = [Contact])))]
 async fn list_contacts(
     State(state): State<AppState>,
     caller: Caller,
     Query(filter): Query<ContactFilter>,
-) -> ApiResult<Json<Vec<Contact>>> {
+    paging: Paging,
+) -> ApiResult<Paged<Contact>> {
     caller.authorize(Requirement::Employee)?;
     let store = state.store();
     if let Some(id) = filter.organization_id
@@ -91,14 +92,13 @@ async fn list_contacts(
     {
         return Err(ApiError::not_found("Organization not found"));
     }
-    let mut contacts: Vec<Contact> = identity::list_users(store, caller.workspace_id)
+    let contacts: Vec<Contact> = identity::list_users(store, caller.workspace_id)
         .await?
         .iter()
         .filter_map(contact_of)
         .filter(|c| filter.organization_id.is_none_or(|id| c.organization_id == id))
         .collect();
-    contacts.sort_by_cached_key(|c| (c.name.to_lowercase(), c.id));
-    Ok(Json(contacts))
+    paging.window(contacts, |c| OrderKey::new().name(&c.name).id(c.id))?.answer()
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ use workapi_kit::entity::Entity;
 use workapi_kit::function::{Function, Needs, Route};
 use workapi_kit::input::{EditorText, Input, List, Patch};
 use workapi_kit::openapi::ApiTag;
+use workapi_kit::paging::{PageParams, Paged, Paging};
 use workapi_kit::request::{Body, Path};
 use workapi_kit::{ApiError, ApiResult, AppState, Caller};
 
@@ -129,12 +130,16 @@ fn references_of(change: &SettingsChange) -> references::References {
 ///
 /// The workspace's mail accounts by address, each with its helpdesk settings while helpdesk
 /// is enabled for it.
-#[utoipa::path(get, path = "/helpdesk/email-accounts", operation_id = "listEmailAccounts", tag = "helpdesk",
+#[utoipa::path(get, path = "/helpdesk/email-accounts", operation_id = "listEmailAccounts", tag = "helpdesk", params(PageParams),
     responses((status = 200, description = "The mail accounts, by address", body = [EmailAccount])))]
-async fn list_accounts(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Vec<EmailAccount>>> {
+async fn list_accounts(
+    State(state): State<AppState>,
+    caller: Caller,
+    paging: Paging,
+) -> ApiResult<Paged<EmailAccount>> {
     caller.authorize(MANAGE)?;
     let accounts = store::list(state.store(), caller.keys()).await?;
-    Ok(Json(accounts.iter().map(MailAccountRecord::view).collect()))
+    paging.window(accounts, store::order)?.map(|a| a.view()).answer()
 }
 
 /// Get an email account

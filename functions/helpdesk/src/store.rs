@@ -5,6 +5,7 @@
 use crate::account::{self, MailAccountRecord, PULL_SCHEDULE_GSI1PK, SettingsChange};
 use uuid::Uuid;
 use workapi_kit::entity::{self, Change, Entity};
+use workapi_kit::paging::OrderKey;
 use workapi_kit::{ApiError, ApiResult};
 use workapi_store::keys::WsKeys;
 use workapi_store::{Condition, Query, Store, StoreError, StoreResult, query_all};
@@ -17,12 +18,17 @@ fn not_found() -> ApiError {
     ApiError::not_found("Email account not found")
 }
 
+/// An account's place in the list: by e-mail address, case-insensitively, then id.
+pub fn order(account: &MailAccountRecord) -> OrderKey {
+    OrderKey::new().name(&account.email).id(account.id)
+}
+
 /// Every mail account of the workspace, by e-mail address.
 pub async fn list(store: &dyn Store, keys: WsKeys) -> ApiResult<Vec<MailAccountRecord>> {
     let query = Query::table(keys.root_pk()).begins_with(<MailAccountRecord as Entity>::PREFIX);
     let mut accounts: Vec<MailAccountRecord> =
         query_all(store, query).await?.into_iter().map(entity::from_item).collect::<StoreResult<_>>()?;
-    accounts.sort_by_cached_key(|a| (a.email.to_lowercase(), a.id));
+    accounts.sort_by_cached_key(order);
     Ok(accounts)
 }
 

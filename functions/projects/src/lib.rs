@@ -23,6 +23,7 @@ use workapi_kit::entity::{Entity, SEQUENCE};
 use workapi_kit::function::{Function, Needs, Route};
 use workapi_kit::idempotency::idempotent;
 use workapi_kit::openapi::ApiTag;
+use workapi_kit::paging::{PageParams, Paged, Paging};
 use workapi_kit::request::Path;
 use workapi_kit::{ApiResult, AppState, Caller};
 
@@ -86,11 +87,11 @@ pub struct ProjectPath {
 ///
 /// The projects the caller may access (a member of, or every project with `Projects.viewAll`),
 /// ordered by name.
-#[utoipa::path(get, path = "/projects", operation_id = "listProjects", tag = "projects",
+#[utoipa::path(get, path = "/projects", operation_id = "listProjects", tag = "projects", params(PageParams),
     responses((status = 200, description = "The projects the caller may access, by name", body = [Project])))]
-async fn list_projects(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Vec<Project>>> {
+async fn list_projects(State(state): State<AppState>, caller: Caller, paging: Paging) -> ApiResult<Paged<Project>> {
     caller.authorize(Requirement::Member)?;
-    Ok(Json(project::list_accessible(state.store(), caller.viewer()).await?))
+    paging.window(project::list_accessible(state.store(), caller.viewer()).await?, project::order)?.answer()
 }
 
 /// Get a project
@@ -112,17 +113,19 @@ async fn get_project(
 ///
 /// The categories a manual position of the project may name, ordered by name.
 #[utoipa::path(get, path = "/projects/{projectId}/manual-position-categories",
-    operation_id = "listManualPositionCategories", tag = "projects", params(ProjectPath),
+    operation_id = "listManualPositionCategories", tag = "projects", params(ProjectPath, PageParams),
     responses((status = 200, description = "The project's manual-position categories, by name",
         body = [ManualPositionCategory])))]
 async fn list_manual_position_categories(
     State(state): State<AppState>,
     caller: Caller,
     Path(path): Path<ProjectPath>,
-) -> ApiResult<Json<Vec<ManualPositionCategory>>> {
+    paging: Paging,
+) -> ApiResult<Paged<ManualPositionCategory>> {
     caller.authorize(Requirement::Member)?;
     let record = project::accessible(state.store(), caller.viewer(), path.project_id).await?;
-    Ok(Json(project::list_categories(state.store(), (caller.keys(), record.project.id)).await?))
+    let categories = project::list_categories(state.store(), (caller.keys(), record.project.id)).await?;
+    paging.window(categories, project::category_order)?.answer()
 }
 
 /// List a project's tasks
@@ -130,15 +133,16 @@ async fn list_manual_position_categories(
 /// The project's tasks, by shortNumber, with their estimates, hour rates and products. Tasks
 /// are read through an index: one seeded a moment ago may take a moment to appear.
 #[utoipa::path(get, path = "/projects/{projectId}/tasks", operation_id = "listProjectTasks", tag = "projects",
-    params(ProjectPath),
+    params(ProjectPath, PageParams),
     responses((status = 200, description = "The project's tasks, by shortNumber", body = [Task])))]
 async fn list_tasks(
     State(state): State<AppState>,
     caller: Caller,
     Path(path): Path<ProjectPath>,
-) -> ApiResult<Json<Vec<Task>>> {
+    paging: Paging,
+) -> ApiResult<Paged<Task>> {
     caller.authorize(Requirement::Member)?;
     let record = project::accessible(state.store(), caller.viewer(), path.project_id).await?;
     let tasks = task::list_for_project(state.store(), caller.keys(), record.project.id).await?;
-    Ok(Json(tasks.iter().map(|t| t.to_response(&record.project)).collect()))
+    paging.window(tasks, task::order)?.map(|t| t.to_response(&record.project)).answer()
 }

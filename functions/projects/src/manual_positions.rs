@@ -3,7 +3,6 @@
 //! (`entity::append_at_end`), so concurrent creates get distinct consecutive values.
 
 use crate::ProjectPath;
-use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use rust_decimal::Decimal;
@@ -15,6 +14,7 @@ use workapi_domain::project::{self, ProjectScope};
 use workapi_kit::entity::{self, Entity};
 use workapi_kit::idempotency::{Answer, Idempotency};
 use workapi_kit::input::{self, At, Checked, EditorText, Errors, Input, Patch, Text};
+use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
 use workapi_kit::projection::Projection;
 use workapi_kit::request::{Body, Path};
 use workapi_kit::{ApiResult, AppState, Caller};
@@ -190,6 +190,11 @@ pub fn check_discount(discount_type: DiscountType, amount: Decimal) -> Result<()
     }
 }
 
+/// A position's place in the project's list: by `sort`, then id.
+pub fn order(position: &ManualPosition) -> OrderKey {
+    OrderKey::new().int(position.sort.into()).id(position.id)
+}
+
 /// A project's manual positions, by `sort`.
 pub async fn list(store: &dyn Store, scope: ProjectScope) -> ApiResult<Vec<ManualPosition>> {
     let query = Query::table(project::partition(scope)).begins_with(ManualPositionRecord::PREFIX);
@@ -198,7 +203,7 @@ pub async fn list(store: &dyn Store, scope: ProjectScope) -> ApiResult<Vec<Manua
         .into_iter()
         .map(|i| entity::from_item::<ManualPositionRecord>(i).map(|r| r.to_response()))
         .collect::<Result<Vec<_>, _>>()?;
-    all.sort_by_key(|p| (p.sort, p.id));
+    all.sort_by_cached_key(order);
     Ok(all)
 }
 
@@ -251,16 +256,17 @@ pub async fn create(
 ///
 /// The project's manual positions, by `sort` (lower first).
 #[utoipa::path(get, path = "/projects/{projectId}/manual-positions", operation_id = "listManualPositions",
-    tag = "projects", params(ProjectPath),
+    tag = "projects", params(ProjectPath, PageParams),
     responses((status = 200, description = "The project's manual positions, by sort", body = [ManualPosition])))]
 pub async fn list_manual_positions(
     State(state): State<AppState>,
     caller: Caller,
     Path(path): Path<ProjectPath>,
-) -> ApiResult<Json<Vec<ManualPosition>>> {
+    paging: Paging,
+) -> ApiResult<Paged<ManualPosition>> {
     caller.authorize(Requirement::Member)?;
     let record = project::accessible(state.store(), caller.viewer(), path.project_id).await?;
-    Ok(Json(list(state.store(), (caller.keys(), record.project.id)).await?))
+    paging.window(list(state.store(), (caller.keys(), record.project.id)).await?, order)?.answer()
 }
 
 /// Create a manual position

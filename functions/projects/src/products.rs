@@ -3,7 +3,6 @@
 //! the subscription terms. Editing the catalog afterwards does not change it.
 
 use crate::ProjectPath;
-use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
@@ -16,6 +15,7 @@ use workapi_kit::entity::{self, Entity};
 use workapi_kit::http::Success;
 use workapi_kit::idempotency::{Answer, Idempotency};
 use workapi_kit::input::{self, At, Checked, DateOnly, Errors, Field, Input, Integer, List, Patch, SchemaRef, Schemas};
+use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
 use workapi_kit::projection::{Projection, SuccessProjection};
 use workapi_kit::request::{Body, Path};
 use workapi_kit::{ApiError, ApiResult, AppState, Caller};
@@ -452,16 +452,22 @@ pub async fn import(
     Ok(record.id)
 }
 
+/// A product's place in the project's list: oldest import first, then id.
+pub fn order(product: &ProjectProduct) -> OrderKey {
+    OrderKey::new().text(product.created_at.clone()).id(product.id)
+}
+
 /// A project's products, oldest import first.
 pub async fn list(store: &dyn Store, scope: project::ProjectScope) -> ApiResult<Vec<ProjectProduct>> {
     let query = Query::table(project::partition(scope)).begins_with(ProjectProductRecord::PREFIX);
-    let mut all = query_all(store, query)
+    let all = query_all(store, query)
         .await?
         .into_iter()
         .map(entity::from_item::<ProjectProductRecord>)
         .collect::<Result<Vec<_>, _>>()?;
-    all.sort_by(|a, b| (&a.created_at, a.id).cmp(&(&b.created_at, b.id)));
-    Ok(all.iter().map(ProjectProduct::from).collect())
+    let mut all: Vec<ProjectProduct> = all.iter().map(ProjectProduct::from).collect();
+    all.sort_by_cached_key(order);
+    Ok(all)
 }
 
 /// Import a catalog product
@@ -494,16 +500,17 @@ pub async fn import_product(
 /// The catalog products imported into the project, oldest first, each with its copy of the
 /// catalog product.
 #[utoipa::path(get, path = "/projects/{projectId}/products", operation_id = "listProjectProducts",
-    tag = "projects", params(ProjectPath),
+    tag = "projects", params(ProjectPath, PageParams),
     responses((status = 200, description = "The project's products, oldest first", body = [ProjectProduct])))]
 pub async fn list_products(
     State(state): State<AppState>,
     caller: Caller,
     Path(path): Path<ProjectPath>,
-) -> ApiResult<Json<Vec<ProjectProduct>>> {
+    paging: Paging,
+) -> ApiResult<Paged<ProjectProduct>> {
     caller.authorize(Requirement::Member)?;
     let record = project::accessible(state.store(), caller.viewer(), path.project_id).await?;
-    Ok(Json(list(state.store(), (caller.keys(), record.project.id)).await?))
+    paging.window(list(state.store(), (caller.keys(), record.project.id)).await?, order)?.answer()
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use workapi_kit::function::{Function, Needs, Route};
 use workapi_kit::idempotency::{Answer, Idempotency, idempotent};
 use workapi_kit::input::{Input, Nullable, Text};
 use workapi_kit::openapi::ApiTag;
+use workapi_kit::paging::{PageParams, Paged, Paging};
 use workapi_kit::projection::Projection;
 use workapi_kit::request::{Body, Path};
 use workapi_kit::{ApiResult, AppState, Caller};
@@ -94,15 +95,17 @@ struct SaveColorBody {
 /// List tags
 ///
 /// The live (not deleted) tags of the type, ordered by name.
-#[utoipa::path(get, path = "/tags/{type}", operation_id = "listTags", tag = "tags", params(TypePath),
+#[utoipa::path(get, path = "/tags/{type}", operation_id = "listTags", tag = "tags", params(TypePath, PageParams),
     responses((status = 200, description = "Live tags of the type, ordered by name", body = [Tag])))]
 async fn list_tags(
     State(state): State<AppState>,
     caller: Caller,
     Path(path): Path<TypePath>,
-) -> ApiResult<axum::Json<Vec<Tag>>> {
+    paging: Paging,
+) -> ApiResult<Paged<Tag>> {
     caller.authorize(workapi_domain::permissions::Requirement::Member)?;
-    Ok(axum::Json(store::list_live(state.store(), (caller.keys(), path.tag_type)).await?))
+    let tags = store::list_live(state.store(), (caller.keys(), path.tag_type)).await?;
+    paging.window(tags, store::order)?.answer()
 }
 
 /// Create a tag

@@ -10,6 +10,7 @@ pub use workapi_domain::tag::Tag;
 use workapi_domain::tag::{Scope, TagRecord, key as tag_key, partition};
 use workapi_kit::entity::{self, Attempt, Change, Entity};
 use workapi_kit::idempotency::Answer;
+use workapi_kit::paging::OrderKey;
 use workapi_kit::{ApiError, ApiResult};
 use workapi_store::clock;
 use workapi_store::{Condition, Key, Query, Store, StoreError, TxOp, Update, query_all};
@@ -98,6 +99,11 @@ pub async fn create_or_get(
     .await
 }
 
+/// A tag's place in its list: by name, case-insensitively, then id.
+pub fn order(tag: &Tag) -> OrderKey {
+    OrderKey::new().text(fold_name(&tag.name)).id(tag.id)
+}
+
 /// Live tags of a type, ordered by name (case-insensitive).
 pub async fn list_live(store: &dyn Store, scope: Scope) -> ApiResult<Vec<Tag>> {
     let query = Query::table(partition(scope)).begins_with(TagRecord::PREFIX);
@@ -108,7 +114,7 @@ pub async fn list_live(store: &dyn Store, scope: Scope) -> ApiResult<Vec<Tag>> {
             tags.push(record.tag);
         }
     }
-    tags.sort_by_cached_key(|t| (fold_name(&t.name), t.id));
+    tags.sort_by_cached_key(order);
     Ok(tags)
 }
 

@@ -19,6 +19,7 @@ use workapi_domain::task::{self, TaskIdentifier, TaskScope};
 use workapi_kit::entity::{self, Attempt};
 use workapi_kit::idempotency::{Answer, Idempotency};
 use workapi_kit::input::{EditorText, Input, Language, Patch};
+use workapi_kit::paging::{PageParams, Paged, Paging};
 use workapi_kit::projection::{Projected, Projection};
 use workapi_kit::request::{Body, Path};
 use workapi_kit::{ApiError, ApiResult, AppState, Caller};
@@ -164,17 +165,18 @@ pub async fn create_quotation(
 ///
 /// Every quotation of the task, by shortNumber.
 #[utoipa::path(get, path = "/tasks/{identifier}/express-quotations", operation_id = "listExpressQuotations",
-    tag = "tasks", params(TaskPath),
+    tag = "tasks", params(TaskPath, PageParams),
     responses((status = 200, description = "The task's quotations, by shortNumber", body = [ExpressQuotation])))]
 pub async fn list_quotations(
     State(state): State<AppState>,
     caller: Caller,
     Path(path): Path<TaskPath>,
-) -> ApiResult<Json<Vec<ExpressQuotation>>> {
+    paging: Paging,
+) -> ApiResult<Paged<ExpressQuotation>> {
     caller.authorize(Requirement::Member)?;
     let (task, _) = task::accessible(state.store(), caller.viewer(), path.identifier).await?;
     let all = quotation::list(state.store(), (caller.keys(), task.id)).await?;
-    Ok(Json(all.iter().map(ExpressQuotationRecord::to_response).collect()))
+    paging.window(all, quotation::order)?.map(|q| q.to_response()).answer()
 }
 
 /// Get an express quotation

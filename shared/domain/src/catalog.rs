@@ -9,6 +9,7 @@ use workapi_richtext::Doc;
 use workapi_store::entity::{self, Entity, IndexKey};
 use workapi_store::keys::WsKeys;
 use workapi_store::{Key, Query, Store, StoreResult, query_all};
+use workapi_wire::order::OrderKey;
 
 /// A catalog category. Seeded (docs/seed.md); the API only reads it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -37,11 +38,21 @@ pub async fn get_category(store: &dyn Store, keys: WsKeys, id: Uuid) -> StoreRes
     entity::get(store, &category_key(keys, id)).await
 }
 
+/// A category's place in its list: by name, case-insensitively, then id.
+pub fn category_order(category: &CatalogCategory) -> OrderKey {
+    OrderKey::new().name(&category.name).id(category.id)
+}
+
+/// A product's place in its list: by name, case-insensitively, then id.
+pub fn product_order(product: &ProductRecord) -> OrderKey {
+    OrderKey::new().name(&product.name).id(product.id)
+}
+
 /// Every catalog category, ordered by name.
 pub async fn list_categories(store: &dyn Store, keys: WsKeys) -> StoreResult<Vec<CatalogCategory>> {
     let items = query_all(store, Query::table(keys.root_pk()).begins_with(CatalogCategory::PREFIX)).await?;
     let mut all = items.into_iter().map(entity::from_item).collect::<StoreResult<Vec<CatalogCategory>>>()?;
-    all.sort_by_cached_key(|c| (c.name.to_lowercase(), c.id));
+    all.sort_by_cached_key(category_order);
     Ok(all)
 }
 
@@ -225,7 +236,7 @@ pub async fn list_products(
         None => Query::table(keys.root_pk()).begins_with(ProductRecord::PREFIX),
     };
     let mut all = query_all(store, query).await?.into_iter().map(entity::from_item).collect::<StoreResult<Vec<_>>>()?;
-    all.sort_by_cached_key(|p: &ProductRecord| (p.name.to_lowercase(), p.id));
+    all.sort_by_cached_key(product_order);
     Ok(all)
 }
 

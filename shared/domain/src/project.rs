@@ -13,6 +13,7 @@ use uuid::Uuid;
 use workapi_store::entity::{self, Entity};
 use workapi_store::keys::WsKeys;
 use workapi_store::{Key, Query, Store, StoreError, StoreResult, query_all};
+use workapi_wire::order::OrderKey;
 
 /// Most members a project may list (keeps the item far below DynamoDB's 400 KB).
 pub const MAX_MEMBERS: usize = 1000;
@@ -126,6 +127,16 @@ pub async fn accessible(store: &dyn Store, viewer: Viewer, id: Uuid) -> Result<P
     if may_access(&record, viewer.user_id, viewer.views_all) { Ok(record) } else { Err(AccessError::Denied) }
 }
 
+/// A project's place in the list: by name, case-insensitively, then id.
+pub fn order(project: &Project) -> OrderKey {
+    OrderKey::new().name(&project.name).id(project.id)
+}
+
+/// A manual-position category's place in its list: by name, case-insensitively, then id.
+pub fn category_order(category: &ManualPositionCategory) -> OrderKey {
+    OrderKey::new().name(&category.name).id(category.id)
+}
+
 /// The projects the viewer may access, ordered by name.
 pub async fn list_accessible(store: &dyn Store, viewer: Viewer) -> StoreResult<Vec<Project>> {
     let mut projects: Vec<Project> = list(store, viewer.keys)
@@ -134,7 +145,7 @@ pub async fn list_accessible(store: &dyn Store, viewer: Viewer) -> StoreResult<V
         .filter(|r| may_access(r, viewer.user_id, viewer.views_all))
         .map(|r| r.project)
         .collect();
-    projects.sort_by_cached_key(|p| (p.name.to_lowercase(), p.id));
+    projects.sort_by_cached_key(order);
     Ok(projects)
 }
 
@@ -186,7 +197,7 @@ pub async fn list_categories(store: &dyn Store, scope: ProjectScope) -> StoreRes
         .into_iter()
         .map(|i| entity::from_item::<ManualPositionCategoryRecord>(i).map(|r| r.category))
         .collect::<StoreResult<Vec<_>>>()?;
-    all.sort_by_cached_key(|c| (c.name.to_lowercase(), c.id));
+    all.sort_by_cached_key(category_order);
     Ok(all)
 }
 

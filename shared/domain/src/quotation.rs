@@ -17,6 +17,7 @@ use workapi_richtext::{self as richtext, Doc};
 use workapi_store::entity::{self, Entity, SEQUENCE, Versioned};
 use workapi_store::keys::WsKeys;
 use workapi_store::{Key, Query, Store, StoreResult, query_all};
+use workapi_wire::order::OrderKey;
 
 /// Where a quotation stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -310,6 +311,11 @@ pub async fn get(store: &dyn Store, scope: TaskScope, id: Uuid) -> StoreResult<O
     entity::get(store, &key(scope, id)).await
 }
 
+/// A quotation's place in its task's list: by number, then id.
+pub fn order(quotation: &ExpressQuotationRecord) -> OrderKey {
+    OrderKey::new().int(quotation.short_number.into()).id(quotation.id)
+}
+
 /// A task's quotations, by number.
 pub async fn list(store: &dyn Store, scope: TaskScope) -> StoreResult<Vec<ExpressQuotationRecord>> {
     let query = Query::table(task::partition(scope)).begins_with(ExpressQuotationRecord::PREFIX);
@@ -318,7 +324,7 @@ pub async fn list(store: &dyn Store, scope: TaskScope) -> StoreResult<Vec<Expres
         .into_iter()
         .map(entity::from_item)
         .collect::<StoreResult<Vec<ExpressQuotationRecord>>>()?;
-    all.sort_by_key(|q| q.short_number);
+    all.sort_by_cached_key(order);
     Ok(all)
 }
 

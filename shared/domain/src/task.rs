@@ -17,6 +17,7 @@ use workapi_richtext::{self as richtext, Doc};
 use workapi_store::entity::{self, Entity, IndexKey};
 use workapi_store::keys::WsKeys;
 use workapi_store::{Condition, Key, Query, Store, StoreResult, TxOp, query_all};
+use workapi_wire::order::OrderKey;
 
 /// Most products a task may carry (they live inside the task's item).
 pub const MAX_PRODUCTS: usize = 50;
@@ -329,11 +330,16 @@ pub async fn accessible(
     }
 }
 
+/// A task's place in its project's list: by number, then id.
+pub fn order(task: &TaskRecord) -> OrderKey {
+    OrderKey::new().int(task.short_number.into()).id(task.id)
+}
+
 /// A project's tasks, by number (GSI1: eventually consistent, like any listing).
 pub async fn list_for_project(store: &dyn Store, keys: WsKeys, project_id: Uuid) -> StoreResult<Vec<TaskRecord>> {
     let items = query_all(store, Query::gsi1(project_index(keys, project_id))).await?;
     let mut tasks = items.into_iter().map(entity::from_item).collect::<StoreResult<Vec<TaskRecord>>>()?;
-    tasks.sort_by_key(|t| t.short_number);
+    tasks.sort_by_cached_key(order);
     Ok(tasks)
 }
 

@@ -27,6 +27,7 @@ pub mod input {
 mod jwt_crypto;
 pub mod oauth;
 pub mod openapi;
+pub mod paging;
 pub mod projection;
 pub mod ratelimit;
 pub mod request;

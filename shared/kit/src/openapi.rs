@@ -73,6 +73,7 @@ pub fn finish(mut api: OpenApi, tags: &[ApiTag]) -> OpenApi {
             if let Some(fields) = projected_compact(operation, &compact) {
                 add_projection(operation, fields);
             }
+            add_next_link(operation);
         }
     }
     api
@@ -238,6 +239,25 @@ fn complete_operation(operation: &mut Operation, method: HttpMethod, public: boo
     }
     responses.entry("429".into()).or_insert_with(|| RefOr::Ref(Ref::from_response_name("TooManyRequests")));
     responses.entry("503".into()).or_insert_with(|| RefOr::Ref(Ref::from_response_name("ServiceUnavailable")));
+}
+
+/// A paged list (`params(workapi_kit::paging::PageParams)`) names its next page in `Link`.
+fn add_next_link(operation: &mut Operation) {
+    let pages =
+        operation.parameters.iter().flatten().any(|p| p.name == "cursor" && p.parameter_in == ParameterIn::Query);
+    if !pages {
+        return;
+    }
+    if let Some(RefOr::T(ok)) = operation.responses.responses.get_mut("200") {
+        let link = HeaderBuilder::new()
+            .schema(ObjectBuilder::new().schema_type(Type::String))
+            .description(Some(
+                "`<URL>; rel=\"next\"` (RFC 8288): the next page, the same request with its `cursor`; \
+                 absent on the last page",
+            ))
+            .build();
+        ok.headers.insert("Link".into(), link);
+    }
 }
 
 fn add_projection(operation: &mut Operation, compact: Value) {

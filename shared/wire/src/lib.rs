@@ -15,6 +15,7 @@
 
 pub mod calendar;
 mod compact;
+pub mod order;
 mod types;
 
 pub use compact::{COMPACT_EXTENSION, Compact};

@@ -4,7 +4,6 @@ pub mod rules;
 pub mod store;
 
 use crate::MANAGE_TASK_SETTINGS;
-use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use rules::{Activity, ActivityBody, ActivityProjection, NewActivityBody};
@@ -13,6 +12,7 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 use workapi_domain::permissions::Requirement;
 use workapi_kit::idempotency::{Answer, Idempotency};
+use workapi_kit::paging::{PageParams, Paged, Paging};
 use workapi_kit::projection::Projection;
 use workapi_kit::request::{Body, Path};
 use workapi_kit::{ApiResult, AppState, Caller};
@@ -29,10 +29,15 @@ pub struct ActivityPath {
 ///
 /// Every work activity of the workspace, by sort order.
 #[utoipa::path(get, path = "/administration/task-settings/activities", operation_id = "listWorkActivities", tag = "administration",
+    params(PageParams),
     responses((status = 200, description = "Every work activity, by sort order", body = [Activity])))]
-pub async fn list_activities(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Vec<Activity>>> {
+pub async fn list_activities(
+    State(state): State<AppState>,
+    caller: Caller,
+    paging: Paging,
+) -> ApiResult<Paged<Activity>> {
     caller.authorize(Requirement::Member)?;
-    Ok(Json(store::list(state.store(), caller.keys()).await?))
+    paging.window(store::list(state.store(), caller.keys()).await?, store::order)?.answer()
 }
 
 /// Create a work activity

@@ -6,6 +6,7 @@ use super::rules::{Activity, Draft};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 use workapi_kit::entity::{self, Change, Entity, Versioned};
+use workapi_kit::paging::OrderKey;
 use workapi_kit::{ApiError, ApiResult};
 use workapi_store::clock;
 use workapi_store::keys::WsKeys;
@@ -49,6 +50,11 @@ fn sort_counter(keys: WsKeys) -> Key {
     keys.root(format!("{}ACTIVITY", entity::SEQUENCE.prefix))
 }
 
+/// An activity's place in the list: by sort order, then name, then id.
+pub fn order(activity: &Activity) -> OrderKey {
+    OrderKey::new().int(activity.sort.into()).text(&activity.name).id(activity.id)
+}
+
 /// Every activity of the workspace, by sort order then name.
 pub async fn list(store: &dyn Store, keys: WsKeys) -> ApiResult<Vec<Activity>> {
     let items = query_all(store, Query::table(keys.root_pk()).begins_with(ActivityRecord::PREFIX)).await?;
@@ -56,7 +62,7 @@ pub async fn list(store: &dyn Store, keys: WsKeys) -> ApiResult<Vec<Activity>> {
         .into_iter()
         .map(|i| entity::from_item::<ActivityRecord>(i).map(|r| r.activity))
         .collect::<Result<Vec<_>, _>>()?;
-    all.sort_by(|a, b| (a.sort, &a.name, a.id).cmp(&(b.sort, &b.name, b.id)));
+    all.sort_by_cached_key(order);
     Ok(all)
 }
 

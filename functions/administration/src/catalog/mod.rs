@@ -9,6 +9,7 @@ use workapi_domain::catalog::{self, CatalogCategory, CatalogProduct, ProductReco
 use workapi_domain::permissions::Requirement;
 use workapi_kit::files;
 use workapi_kit::idempotency::{Answer, Idempotency};
+use workapi_kit::paging::{PageParams, Paged, Paging};
 use workapi_kit::{ApiResult, AppState, Caller};
 use workapi_store::keys::WsKeys;
 
@@ -17,10 +18,16 @@ use workapi_store::keys::WsKeys;
 /// The categories of the workspace's product catalog, ordered by name.
 #[utoipa::path(get, path = "/administration/product-catalog/categories", operation_id = "listCatalogCategories",
     tag = "administration",
+    params(PageParams),
     responses((status = 200, description = "The catalog categories, by name", body = [CatalogCategory])))]
-pub async fn list_categories(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Vec<CatalogCategory>>> {
+pub async fn list_categories(
+    State(state): State<AppState>,
+    caller: Caller,
+    paging: Paging,
+) -> ApiResult<Paged<CatalogCategory>> {
     caller.authorize(Requirement::Member)?;
-    Ok(Json(catalog::list_categories(state.store(), caller.keys()).await?))
+    let categories = catalog::list_categories(state.store(), caller.keys()).await?;
+    paging.window(categories, catalog::category_order)?.answer()
 }
 
 pub mod products;
@@ -111,21 +118,23 @@ async fn with_logo_url(
 ///
 /// The products of the catalog, or of one category, ordered by name.
 #[utoipa::path(get, path = "/administration/product-catalog", operation_id = "listCatalogProducts",
-    tag = "administration", params(ProductFilter),
+    tag = "administration", params(ProductFilter, PageParams),
     responses((status = 200, description = "The products, by name", body = [CatalogProduct])))]
 pub async fn list_products(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
     Query(filter): Query<ProductFilter>,
-) -> ApiResult<Json<Vec<CatalogProduct>>> {
+    paging: Paging,
+) -> ApiResult<Paged<CatalogProduct>> {
     caller.authorize(Requirement::Member)?;
     let records = catalog::list_products(state.store(), caller.keys(), filter.category_id).await?;
-    let mut products = Vec::with_capacity(records.len());
-    for record in &records {
+    let page = paging.window(records, catalog::product_order)?;
+    let mut products = Vec::with_capacity(page.items.len());
+    for record in &page.items {
         products.push(with_logo_url(&state, &headers, caller.keys(), record, None).await?);
     }
-    Ok(Json(products))
+    page.rest.answer(products)
 }
 
 /// Get a catalog product

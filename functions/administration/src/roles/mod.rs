@@ -15,6 +15,7 @@ use workapi_domain::permissions::catalog::{PermissionKey, PermissionMapSchema};
 use workapi_domain::permissions::roles::RoleId;
 use workapi_kit::http::Success;
 use workapi_kit::idempotency::{Answer, Idempotency};
+use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
 use workapi_kit::projection::{Compact, Projected, Projection};
 use workapi_kit::request::{Body, Path};
 use workapi_kit::{ApiResult, AppState, Caller};
@@ -60,15 +61,23 @@ fn respond(caller: &Caller, roles: &workapi_domain::permissions::Roles, id: &str
 /// The base roles, then the workspace's custom roles by creation; base-role names are
 /// localized to the caller's language.
 #[utoipa::path(get, path = "/administration/roles", operation_id = "listRoles", tag = "administration",
+    params(PageParams),
     responses((status = 200, description = "Base roles, then custom roles by creation; names localized", body = [RoleView])))]
-pub async fn list_roles(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Vec<RoleView>>> {
+pub async fn list_roles(State(state): State<AppState>, caller: Caller, paging: Paging) -> ApiResult<Paged<RoleView>> {
     caller.authorize(EMPLOYEES)?;
     let roles = store::load(state.store(), caller.keys()).await?;
-    let ids = workapi_domain::permissions::BASE_ROLES
+    // Base roles first, in their fixed order, then custom roles by creation.
+    let base = workapi_domain::permissions::BASE_ROLES
         .iter()
-        .map(|r| r.id)
-        .chain(roles.custom_roles().into_iter().map(|r| r.id.as_str()));
-    Ok(Json(ids.map(|id| store::view(&roles, id, &caller.user.language)).collect::<ApiResult<Vec<_>>>()?))
+        .enumerate()
+        .map(|(i, r)| (OrderKey::new().int(i as i64).text("").id(r.id), r.id));
+    let custom = roles.custom_roles().into_iter().map(|r| {
+        let rank = workapi_domain::permissions::BASE_ROLES.len() as i64;
+        (OrderKey::new().int(rank).text(r.created_at.clone()).id(&r.id), r.id.as_str())
+    });
+    let page = paging.window(base.chain(custom), |(key, _)| key.clone())?;
+    let views = page.items.iter().map(|(_, id)| store::view(&roles, id, &caller.user.language));
+    page.rest.answer(views.collect::<ApiResult<Vec<_>>>()?)
 }
 
 /// Get a role

@@ -34,6 +34,7 @@ use workapi_domain::identity::{self, UserKind};
 use workapi_domain::permissions::{Requirement, key};
 use workapi_domain::project::{self, AccessError, Project};
 use workapi_kit::input::Patch;
+use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
 use workapi_kit::request::{Body, Path, Query};
 use workapi_kit::{ApiError, ApiResult, AppState, Caller};
 use workapi_store::{Store, read_all};
@@ -95,13 +96,14 @@ pub struct InvoiceFilter {
 /// quotation is billed by the quotation). Ordered by dateFrom, then type. `projectId` limits
 /// the list to one project. Needs `Invoices.manage`.
 #[utoipa::path(get, path = "/billing/potential-invoices", operation_id = "listPotentialInvoices", tag = "billing",
-    params(InvoiceFilter),
-    responses((status = 200, description = "The potential invoices", body = [PotentialInvoice])))]
+    params(InvoiceFilter, PageParams),
+    responses((status = 200, description = "The potential invoices, by start date, type and project", body = [PotentialInvoice])))]
 pub async fn list_potential_invoices(
     State(state): State<AppState>,
     caller: Caller,
     Query(filter): Query<InvoiceFilter>,
-) -> ApiResult<Json<Vec<PotentialInvoice>>> {
+    paging: Paging,
+) -> ApiResult<Paged<PotentialInvoice>> {
     caller.authorize(MANAGE)?;
     let store = state.store();
     let projects = match filter.project_id {
@@ -110,9 +112,10 @@ pub async fn list_potential_invoices(
     };
     let caller = &caller;
     let per_project = read_all(projects, |project| async move { for_project(store, caller, &project).await }).await?;
-    let mut all: Vec<_> = per_project.into_iter().flatten().collect();
-    all.sort_by_key(|i| (i.date_from, i.kind, i.project_id));
-    Ok(Json(all))
+    let order = |i: &PotentialInvoice| {
+        OrderKey::new().text(i.date_from.to_string()).int(i.kind as i64).id(i.project_id).text(i.id.clone())
+    };
+    paging.window(per_project.into_iter().flatten(), order)?.answer()
 }
 
 /// Get a potential invoice
