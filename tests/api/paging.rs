@@ -13,8 +13,7 @@ use workapi_domain::permissions::ROOT;
 
 /// The list operations of the served document: a GET with a `cursor` query parameter.
 fn paged_operations() -> BTreeSet<String> {
-    let document = registry::document();
-    let document = serde_json::to_value(&document).unwrap();
+    let document = serde_json::to_value(registry::document()).unwrap();
     let mut paged = BTreeSet::new();
     for item in document["paths"].as_object().unwrap().values() {
         let Some(get) = item.get("get") else { continue };

@@ -192,7 +192,7 @@ pub fn check_discount(discount_type: DiscountType, amount: Decimal) -> Result<()
 
 /// A position's place in the project's list: by `sort`, then id.
 pub fn order(position: &ManualPosition) -> OrderKey {
-    OrderKey::new().int(position.sort.into()).id(position.id)
+    OrderKey::new().int(position.sort).id(position.id)
 }
 
 /// A project's manual positions, by `sort`.

@@ -313,7 +313,7 @@ pub async fn get(store: &dyn Store, scope: TaskScope, id: Uuid) -> StoreResult<O
 
 /// A quotation's place in its task's list: by number, then id.
 pub fn order(quotation: &ExpressQuotationRecord) -> OrderKey {
-    OrderKey::new().int(quotation.short_number.into()).id(quotation.id)
+    OrderKey::new().int(quotation.short_number).id(quotation.id)
 }
 
 /// A task's quotations, by number.

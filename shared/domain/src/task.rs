@@ -332,7 +332,7 @@ pub async fn accessible(
 
 /// A task's place in its project's list: by number, then id.
 pub fn order(task: &TaskRecord) -> OrderKey {
-    OrderKey::new().int(task.short_number.into()).id(task.id)
+    OrderKey::new().int(task.short_number).id(task.id)
 }
 
 /// A project's tasks, by number (GSI1: eventually consistent, like any listing).

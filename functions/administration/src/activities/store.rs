@@ -52,7 +52,7 @@ fn sort_counter(keys: WsKeys) -> Key {
 
 /// An activity's place in the list: by sort order, then name, then id.
 pub fn order(activity: &Activity) -> OrderKey {
-    OrderKey::new().int(activity.sort.into()).text(&activity.name).id(activity.id)
+    OrderKey::new().int(activity.sort).text(&activity.name).id(activity.id)
 }
 
 /// Every activity of the workspace, by sort order then name.
