@@ -18,6 +18,7 @@ mod hardening;
 mod helpdesk_api;
 mod idempotency;
 mod imposter;
+mod item_sizes;
 mod keep_alive;
 mod lambda_events;
 mod mcp_api;

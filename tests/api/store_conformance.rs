@@ -513,3 +513,69 @@ async fn parallel_increments_lose_nothing() {
     })
     .await;
 }
+
+/// DynamoDB's limits (`workapi_store::limits`) hold on every backend, refused with the same
+/// typed error and nothing written: an item over 400 KB, whether put whole or grown by an
+/// update (in or out of a transaction), and a transaction over 4 MB.
+#[tokio::test]
+async fn items_over_400_kb_and_transactions_over_4_mb_are_refused_on_every_backend() {
+    let kb = |n: usize| "x".repeat(n * 1024);
+    each(async |b| {
+        let pk = fresh_pk();
+        let s = &b.store;
+        fn too_large<T>(r: &StoreResult<T>) -> bool {
+            matches!(r, Err(StoreError::TooLarge(_)))
+        }
+        s.put(item(&pk, "fits", json!({"text": kb(399)})), Condition::None).await.unwrap();
+        let over = s.put(item(&pk, "over", json!({"text": kb(401)})), Condition::None).await;
+        assert!(too_large(&over), "[{}] a put of 401 KB: {over:?}", b.name);
+        assert_eq!(s.get(&Key::new(&pk, "over")).await.unwrap(), None, "[{}]", b.name);
+
+        s.put(item(&pk, "grows", json!({"text": kb(300), "version": 1})), Condition::None).await.unwrap();
+        let grown = s.update(&Key::new(&pk, "grows"), Update::default().set("more", kb(150)), Condition::None).await;
+        assert!(too_large(&grown), "[{}] an update to 450 KB: {grown:?}", b.name);
+        let in_tx = s
+            .transact(vec![
+                TxOp::Put { item: item(&pk, "beside", json!({})), cond: Condition::None },
+                TxOp::Update {
+                    key: Key::new(&pk, "grows"),
+                    update: Update::default().set("more", kb(150)),
+                    cond: Condition::None,
+                },
+            ])
+            .await;
+        assert!(too_large(&in_tx), "[{}] a transaction growing an item to 450 KB: {in_tx:?}", b.name);
+        let kept = s.get(&Key::new(&pk, "grows")).await.unwrap().unwrap();
+        assert!(!kept.contains_key("more"), "[{}] the item is unchanged", b.name);
+        assert_eq!(s.get(&Key::new(&pk, "beside")).await.unwrap(), None, "[{}] nothing of the transaction", b.name);
+
+        let eleven = (0..11)
+            .map(|i| TxOp::Put { item: item(&pk, &format!("t{i}"), json!({"text": kb(390)})), cond: Condition::None });
+        let heavy = s.transact(eleven.collect()).await;
+        assert!(too_large(&heavy), "[{}] a transaction of 4.2 MB: {heavy:?}", b.name);
+        assert_eq!(s.get(&Key::new(&pk, "t0")).await.unwrap(), None, "[{}]", b.name);
+    })
+    .await;
+}
+
+/// A query answers at most about 1 MB a page, as DynamoDB does: five items of 300 KB take
+/// more than one page, and following the cursor reads every one once.
+#[tokio::test]
+async fn a_query_page_ends_after_about_1_mb() {
+    each(async |b| {
+        let pk = fresh_pk();
+        for i in 0..5 {
+            b.store
+                .put(item(&pk, &format!("i{i}"), json!({"text": "x".repeat(300 * 1024)})), Condition::None)
+                .await
+                .unwrap();
+        }
+        let first = b.store.query(Query::table(&pk)).await.unwrap();
+        assert!((3..5).contains(&first.items.len()), "[{}] {} items on the first page", b.name, first.items.len());
+        assert!(first.next.is_some(), "[{}] a cursor for the rest", b.name);
+        let all = query_all(b.store.as_ref(), Query::table(&pk)).await.unwrap();
+        let keys: Vec<&str> = all.iter().map(|i| i[SK].as_str().unwrap()).collect();
+        assert_eq!(keys, ["i0", "i1", "i2", "i3", "i4"], "[{}]", b.name);
+    })
+    .await;
+}

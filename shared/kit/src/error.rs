@@ -166,7 +166,15 @@ impl From<StoreError> for ApiError {
     /// Store errors that reach a handler unhandled are server faults; a handler that expects a
     /// failed condition matches on it before converting.
     fn from(e: StoreError) -> Self {
-        if e.is_transient() { ApiError::unavailable(e) } else { ApiError::internal(e) }
+        match e {
+            // The request's own size: the client can shorten it (docs/conventions.md#errors).
+            StoreError::TooLarge(size) => ApiError::field(
+                "body",
+                format!("The change is too large to store ({size}): shorten its longest texts or lists"),
+            ),
+            e if e.is_transient() => ApiError::unavailable(e),
+            e => ApiError::internal(e),
+        }
     }
 }
 

@@ -100,10 +100,26 @@ impl DynamoStore {
 }
 
 /// A failed call: [`StoreError::Unavailable`] when DynamoDB could not answer (throttled, timed
-/// out, reset, 5xx: [`crate::aws::is_transient`]), else [`StoreError::Backend`].
+/// out, reset, 5xx: [`crate::aws::is_transient`]), [`StoreError::TooLarge`] when it refused an
+/// item's size, else [`StoreError::Backend`].
 fn sdk<E: ProvideErrorMetadata + std::error::Error + 'static>(e: SdkError<E, HttpResponse>) -> StoreError {
+    if let Some(service) = e.as_service_error()
+        && let Some(too_large) = too_large(service.code(), service.message())
+    {
+        return too_large;
+    }
     let message = DisplayErrorContext(&e).to_string();
     if crate::aws::is_transient(&e) { StoreError::Unavailable(message) } else { StoreError::Backend(message) }
+}
+
+/// DynamoDB's refusal of an item's size ("Item size has exceeded the maximum allowed size",
+/// "Item size to update has exceeded…"), as a ValidationException or a transaction's
+/// cancellation reason.
+fn too_large(code: Option<&str>, message: Option<&str>) -> Option<StoreError> {
+    let refused = matches!(code, Some("ValidationException" | "ValidationError"))
+        && message.is_some_and(|m| m.contains("Item size"));
+    refused
+        .then(|| StoreError::TooLarge(format!("an item over the {} KB DynamoDB stores", limits::MAX_ITEM_BYTES / 1024)))
 }
 
 /// A failed condition of a single-item write is `ConditionFailed`; anything else is a backend error.
@@ -277,6 +293,8 @@ impl Store for DynamoStore {
 
     async fn put(&self, item: Item, cond: Condition) -> StoreResult<()> {
         check_item_keys(&item)?;
+        // Refused here as the embedded store refuses it, without a round trip.
+        limits::check_item(&item)?;
         let mut expr = Expr::default();
         let condition = expr.condition(&cond);
         let result = self
@@ -392,6 +410,12 @@ impl Store for DynamoStore {
         if ops.is_empty() || ops.len() > MAX_TX_OPS {
             return Err(StoreError::Invalid(format!("a transaction takes 1 to {MAX_TX_OPS} operations")));
         }
+        // The puts are known whole: refused before the call. An update that grows an item past
+        // the limit is DynamoDB's to refuse (`too_large`).
+        limits::check_transaction(ops.iter().filter_map(|op| match op {
+            TxOp::Put { item, .. } => Some(item),
+            _ => None,
+        }))?;
         let mut items = Vec::with_capacity(ops.len());
         for op in &ops {
             let mut expr = Expr::default();
@@ -461,6 +485,13 @@ impl Store for DynamoStore {
         match result {
             Ok(_) => Ok(()),
             Err(e) => match e.as_service_error() {
+                Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(
+                    cancelled,
+                )) if let Some(too_large) =
+                    cancelled.cancellation_reasons().iter().find_map(|r| too_large(r.code(), r.message())) =>
+                {
+                    Err(too_large)
+                }
                 Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(
                     cancelled,
                 )) => Err(StoreError::TransactionCancelled {

@@ -13,6 +13,7 @@
 
 pub mod dynamo;
 pub mod keys;
+pub mod limits;
 pub mod objects;
 #[cfg(feature = "s3")]
 pub mod s3;
@@ -181,8 +182,7 @@ pub enum TxOp {
     Check { key: Key, cond: Condition },
 }
 
-/// At most this many operations per transaction (DynamoDB's limit).
-pub const MAX_TX_OPS: usize = 100;
+pub use limits::MAX_TX_OPS;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -201,6 +201,10 @@ pub enum StoreError {
     /// disk). The message may hold internals and must never reach a response body.
     #[error("store backend error: {0}")]
     Backend(String),
+    /// A write DynamoDB's limits refuse (`limits`): an item over 400 KB, a transaction over
+    /// 4 MB. Nothing was written. The message names the size and the limit, nothing internal.
+    #[error("too large for the store: {0}")]
+    TooLarge(String),
     /// The backend could not answer beyond the client's retries: throttled, timed out, the
     /// connection reset or the response cut, a 5xx (docs/reliability.md). Nothing is known to
     /// be written by the failed call; the same request may succeed shortly (503).

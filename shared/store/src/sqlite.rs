@@ -157,6 +157,7 @@ impl Store for SqliteStore {
 
     async fn put(&self, item: Item, cond: Condition) -> StoreResult<()> {
         let key = check_item_keys(&item)?;
+        limits::check_item(&item)?;
         self.with_tx(move |tx| {
             let current = read(tx, &key, now_epoch())?;
             if !condition_holds(&cond, current.as_ref()) {
@@ -177,6 +178,9 @@ impl Store for SqliteStore {
                 return Ok(Err(StoreError::ConditionFailed));
             }
             let item = apply_update(current, &key, &update);
+            if let Err(e) = limits::check_item(&item) {
+                return Ok(Err(e));
+            }
             write(tx, &item)?;
             Ok(Ok(item))
         })
@@ -220,12 +224,28 @@ impl Store for SqliteStore {
             if !failed.is_empty() {
                 return Ok(Err(StoreError::TransactionCancelled { failed }));
             }
-            for ((op, key), current) in ops.iter().zip(&keys).zip(currents) {
-                match op {
-                    TxOp::Put { item, .. } => write(tx, item)?,
-                    TxOp::Update { update, .. } => write(tx, &apply_update(current, key, update))?,
-                    TxOp::Delete { .. } => remove(tx, key)?,
-                    TxOp::Check { .. } => {}
+            let updated: Vec<Option<Item>> = ops
+                .iter()
+                .zip(&keys)
+                .zip(currents)
+                .map(|((op, key), current)| match op {
+                    TxOp::Update { update, .. } => Some(apply_update(current, key, update)),
+                    _ => None,
+                })
+                .collect();
+            let written = ops.iter().zip(&updated).filter_map(|(op, updated)| match op {
+                TxOp::Put { item, .. } => Some(item),
+                _ => updated.as_ref(),
+            });
+            if let Err(e) = limits::check_transaction(written) {
+                return Ok(Err(e));
+            }
+            for ((op, key), updated) in ops.iter().zip(&keys).zip(&updated) {
+                match (op, updated) {
+                    (TxOp::Put { item, .. }, _) => write(tx, item)?,
+                    (TxOp::Update { .. }, Some(item)) => write(tx, item)?,
+                    (TxOp::Delete { .. }, _) => remove(tx, key)?,
+                    _ => {}
                 }
             }
             Ok(Ok(()))
@@ -301,17 +321,19 @@ fn run_query(tx: &rusqlite::Transaction<'_>, q: &Query, now: i64) -> rusqlite::R
         sql += &format!(" LIMIT {}", u64::from(limit) + 1);
     }
     let mut stmt = tx.prepare(&sql)?;
-    let mut items = stmt
-        .query_map(params_from_iter(args.iter()), |row| row.get::<_, String>(0))?
-        .map(|body| body.map(|b| parse_body(&b)))
-        .collect::<rusqlite::Result<Vec<Item>>>()?;
-    let mut next = None;
-    if let Some(limit) = q.limit
-        && items.len() > limit as usize
-    {
-        items.truncate(limit as usize);
-        next = items.last().map(|last| Cursor(cursor_of(last, q.index)));
+    let mut rows = stmt.query_map(params_from_iter(args.iter()), |row| row.get::<_, String>(0))?;
+    // Like DynamoDB, a page ends at `limit` items or once it has read 1 MB, whichever first.
+    let (mut items, mut read, mut more) = (Vec::new(), 0, false);
+    for body in rows.by_ref() {
+        if q.limit.is_some_and(|limit| items.len() == limit as usize) || read >= limits::MAX_QUERY_PAGE_BYTES {
+            more = true;
+            break;
+        }
+        let item = parse_body(&body?);
+        read += limits::item_size(&item);
+        items.push(item);
     }
+    let next = if more { items.last().map(|last| Cursor(cursor_of(last, q.index))) } else { None };
     Ok(Page { items, next })
 }
 
