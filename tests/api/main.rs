@@ -12,6 +12,7 @@ mod agents_api;
 mod base_url;
 mod billing_api;
 mod check_order;
+mod conditional;
 mod cors;
 mod faults;
 mod hardening;

@@ -23,14 +23,14 @@ pub const ORIGINS_ENV: &str = "LT_CORS_ALLOWED_ORIGINS";
 /// (both spellings of the imposter headers, as accepted by `workapi_kit::auth`), and the MCP
 /// headers (browser-based MCP clients send them to `/mcp` and to the discovery documents,
 /// and choose a surface with the two `X-MCP-` headers: docs/mcp.md, "Surfaces").
-pub const ALLOWED_HEADERS: &str = "Authorization, Content-Type, Idempotency-Key, LT-Response-Shape, \
+pub const ALLOWED_HEADERS: &str = "Authorization, Content-Type, Idempotency-Key, If-None-Match, LT-Response-Shape, \
      LT_IMPOSTER_USER_ID, LT-Imposter-User-Id, LT_CUSTOM_NOW, LT-Custom-Now, \
      MCP-Protocol-Version, Mcp-Method, Mcp-Name, X-MCP-Toolsets, X-MCP-Readonly";
 /// Response headers a page may read besides the CORS-safelisted ones. `WWW-Authenticate` names
 /// the protected-resource metadata on every 401 (browser-based OAuth clients discover the
 /// authorization server from it).
 pub const EXPOSED_HEADERS: &str =
-    "X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, WWW-Authenticate, Idempotent-Replayed";
+    "X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, WWW-Authenticate, Idempotent-Replayed, Link, ETag";
 pub const ALLOWED_METHODS: &str = "GET, POST, PUT, PATCH, DELETE";
 /// How long a browser may cache a preflight answer (seconds).
 pub const MAX_AGE_SECS: u32 = 600;

@@ -72,6 +72,7 @@ pub fn service(routes: Router<AppState>, state: AppState) -> Router {
     // they see what the router adds to its answers (`Allow`) and answer preflights before it.
     Router::new()
         .fallback_service(routed)
+        .layer(axum::middleware::from_fn(crate::conditional::conditional_get))
         .layer(axum::middleware::from_fn(reject_repeated_identity_headers))
         .layer(axum::middleware::from_fn(reject_long_uri))
         .layer(axum::middleware::from_fn_with_state(state.clone(), limit_by_ip))

@@ -7,6 +7,7 @@
 
 pub mod app;
 pub mod auth;
+pub mod conditional;
 pub mod cors;
 /// The store's entity layer (`workapi_store::entity`) and the kit's answers to lost races.
 pub mod entity {

@@ -66,6 +66,7 @@ pub fn finish(mut api: OpenApi, tags: &[ApiTag]) -> OpenApi {
         // kept), the login and the document itself; the same list routing uses.
         let public = crate::http::is_public(path);
         for (method, operation) in operations_mut(item) {
+            let read = method == HttpMethod::Get;
             complete_operation(operation, method, public);
             if path == LOGIN_PATH {
                 operation.responses.responses.insert("401".into(), error_ref());
@@ -74,6 +75,9 @@ pub fn finish(mut api: OpenApi, tags: &[ApiTag]) -> OpenApi {
                 add_projection(operation, fields);
             }
             add_next_link(operation);
+            if read {
+                add_conditional_read(operation);
+            }
         }
     }
     api
@@ -239,6 +243,32 @@ fn complete_operation(operation: &mut Operation, method: HttpMethod, public: boo
     }
     responses.entry("429".into()).or_insert_with(|| RefOr::Ref(Ref::from_response_name("TooManyRequests")));
     responses.entry("503".into()).or_insert_with(|| RefOr::Ref(Ref::from_response_name("ServiceUnavailable")));
+}
+
+/// A JSON read answers an `ETag` and takes `If-None-Match` (`crate::conditional`).
+fn add_conditional_read(operation: &mut Operation) {
+    let Some(RefOr::T(ok)) = operation.responses.responses.get_mut("200") else { return };
+    if !ok.content.keys().any(|media| media.starts_with("application/json")) {
+        return;
+    }
+    let etag = HeaderBuilder::new()
+        .schema(ObjectBuilder::new().schema_type(Type::String))
+        .description(Some("Strong validator of this exact body; send it as If-None-Match to get 304 while unchanged"))
+        .build();
+    ok.headers.insert("ETag".into(), etag);
+    let not_modified = ResponseBuilder::new()
+        .description("Not modified: the If-None-Match named the current ETag (no body)")
+        .header("ETag", HeaderBuilder::new().schema(ObjectBuilder::new().schema_type(Type::String)).build())
+        .build();
+    operation.responses.responses.insert("304".into(), RefOr::T(not_modified));
+    let parameter = ParameterBuilder::new()
+        .name("If-None-Match")
+        .parameter_in(ParameterIn::Header)
+        .required(Required::False)
+        .description(Some("ETags of earlier answers (or *): 304 when one is the current one"))
+        .schema(Some(ObjectBuilder::new().schema_type(Type::String)))
+        .build();
+    operation.parameters.get_or_insert_with(Vec::new).push(parameter);
 }
 
 /// A paged list (`params(workapi_kit::paging::PageParams)`) names its next page in `Link`.
