@@ -73,3 +73,61 @@ async fn an_unchanged_read_is_304_without_a_body_and_a_changed_one_has_a_new_tag
     })
     .await;
 }
+
+/// `If-Match` on writes: a stale tag is 412 and changes nothing; the current one writes and the
+/// answer names the new tag (the one the next read answers); of writers racing with the same
+/// tag exactly one wins, because the check runs on the version the write is conditioned on.
+#[tokio::test]
+async fn a_write_with_a_stale_if_match_is_412_and_of_racing_writers_with_one_tag_one_wins() {
+    each_backend(async |_, api| {
+        let b = api.backend;
+        let (_, root) = api.user(ROOT, UserKind::Employee).await;
+        let (status, skill) = api.post("/agents/skills", &root, json!({"name": "Triage", "instructions": "x"})).await;
+        assert_eq!(status, 201, "[{b}] {skill}");
+        let path = format!("/agents/skills/{}", skill["id"].as_str().unwrap());
+        let (_, tag, before) = read(api, &path, &root, None).await;
+        let patch = async |if_match: &str, name: &str| {
+            api.http
+                .patch(api.url(&path))
+                .bearer_auth(&root)
+                .header("if-match", if_match)
+                .json(&json!({"name": name}))
+                .send()
+                .await
+                .unwrap()
+        };
+
+        for stale in ["\"stale\"", &format!("W/{tag}")] {
+            let refused = patch(stale, "Refused").await;
+            assert_eq!(refused.status(), 412, "[{b}] If-Match: {stale}");
+            let body: serde_json::Value = refused.json().await.unwrap();
+            api_tests::assert_error_body(b, 412, &body, 412);
+            assert_eq!(read(api, &path, &root, None).await.2, before, "[{b}] nothing written");
+        }
+
+        let written = patch(&tag, "Renamed").await;
+        assert_eq!(written.status(), 200, "[{b}]");
+        let new_tag = written.headers()["etag"].to_str().unwrap().to_owned();
+        let (_, read_tag, _) = read(api, &path, &root, None).await;
+        assert_eq!(new_tag, read_tag, "[{b}] the write's ETag is the next read's");
+        assert_eq!(patch(&tag, "Again").await.status(), 412, "[{b}] the old tag is stale now");
+
+        let names: Vec<String> = (0..6).map(|i| format!("Racer {i}")).collect();
+        let racers = futures::future::join_all(names.iter().map(|name| patch(&new_tag, name))).await;
+        let statuses: Vec<u16> = racers.iter().map(|r| r.status().as_u16()).collect();
+        assert_eq!(statuses.iter().filter(|s| **s == 200).count(), 1, "[{b}] one winner: {statuses:?}");
+        assert!(statuses.iter().all(|s| [200, 412].contains(s)), "[{b}] {statuses:?}");
+
+        // A role's delete too; `*` passes while it exists.
+        let role = id(&create_role(api, &root, role_body(Some(STAFF), json!({}))).await);
+        let role_path = format!("/administration/roles/{role}");
+        let delete = async |if_match: &str| {
+            api.http.delete(api.url(&role_path)).bearer_auth(&root).header("if-match", if_match).send().await.unwrap()
+        };
+        assert_eq!(delete("\"stale\"").await.status(), 412, "[{b}]");
+        assert_eq!(read(api, &role_path, &root, None).await.0, 200, "[{b}] the role is still there");
+        assert_eq!(delete("*").await.status(), 200, "[{b}]");
+        assert_eq!(read(api, &role_path, &root, None).await.0, 404, "[{b}]");
+    })
+    .await;
+}

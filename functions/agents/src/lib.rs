@@ -11,6 +11,7 @@ pub mod skills;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::response::Response;
 use managed::input::SaveManagedProviderBody;
 use managed::model::{ManagedProviderRecord, ManagedProviderSettings, ManagedProviderSettingsProjection};
 use project_settings::{
@@ -25,6 +26,7 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 use workapi_domain::permissions::{Requirement, key};
 use workapi_domain::project;
+use workapi_kit::conditional::{IfMatch, IfMatchParams, with_etag};
 use workapi_kit::entity::Entity;
 use workapi_kit::function::{Function, Grant, Needs, Resource, Route};
 use workapi_kit::idempotency::{Answer, Idempotency, idempotent};
@@ -303,17 +305,19 @@ async fn get_skill(
 /// change: each applies to the version it finds (re-read after a lost race). Send `version`
 /// to refuse the change (409) when the skill changed since you read it.
 #[utoipa::path(patch, path = "/agents/skills/{skillId}", operation_id = "updateAgentSkill", tag = "agents",
-    params(SkillPath), request_body = PatchSkillBody,
+    params(SkillPath, IfMatchParams), request_body = PatchSkillBody,
     responses((status = 200, description = "The updated skill", body = SkillProjection)))]
 async fn patch_skill(
     State(state): State<AppState>,
     caller: Caller,
     projection: Projection,
     Path(path): Path<SkillPath>,
+    if_match: IfMatch,
     body: Body<PatchSkillBody>,
-) -> ApiResult<SkillProjection> {
+) -> ApiResult<Response> {
     let permit = caller.authorize(MANAGE)?;
     let body = body.parse(&permit)?;
-    let record = skills::patch(state.store(), caller.keys(), path.skill_id, body, caller.user.id).await?;
-    projection.project(&Skill::from(&record))
+    let record = skills::patch(state.store(), caller.keys(), path.skill_id, body, caller.user.id, &if_match).await?;
+    let skill = Skill::from(&record);
+    with_etag(&skill, projection.project(&skill)?)
 }

@@ -7,6 +7,7 @@ use crate::fields::AgentInstructions;
 use crate::records::{self, item_key};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
+use workapi_kit::conditional::IfMatch;
 use workapi_kit::entity::{self, Attempt, Change, Created, Entity, EntityError, Versioned};
 use workapi_kit::idempotency::Answer;
 use workapi_kit::input::{Input, Integer, MultilineText, Patch, Text};
@@ -273,11 +274,13 @@ pub async fn patch(
     id: Uuid,
     body: PatchSkillBody,
     by: Uuid,
+    if_match: &IfMatch,
 ) -> ApiResult<SkillRecord> {
     let pinned = body.version.map(|v| v.0);
     let now = clock::now_rfc3339();
     entity::modify(store, &skill_key(keys, id), keys, "The skill is being changed concurrently; retry", |stored| {
         let current: SkillRecord = stored.ok_or_else(not_found)?;
+        if_match.check(&Skill::from(&current))?;
         if let Some(pinned) = pinned
             && pinned != current.version
         {

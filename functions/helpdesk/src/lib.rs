@@ -9,6 +9,7 @@ pub mod store;
 use account::{EmailAccount, MAX_TASK_TAGS, MailAccountRecord, SettingsChange, TaskPriority};
 use axum::Json;
 use axum::extract::State;
+use axum::response::Response;
 use serde::Deserialize;
 use std::collections::HashSet;
 use utoipa::IntoParams;
@@ -16,6 +17,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 use workapi_domain::permissions::{Requirement, key};
+use workapi_kit::conditional::{IfMatch, IfMatchParams, with_etag};
 use workapi_kit::entity::Entity;
 use workapi_kit::function::{Function, Needs, Route};
 use workapi_kit::input::{EditorText, Input, List, Patch};
@@ -167,7 +169,7 @@ async fn get_account(
 /// the response while disabled. Disabling a disabled account changes nothing and answers the
 /// same.
 #[utoipa::path(delete, path = "/helpdesk/email-accounts/{accountId}/disable", operation_id = "disableHelpdesk",
-    tag = "helpdesk", params(AccountPath),
+    tag = "helpdesk", params(AccountPath, IfMatchParams),
     responses((status = 200, description = "The account, helpdesk disabled (no settings)", body = EmailAccount,
         example = json!({"id": "6c1f8a2e-3b4d-4e5f-8a9b-0c1d2e3f4a5b", "email": "support@demo.example",
             "displayName": "Demo Support", "helpdeskEnabled": false}))))]
@@ -175,9 +177,11 @@ async fn disable_account(
     State(state): State<AppState>,
     caller: Caller,
     Path(path): Path<AccountPath>,
-) -> ApiResult<Json<EmailAccount>> {
+    if_match: IfMatch,
+) -> ApiResult<Response> {
     caller.authorize(MANAGE)?;
-    Ok(Json(store::set_enabled(state.store(), caller.keys(), path.account_id, false).await?.view()))
+    let account = store::set_enabled(state.store(), caller.keys(), path.account_id, false, &if_match).await?.view();
+    with_etag(&account, Json(&account))
 }
 
 /// Enable helpdesk for an email account
@@ -186,15 +190,17 @@ async fn disable_account(
 /// settings it had when disabled. Enabling an enabled account changes nothing and answers the
 /// same.
 #[utoipa::path(post, path = "/helpdesk/email-accounts/{accountId}/enable", operation_id = "enableHelpdesk",
-    tag = "helpdesk", params(AccountPath),
+    tag = "helpdesk", params(AccountPath, IfMatchParams),
     responses((status = 200, description = "The account, helpdesk enabled, with its settings", body = EmailAccount)))]
 async fn enable_account(
     State(state): State<AppState>,
     caller: Caller,
     Path(path): Path<AccountPath>,
-) -> ApiResult<Json<EmailAccount>> {
+    if_match: IfMatch,
+) -> ApiResult<Response> {
     caller.authorize(MANAGE)?;
-    Ok(Json(store::set_enabled(state.store(), caller.keys(), path.account_id, true).await?.view()))
+    let account = store::set_enabled(state.store(), caller.keys(), path.account_id, true, &if_match).await?.view();
+    with_etag(&account, Json(&account))
 }
 
 /// Change an email account's helpdesk settings
@@ -203,14 +209,15 @@ async fn enable_account(
 /// field set to null inherits the workspace default). Project, users and tags must exist in
 /// the workspace. A disabled account is 409: enable it first.
 #[utoipa::path(patch, path = "/helpdesk/email-accounts/{accountId}/settings", operation_id = "updateHelpdeskSettings",
-    tag = "helpdesk", params(AccountPath), request_body = HelpdeskSettingsBody,
+    tag = "helpdesk", params(AccountPath, IfMatchParams), request_body = HelpdeskSettingsBody,
     responses((status = 200, description = "The account with its new settings", body = EmailAccount)))]
 async fn update_settings(
     State(state): State<AppState>,
     caller: Caller,
     Path(path): Path<AccountPath>,
+    if_match: IfMatch,
     body: Body<HelpdeskSettingsBody>,
-) -> ApiResult<Json<EmailAccount>> {
+) -> ApiResult<Response> {
     let permit = caller.authorize(MANAGE)?;
     let change = body.parse(&permit)?.into_change();
     let store = state.store();
@@ -222,5 +229,6 @@ async fn update_settings(
     if !problems.is_empty() {
         return Err(ApiError::validation(problems));
     }
-    Ok(Json(store::update_settings(store, caller.keys(), path.account_id, change).await?.view()))
+    let account = store::update_settings(store, caller.keys(), path.account_id, change, &if_match).await?.view();
+    with_etag(&account, Json(&account))
 }

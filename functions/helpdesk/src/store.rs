@@ -4,6 +4,7 @@
 
 use crate::account::{self, MailAccountRecord, PULL_SCHEDULE_GSI1PK, SettingsChange};
 use uuid::Uuid;
+use workapi_kit::conditional::IfMatch;
 use workapi_kit::entity::{self, Change, Entity};
 use workapi_kit::paging::OrderKey;
 use workapi_kit::{ApiError, ApiResult};
@@ -34,8 +35,14 @@ pub async fn list(store: &dyn Store, keys: WsKeys) -> ApiResult<Vec<MailAccountR
 
 /// Turns helpdesk on or off for an account, keeping its settings. Idempotent: an account
 /// already in that state is returned as it is, unwritten.
-pub async fn set_enabled(store: &dyn Store, keys: WsKeys, id: Uuid, enabled: bool) -> ApiResult<MailAccountRecord> {
-    modify(store, keys, id, |record| {
+pub async fn set_enabled(
+    store: &dyn Store,
+    keys: WsKeys,
+    id: Uuid,
+    enabled: bool,
+    if_match: &IfMatch,
+) -> ApiResult<MailAccountRecord> {
+    modify(store, keys, id, if_match, |record| {
         if record.helpdesk_enabled == enabled {
             return Ok(None);
         }
@@ -51,8 +58,9 @@ pub async fn update_settings(
     keys: WsKeys,
     id: Uuid,
     change: SettingsChange,
+    if_match: &IfMatch,
 ) -> ApiResult<MailAccountRecord> {
-    modify(store, keys, id, |record| {
+    modify(store, keys, id, if_match, |record| {
         if !record.helpdesk_enabled {
             return Err(ApiError::conflict(
                 "Helpdesk is disabled for this email account; enable it to change its settings",
@@ -64,15 +72,22 @@ pub async fn update_settings(
     .await
 }
 
-/// A read-modify-write of one account (`entity::modify`). `change` returns the new record, or
-/// None when nothing is to be written.
-async fn modify<F>(store: &dyn Store, keys: WsKeys, id: Uuid, change: F) -> ApiResult<MailAccountRecord>
+/// A read-modify-write of one account (`entity::modify`), if `if_match` names the account as
+/// read. `change` returns the new record, or None when nothing is to be written.
+async fn modify<F>(
+    store: &dyn Store,
+    keys: WsKeys,
+    id: Uuid,
+    if_match: &IfMatch,
+    change: F,
+) -> ApiResult<MailAccountRecord>
 where
     F: Fn(&MailAccountRecord) -> ApiResult<Option<MailAccountRecord>>,
 {
     let busy = "The email account is being changed concurrently; retry";
     entity::modify(store, &account::key(keys, id), keys, busy, |stored| {
-        let record = stored.ok_or_else(not_found)?;
+        let record: MailAccountRecord = stored.ok_or_else(not_found)?;
+        if_match.check(&record.view())?;
         Ok(match change(&record)? {
             Some(changed) => Change::Write(changed),
             None => Change::Keep(record),

@@ -5,9 +5,16 @@
 //! depends on, whatever it is (a role's inherited permissions, a projection, the caller's
 //! language), because it is computed from the answer itself: it can never say "not modified"
 //! of an answer that changed. The handler runs either way; what is saved is the transfer.
+//!
+//! Writes take `If-Match` ([`IfMatch`]): the write happens only while the resource, as its read
+//! answers it, still has one of the named tags. The check runs inside the write's own
+//! read-modify-write, on the version the write is conditioned on, so two writers holding the
+//! same tag cannot both pass: the second re-reads, finds a new tag and gets 412.
 
+use crate::error::{ApiError, ApiResult};
 use axum::body::Body;
-use axum::extract::Request;
+use axum::extract::{FromRequestParts, Request};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -40,6 +47,65 @@ pub async fn conditional_get(request: Request, next: Next) -> Response {
         return Response::from_parts(parts, Body::empty());
     }
     Response::from_parts(parts, Body::from(bytes))
+}
+
+/// A write's `If-Match`: absent, `*`, or a list of strong tags (RFC 9110 §13.1.1).
+#[derive(Debug, Clone, Default)]
+pub struct IfMatch(Option<String>);
+
+impl<S: Send + Sync> FromRequestParts<S> for IfMatch {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        match parts.headers.get(header::IF_MATCH) {
+            None => Ok(IfMatch(None)),
+            Some(value) => {
+                let text = value.to_str().ok().map(str::trim).filter(|t| !t.is_empty());
+                let text = text.ok_or_else(|| ApiError::field("If-Match", "If-Match must be * or a list of ETags"))?;
+                Ok(IfMatch(Some(text.to_owned())))
+            }
+        }
+    }
+}
+
+impl IfMatch {
+    /// Ok when no `If-Match` was sent, or when it names the tag of `current` (the resource as
+    /// its read answers it) or is `*`; else 412 with the error body. Call it inside the write's
+    /// read-modify-write, on the stored state the write is conditioned on.
+    pub fn check(&self, current: &impl serde::Serialize) -> ApiResult<()> {
+        let Some(list) = &self.0 else { return Ok(()) };
+        let tag = etag(&serde_json::to_vec(current).map_err(ApiError::internal)?);
+        // Strong comparison: a weak tag never matches.
+        if list.split(',').map(str::trim).any(|candidate| candidate == "*" || candidate == tag) {
+            return Ok(());
+        }
+        Err(ApiError::new(
+            StatusCode::PRECONDITION_FAILED,
+            "The resource changed since it was read (If-Match names none of its current ETags); read it again",
+        ))
+    }
+}
+
+/// The `If-Match` parameter, for the OpenAPI document (`params(IfMatchParams)`); the document
+/// adds the 412 to every operation that takes it.
+#[derive(serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Header)]
+#[allow(dead_code)]
+pub struct IfMatchParams {
+    /// The ETag a read of the resource answered (or *): the write happens only while it is
+    /// current, else 412
+    #[serde(rename = "If-Match")]
+    #[param(rename = "If-Match", example = "\"q1mJ7a0p9dXtX3uH2bq6Zg\"")]
+    if_match: Option<String>,
+}
+
+/// `answer` with the `ETag` of `resource` as its read would answer it, so that a client can
+/// send its next write's `If-Match` without reading again.
+pub fn with_etag(resource: &impl serde::Serialize, answer: impl IntoResponse) -> ApiResult<Response> {
+    let tag = etag(&serde_json::to_vec(resource).map_err(ApiError::internal)?);
+    let mut response = answer.into_response();
+    response.headers_mut().insert(header::ETAG, HeaderValue::from_str(&tag).map_err(ApiError::internal)?);
+    Ok(response)
 }
 
 fn is_json(headers: &HeaderMap) -> bool {

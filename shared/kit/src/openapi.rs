@@ -77,6 +77,9 @@ pub fn finish(mut api: OpenApi, tags: &[ApiTag]) -> OpenApi {
             add_next_link(operation);
             if read {
                 add_conditional_read(operation);
+            } else if takes_header(operation, "If-Match") {
+                // If-Match named none of the resource's current ETags; nothing was written.
+                operation.responses.responses.insert("412".into(), error_ref());
             }
         }
     }
@@ -243,6 +246,10 @@ fn complete_operation(operation: &mut Operation, method: HttpMethod, public: boo
     }
     responses.entry("429".into()).or_insert_with(|| RefOr::Ref(Ref::from_response_name("TooManyRequests")));
     responses.entry("503".into()).or_insert_with(|| RefOr::Ref(Ref::from_response_name("ServiceUnavailable")));
+}
+
+fn takes_header(operation: &Operation, name: &str) -> bool {
+    operation.parameters.iter().flatten().any(|p| p.name == name && p.parameter_in == ParameterIn::Header)
 }
 
 /// A JSON read answers an `ETag` and takes `If-None-Match` (`crate::conditional`).

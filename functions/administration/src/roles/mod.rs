@@ -7,12 +7,14 @@ use crate::{EMPLOYEES, MANAGE_ROLES};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::response::Response;
 use rules::{AllowBody, RoleBody, RolePatchBody, RoleView};
 use serde::Deserialize;
 use utoipa::IntoParams;
 use workapi_domain::permissions::Roles;
 use workapi_domain::permissions::catalog::{PermissionKey, PermissionMapSchema};
 use workapi_domain::permissions::roles::RoleId;
+use workapi_kit::conditional::{IfMatch, IfMatchParams, with_etag};
 use workapi_kit::http::Success;
 use workapi_kit::idempotency::{Answer, Idempotency};
 use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
@@ -123,24 +125,31 @@ pub async fn create_role(
 /// Replaces name, icon, type, description and parent; omitted permissions keep the stored map.
 /// Base roles are read-only (403).
 #[utoipa::path(put, path = "/administration/roles/{id}", operation_id = "replaceRole", tag = "administration",
-    params(RolePath), request_body = RoleBody,
+    params(RolePath, IfMatchParams), request_body = RoleBody,
     responses((status = 200, description = "The updated role", body = RoleProjection)))]
 pub async fn replace_role(
     State(state): State<AppState>,
     caller: Caller,
     projection: Projection,
     Path(path): Path<RolePath>,
+    if_match: IfMatch,
     body: Body<RoleBody>,
-) -> ApiResult<RoleProjection> {
+) -> ApiResult<Response> {
     let permit = caller.authorize(MANAGE_ROLES)?;
     let body = body.parse(&permit)?;
     let blame = rules::full_blame(&body);
     let id = path.id.as_str();
-    let roles = store::update(state.store(), caller.keys(), editor(&caller), id, &|current| {
-        Ok((rules::full(&body, Some(current)), blame))
-    })
+    let roles = store::update(
+        state.store(),
+        caller.keys(),
+        editor(&caller),
+        id,
+        (&if_match, &caller.user.language),
+        &|current| Ok((rules::full(&body, Some(current)), blame)),
+    )
     .await?;
-    projection.project(&respond(&caller, &roles, id)?)
+    let role = respond(&caller, &roles, id)?;
+    with_etag(&role, projection.project(&role)?)
 }
 
 /// Update a custom role
@@ -148,30 +157,37 @@ pub async fn replace_role(
 /// Changes the fields the body carries; `parentId: null` removes the parent. Permissions have
 /// their own endpoints.
 #[utoipa::path(patch, path = "/administration/roles/{id}", operation_id = "updateRole", tag = "administration",
-    params(RolePath), request_body = RolePatchBody,
+    params(RolePath, IfMatchParams), request_body = RolePatchBody,
     responses((status = 200, description = "The updated role", body = RoleProjection)))]
 pub async fn update_role(
     State(state): State<AppState>,
     caller: Caller,
     projection: Projection,
     Path(path): Path<RolePath>,
+    if_match: IfMatch,
     body: Body<RolePatchBody>,
-) -> ApiResult<RoleProjection> {
+) -> ApiResult<Response> {
     let permit = caller.authorize(MANAGE_ROLES)?;
     let body = body.parse(&permit)?;
     let id = path.id.as_str();
-    let roles = store::update(state.store(), caller.keys(), editor(&caller), id, &|current| {
-        Ok((rules::partial(&body, current), "type"))
-    })
+    let roles = store::update(
+        state.store(),
+        caller.keys(),
+        editor(&caller),
+        id,
+        (&if_match, &caller.user.language),
+        &|current| Ok((rules::partial(&body, current), "type")),
+    )
     .await?;
-    projection.project(&respond(&caller, &roles, id)?)
+    let role = respond(&caller, &roles, id)?;
+    with_etag(&role, projection.project(&role)?)
 }
 
 /// Replace a role's permissions
 ///
 /// The complete map of explicit entries; keys left out are inherited again.
 #[utoipa::path(put, path = "/administration/roles/{id}/permissions", operation_id = "replaceRolePermissions", tag = "administration",
-    params(RolePath),
+    params(RolePath, IfMatchParams),
     request_body(content = PermissionMapSchema, description = "The complete map of explicit entries (also accepted wrapped as {\"permissions\": {…}})",
         example = json!({"Invoices.manage": true, "Projects.edit": false})),
     responses((status = 200, description = "The role with its new permissions", body = RoleView)))]
@@ -179,16 +195,23 @@ pub async fn replace_permissions(
     State(state): State<AppState>,
     caller: Caller,
     Path(path): Path<RolePath>,
+    if_match: IfMatch,
     body: Body<PermissionMapSchema>,
-) -> ApiResult<Json<RoleView>> {
+) -> ApiResult<Response> {
     let permit = caller.authorize(MANAGE_ROLES)?;
     let raw = rules::permission_map(body.json(&permit)?)?;
     let id = path.id.as_str();
-    let roles = store::update(state.store(), caller.keys(), editor(&caller), id, &|current| {
-        Ok((rules::Draft { raw: raw.clone(), ..rules::Draft::of(current) }, "permissions"))
-    })
+    let roles = store::update(
+        state.store(),
+        caller.keys(),
+        editor(&caller),
+        id,
+        (&if_match, &caller.user.language),
+        &|current| Ok((rules::Draft { raw: raw.clone(), ..rules::Draft::of(current) }, "permissions")),
+    )
     .await?;
-    Ok(Json(respond(&caller, &roles, id)?))
+    let role = respond(&caller, &roles, id)?;
+    with_etag(&role, Json(&role))
 }
 
 /// Set one permission of a role
@@ -196,39 +219,49 @@ pub async fn replace_permissions(
 /// `allow` true grants, false revokes (both override inheritance), null returns the key to
 /// inheritance.
 #[utoipa::path(patch, path = "/administration/roles/{id}/permissions/{permissionKey}", operation_id = "setRolePermission", tag = "administration",
-    params(PermissionPath), request_body = AllowBody,
+    params(PermissionPath, IfMatchParams), request_body = AllowBody,
     responses((status = 200, description = "The role with its updated permissions", body = RoleView)))]
 pub async fn set_permission(
     State(state): State<AppState>,
     caller: Caller,
     Path(path): Path<PermissionPath>,
+    if_match: IfMatch,
     body: Body<AllowBody>,
-) -> ApiResult<Json<RoleView>> {
+) -> ApiResult<Response> {
     let permit = caller.authorize(MANAGE_ROLES)?;
     let allow = body.parse(&permit)?.allow.0;
     let id = path.id.as_str();
-    let roles = store::update(state.store(), caller.keys(), editor(&caller), id, &|current| {
-        let mut draft = rules::Draft::of(current);
-        rules::set_permission(&mut draft.raw, path.permission_key, allow);
-        Ok((draft, "allow"))
-    })
+    let roles = store::update(
+        state.store(),
+        caller.keys(),
+        editor(&caller),
+        id,
+        (&if_match, &caller.user.language),
+        &|current| {
+            let mut draft = rules::Draft::of(current);
+            rules::set_permission(&mut draft.raw, path.permission_key, allow);
+            Ok((draft, "allow"))
+        },
+    )
     .await?;
-    Ok(Json(respond(&caller, &roles, id)?))
+    let role = respond(&caller, &roles, id)?;
+    with_etag(&role, Json(&role))
 }
 
 /// Delete a custom role
 ///
 /// Only a role that no user holds and no role inherits from (409 otherwise).
 #[utoipa::path(delete, path = "/administration/roles/{id}", operation_id = "deleteRole", tag = "administration",
-    params(RolePath),
+    params(RolePath, IfMatchParams),
     responses((status = 200, description = "Deleted; 409 while users hold the role or roles inherit from it", body = Success,
         example = json!({"success": true}))))]
 pub async fn delete_role(
     State(state): State<AppState>,
     caller: Caller,
     Path(path): Path<RolePath>,
+    if_match: IfMatch,
 ) -> ApiResult<Json<Success>> {
     caller.authorize(MANAGE_ROLES)?;
-    store::delete(state.store(), caller.keys(), path.id.as_str()).await?;
+    store::delete(state.store(), caller.keys(), path.id.as_str(), (&if_match, &caller.user.language)).await?;
     Ok(Json(Success { success: true }))
 }

@@ -12,6 +12,7 @@ use uuid::Uuid;
 use workapi_domain::identity;
 use workapi_domain::permissions::roles::{CustomRole, new_custom_role_id};
 use workapi_domain::permissions::{Roles, base_role};
+use workapi_kit::conditional::IfMatch;
 use workapi_kit::entity::{self, Attempt};
 use workapi_kit::idempotency::Answer;
 use workapi_kit::{ApiError, ApiResult};
@@ -138,17 +139,20 @@ fn record(
 pub type Change<'a> = dyn Fn(&CustomRole) -> ApiResult<(Draft, &'static str)> + Send + Sync + 'a;
 
 /// Applies `change` to the stored role and writes it; `editedAt` and the version move on.
+/// `if_match` is checked against the role as read in `language`, on the version written over.
 pub async fn update(
     store: &dyn Store,
     keys: WsKeys,
     editor: Editor<'_>,
     id: &str,
+    (if_match, language): (&IfMatch, &str),
     change: &Change<'_>,
 ) -> ApiResult<Roles> {
     writable_key(keys, id)?;
     entity::retry_on_conflict(BUSY, |_| async {
         let roles = load(store, keys).await?;
         let current = roles.custom(id).ok_or_else(role_not_found)?;
+        if_match.check(&view(&roles, id, language)?)?;
         let (draft, blame) = change(current)?;
         let checked = rules::check(&roles, Some(id), &draft, blame)?;
         rules::check_escalation(&roles, editor.role, Some(current), &draft, &checked.resolved)?;
@@ -172,11 +176,17 @@ pub async fn update(
 
 /// Deletes a custom role that no user holds and no role inherits from (409 otherwise: the
 /// holders must be moved first, so nobody silently loses or gains permissions).
-pub async fn delete(store: &dyn Store, keys: WsKeys, id: &str) -> ApiResult<()> {
+pub async fn delete(
+    store: &dyn Store,
+    keys: WsKeys,
+    id: &str,
+    (if_match, language): (&IfMatch, &str),
+) -> ApiResult<()> {
     let key = writable_key(keys, id)?;
     entity::retry_on_conflict(BUSY, |_| async {
         let roles = load(store, keys).await?;
         let current = roles.custom(id).ok_or_else(role_not_found)?;
+        if_match.check(&view(&roles, id, language)?)?;
         let children = roles.children_of(id).len();
         let holders =
             identity::list_users(store, keys.workspace_id()).await?.iter().filter(|u| u.role_id == id).count();
