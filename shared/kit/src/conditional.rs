@@ -59,10 +59,11 @@ impl<S: Send + Sync> FromRequestParts<S> for IfMatch {
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
         match parts.headers.get(header::IF_MATCH) {
             None => Ok(IfMatch(None)),
+            // An empty list names no tag: it matches nothing (412), as RFC 9110 reads it.
             Some(value) => {
-                let text = value.to_str().ok().map(str::trim).filter(|t| !t.is_empty());
-                let text = text.ok_or_else(|| ApiError::field("If-Match", "If-Match must be * or a list of ETags"))?;
-                Ok(IfMatch(Some(text.to_owned())))
+                let text =
+                    value.to_str().map_err(|_| ApiError::field("If-Match", "If-Match must be * or a list of ETags"))?;
+                Ok(IfMatch(Some(text.trim().to_owned())))
             }
         }
     }
