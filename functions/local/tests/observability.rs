@@ -199,6 +199,6 @@ async fn every_answer_names_its_request_and_its_lines_and_metrics_name_it_too() 
     assert!(session["accessToken"].as_str().is_some_and(|t| t.len() > 20), "the login answered a session: {session}");
     let access_token = session["accessToken"].as_str().unwrap();
     for secret in [token.as_str(), local::demo::DEMO_PASSWORD, access_token] {
-        assert!(!stdout.contains(&secret), "a credential in the logs: {secret}");
+        assert!(!stdout.contains(secret), "a credential in the logs: {secret}");
     }
 }
