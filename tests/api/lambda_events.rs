@@ -564,3 +564,25 @@ fn workspace_events_run_through_the_lambda_adapter() {
         assert_eq!(invoke(router, &events["file-content"]).await["statusCode"], 400);
     });
 }
+
+/// Issue 37: on Lambda, the answer names the request by API Gateway's id
+/// (`requestContext.requestId`, the access log's), whatever the answer (here a 401: the event's
+/// token placeholder is no credential), and never by the client's own `X-Request-Id`.
+#[tokio::test]
+async fn the_answer_names_api_gateways_request_id_not_the_clients() {
+    stage_ignored_as_deployed();
+    let (state, _demo) = demo_state().await;
+    let events = load_events("tags");
+    let (name, text) = events.iter().next().expect("a tags event");
+    let mut event: Value = serde_json::from_str(text).unwrap();
+    let gateway_id = uuid::Uuid::new_v4().to_string();
+    event["requestContext"]["requestId"] = json!(gateway_id);
+    event["headers"]["X-Request-Id"] = json!("chosen-by-the-client");
+    event["multiValueHeaders"]["X-Request-Id"] = json!(["chosen-by-the-client"]);
+    let response = invoke(tags::FUNCTION.router(state), &event.to_string()).await;
+    assert_eq!(response["statusCode"], 401, "{name}: {response}");
+    let header = response["headers"]["x-request-id"]
+        .as_str()
+        .or_else(|| response["multiValueHeaders"]["x-request-id"][0].as_str());
+    assert_eq!(header, Some(gateway_id.as_str()), "{name}: {response}");
+}

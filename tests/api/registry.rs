@@ -305,3 +305,70 @@ fn the_generated_files_match_the_registry() {
     let stale = local::template::stale(&repo(), &functions, &document).unwrap();
     assert!(stale.is_empty(), "{}", local::template::report(&repo(), &stale));
 }
+
+/// Issue 37: every deployed function is traced, logs JSON at the template's levels, deploys
+/// through its alias with a deployment preference rolled back by its own error-rate alarm and
+/// the API's 5XX alarm, and has its three alarms and its dashboard row; no alarm and no row
+/// names anything else: the alarms are the functions' and the four of the API and the table.
+#[test]
+fn alarms_and_dashboard_match_the_registry_one_to_one() {
+    use std::collections::BTreeSet;
+    let text = read("template.yaml");
+    let template: serde_norway::Value = serde_norway::from_str(&text).unwrap();
+    let resources = template["Resources"].as_mapping().unwrap();
+    let functions: Vec<&Function> = local::functions().collect();
+    let mut expected: BTreeSet<String> =
+        ["ApiServerErrorRateAlarm", "ApiLatencyAlarm", "TableThrottlesAlarm", "TableSystemErrorsAlarm"]
+            .map(String::from)
+            .into();
+    for function in &functions {
+        let resource = format!("{}Function", resource_name(function));
+        let block = template_block(&text, &resource).unwrap();
+        for property in [
+            "      Tracing: Active\n",
+            "        LogFormat: JSON\n",
+            "        ApplicationLogLevel: !Ref ApplicationLogLevel\n",
+            "        SystemLogLevel: !Ref SystemLogLevel\n",
+            "      AutoPublishAlias: live\n",
+            "        Type: !Ref DeploymentType\n",
+            &format!("          - !Ref {resource}ErrorRateAlarm\n"),
+            "          - !Ref ApiServerErrorRateAlarm\n",
+        ] {
+            assert!(block.contains(property), "{resource} lacks {property:?}");
+        }
+        for alarm in local::monitoring::alarm_names(&resource) {
+            let alarm_block = template_block(&text, &alarm).unwrap_or_else(|| panic!("no {alarm}"));
+            assert!(alarm_block.contains(&format!("Value: !Ref {resource}\n")), "{alarm} watches {resource}");
+            expected.insert(alarm);
+        }
+    }
+    let alarms: BTreeSet<String> = resources
+        .iter()
+        .filter(|(_, r)| r["Type"].as_str() == Some("AWS::CloudWatch::Alarm"))
+        .map(|(name, _)| name.as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(alarms, expected, "the alarms are the registry's functions' and the API's and table's");
+
+    let dashboards: Vec<_> =
+        resources.iter().filter(|(_, r)| r["Type"].as_str() == Some("AWS::CloudWatch::Dashboard")).collect();
+    assert_eq!(dashboards.len(), 1, "one dashboard");
+    let serde_norway::Value::Tagged(body) = &dashboards[0].1["Properties"]["DashboardBody"] else {
+        panic!("the dashboard body is a !Sub")
+    };
+    let body: Value = serde_json::from_str(body.value.as_str().unwrap()).unwrap();
+    let (mut rows, mut lambdas) = (BTreeSet::new(), BTreeSet::new());
+    for metric in
+        body["widgets"].as_array().unwrap().iter().flat_map(|w| w["properties"]["metrics"].as_array().unwrap())
+    {
+        let metric = metric.as_array().unwrap();
+        match metric.get(2).and_then(Value::as_str) {
+            Some("function") => rows.insert(metric[3].as_str().unwrap().to_owned()),
+            Some("FunctionName") => lambdas.insert(metric[3].as_str().unwrap().to_owned()),
+            _ => false,
+        };
+    }
+    let names: BTreeSet<String> = functions.iter().map(|f| f.name.to_owned()).collect();
+    assert_eq!(rows, names, "a dashboard row per function, from the metrics its requests write");
+    let resources: BTreeSet<String> = functions.iter().map(|f| format!("${{{}Function}}", resource_name(f))).collect();
+    assert_eq!(lambdas, resources, "and from Lambda's metrics of that function");
+}

@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod demo;
 pub mod keep_alive;
+pub mod monitoring;
 pub mod seed;
 pub mod seed_agents;
 pub mod seed_billing;

@@ -2,8 +2,10 @@
 //! functions, written from each function's descriptor (`Function::needs`, docs/functions.md):
 //!
 //! - template.yaml, between [`TEMPLATE_BEGIN`] and [`TEMPLATE_END`]: every function's
-//!   `AWS::Serverless::Function` resource (routes, memory, timeout, environment, policies) and its
-//!   log group; the MCP function's needs are the union of those of the functions it runs;
+//!   `AWS::Serverless::Function` resource (routes, memory, timeout, environment, policies,
+//!   tracing, JSON logs, its alias and deployment preference), its log group and its alarms, and
+//!   the dashboard (`crate::monitoring`); the MCP function's needs are the union of those of the
+//!   functions it runs;
 //! - Cargo.toml, between [`WATCH_BEGIN`] and [`WATCH_END`]: the `cargo lambda watch` router, the
 //!   same paths as the API Gateway resources;
 //! - `events/<function>/<operation>.json`: an API Gateway event for every documented operation
@@ -107,7 +109,9 @@ pub fn function_block(function: &'static Function) -> Result<String, String> {
     if let Some(seconds) = needs.timeout_seconds {
         let _ = writeln!(out, "      Timeout: {seconds}");
     }
-    let _ = write!(out, "      CodeUri: .\n      Description: workapi {name} ({})\n      Events:\n", needs.summary);
+    let _ = writeln!(out, "      CodeUri: .\n      Description: workapi {name} ({})", needs.summary);
+    out.push_str(&crate::monitoring::function_properties(&resource));
+    out.push_str("      Events:\n");
     for route in needs.routes {
         comment(&mut out, 8, route.note);
         let _ = write!(
@@ -151,12 +155,14 @@ pub fn function_block(function: &'static Function) -> Result<String, String> {
         "\n  {resource}Logs:\n    Type: AWS::Logs::LogGroup\n    Properties:\n      LogGroupName: !Sub \
          \"/aws/lambda/${{{resource}}}\"\n      RetentionInDays: !Ref LogRetentionDays\n"
     );
+    out.push_str(&crate::monitoring::function_alarms(function, &resource));
     Ok(out)
 }
 
 /// The generated part of template.yaml: every function's block, a blank line between.
 pub fn functions_section(functions: &[&'static Function]) -> Result<String, String> {
-    let blocks: Vec<String> = functions.iter().map(|f| function_block(f)).collect::<Result<_, _>>()?;
+    let mut blocks: Vec<String> = functions.iter().map(|f| function_block(f)).collect::<Result<_, _>>()?;
+    blocks.push(crate::monitoring::dashboard(functions));
     Ok(blocks.join("\n"))
 }
 

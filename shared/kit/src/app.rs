@@ -108,7 +108,7 @@ impl AppStateBuilder {
     /// valid only here: fine for tests, wrong for anything shared, which must configure one).
     pub fn build(self) -> AppState {
         AppState(Arc::new(Inner {
-            store: self.store,
+            store: Arc::new(crate::traced_store::TracedStore(self.store)),
             token_key: self.token_key,
             session_keys: self
                 .session_keys

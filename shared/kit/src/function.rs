@@ -48,11 +48,14 @@ pub struct Needs {
     pub environment: &'static [Variable],
     /// None: the global 512 MB.
     pub memory: Option<Memory>,
-    /// None: the global 10 s.
+    /// None: the global [`GLOBAL_TIMEOUT_SECONDS`].
     pub timeout_seconds: Option<u32>,
     /// Functions whose routes it serves in process (mcp: the registry): it needs what they need.
     pub runs: &'static [&'static Function],
 }
+
+/// The `Timeout` of template.yaml's `Globals`: a function's unless its needs say otherwise.
+pub const GLOBAL_TIMEOUT_SECONDS: u32 = 10;
 
 impl Needs {
     /// A function serving authenticated requests from the table, with nothing else.
@@ -141,9 +144,11 @@ pub struct Memory {
 }
 
 impl Function {
-    /// The routes, without the shared layers (the local server merges several of these).
+    /// The routes, without the shared layers (the local server merges several of these), each
+    /// naming its function and operation for the request's metrics (`workapi_kit::metrics`).
     pub fn routes(&self) -> Router<AppState> {
-        (self.api)().split_for_parts().0
+        let (routes, document) = (self.api)().split_for_parts();
+        crate::metrics::tag_operations(routes, self.name, &document)
     }
 
     /// The finished service: the routes behind the shared HTTP conventions.
@@ -165,7 +170,7 @@ pub type LambdaError = lambda_http::Error;
 pub fn run_on_lambda(function: &'static Function) -> Result<(), LambdaError> {
     let runtime = crate::http::runtime()?;
     runtime.block_on(async {
-        crate::telemetry::init_lambda();
+        crate::telemetry::init_lambda(function.name);
         let state = AppState::from_lambda_env().await?;
         lambda_http::run(function.router(state)).await
     })

@@ -86,11 +86,87 @@ pub fn service(routes: Router<AppState>, state: AppState) -> Router {
         .layer(axum::middleware::from_fn_with_state(state, apply_cors))
         .layer(axum::middleware::map_response(security_headers))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn(observe))
 }
 
-/// Runs the request inside a span naming its id (Lambda's request id, else a fresh one on the
-/// local server), so the one log line of a failure names the request, and answers 503 at
-/// `limit` ([`REQUEST_DEADLINE`]).
+/// The header that names the request on every answer: API Gateway's request id, else (the
+/// local server) a fresh UUID. A client's own `X-Request-Id` is never taken as ours: it is
+/// logged as `clientRequestId` (docs/operations.md).
+pub const REQUEST_ID_HEADER: &str = "x-request-id";
+
+/// A client's `X-Request-Id` is logged up to this many characters.
+const CLIENT_REQUEST_ID_MAX: usize = 128;
+
+/// Whether the next request is this execution environment's first (the `ColdStart` metric).
+static COLD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// API Gateway's id of the request (`requestContext.requestId`), when the request came through it.
+fn gateway_request_id(request: &Request) -> Option<String> {
+    use lambda_http::RequestExt;
+    use lambda_http::request::RequestContext;
+    #[allow(unreachable_patterns)] // which variants exist depends on lambda_http's features
+    match request.request_context_ref()? {
+        #[cfg(feature = "watch")]
+        RequestContext::ApiGatewayV2(context) => context.request_id.clone(),
+        RequestContext::ApiGatewayV1(context) => context.request_id.clone(),
+        _ => None,
+    }
+}
+
+/// The outermost layer: names the request (a span whose fields every log line inside it
+/// carries: `requestId`, and on Lambda `traceId` and `invocationId`; `clientRequestId` when the
+/// client sent one), answers with `X-Request-Id` whatever the answer, and writes the request's
+/// metric document (`workapi_kit::metrics`).
+async fn observe(mut request: Request, next: Next) -> Response {
+    use lambda_http::RequestExt;
+    use tracing::Instrument;
+    let started = std::time::Instant::now();
+    let request_id = gateway_request_id(&request).unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let (trace_id, invocation_id) = request
+        .lambda_context_ref()
+        .map(|context| (context.xray_trace_id.clone(), Some(context.request_id.clone())))
+        .unwrap_or_default();
+    let client_request_id = request
+        .headers()
+        .get(REQUEST_ID_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.chars().take(CLIENT_REQUEST_ID_MAX).collect::<String>());
+    // At error level, so that its fields are on the lines of every enabled level.
+    let span = tracing::error_span!(
+        "request",
+        requestId = %request_id,
+        traceId = tracing::field::Empty,
+        invocationId = tracing::field::Empty,
+        clientRequestId = tracing::field::Empty,
+    );
+    if let Some(id) = &trace_id {
+        span.record("traceId", id.as_str());
+    }
+    if let Some(id) = &invocation_id {
+        span.record("invocationId", id.as_str());
+    }
+    if let Some(id) = &client_request_id {
+        span.record("clientRequestId", id.as_str());
+    }
+    let operation = crate::metrics::OperationSlot::default();
+    request.extensions_mut().insert(operation.clone());
+    let mut response = next.run(request).instrument(span.clone()).await;
+    if let Ok(value) = HeaderValue::from_str(&request_id) {
+        response.headers_mut().insert(REQUEST_ID_HEADER, value);
+    }
+    crate::metrics::emit(&crate::metrics::Measured {
+        operation: operation.get(),
+        status: response.status().as_u16(),
+        latency: started.elapsed(),
+        cold_start: COLD.swap(false, std::sync::atomic::Ordering::Relaxed),
+        request_id: &request_id,
+        trace_id: trace_id.as_deref(),
+    });
+    response
+}
+
+/// Runs the handler in the request's span ([`observe`]) on a task of its own, and answers 503
+/// at `limit` ([`REQUEST_DEADLINE`]).
 ///
 /// The handler runs on a task of its own and the deadline times out its handle, here: a
 /// timeout wrapped around the handler's future in the same task is polled only when that
@@ -101,13 +177,8 @@ pub fn service(routes: Router<AppState>, state: AppState) -> Router {
 /// its next await, as before; work that never yields runs to its end, which the domain bounds
 /// (docs/reliability.md, "Request deadline").
 async fn deadline(State(limit): State<std::time::Duration>, request: Request, next: Next) -> Response {
-    use lambda_http::RequestExt;
     use tracing::Instrument;
-    let id = request
-        .lambda_context_ref()
-        .map(|context| context.request_id.clone())
-        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-    let span = tracing::error_span!("request", id = %id);
+    let span = tracing::Span::current();
     let (method, path) = (request.method().clone(), request.uri().path().to_owned());
     let mut handler = tokio::task::JoinSet::new();
     handler.spawn(next.run(request).instrument(span.clone()));

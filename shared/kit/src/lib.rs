@@ -26,6 +26,7 @@ pub mod input {
     pub use workapi_wire::*;
 }
 mod jwt_crypto;
+pub mod metrics;
 pub mod oauth;
 pub mod openapi;
 pub mod paging;
@@ -35,6 +36,7 @@ pub mod request;
 pub mod secrets;
 pub mod session;
 pub mod telemetry;
+mod traced_store;
 
 pub use app::AppState;
 pub use auth::Caller;
