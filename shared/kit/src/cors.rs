@@ -29,8 +29,7 @@ pub const ALLOWED_HEADERS: &str = "Authorization, Content-Type, Idempotency-Key,
 /// Response headers a page may read besides the CORS-safelisted ones. `WWW-Authenticate` names
 /// the protected-resource metadata on every 401 (browser-based OAuth clients discover the
 /// authorization server from it); `X-Request-Id` is what a user reports (docs/operations.md).
-pub const EXPOSED_HEADERS: &str =
-    "X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, WWW-Authenticate, Idempotent-Replayed, X-Request-Id, Link, ETag";
+pub const EXPOSED_HEADERS: &str = "X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, WWW-Authenticate, Idempotent-Replayed, X-Request-Id, Link, ETag";
 pub const ALLOWED_METHODS: &str = "GET, POST, PUT, PATCH, DELETE";
 /// How long a browser may cache a preflight answer (seconds).
 pub const MAX_AGE_SECS: u32 = 600;
