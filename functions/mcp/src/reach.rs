@@ -134,7 +134,7 @@ fn describe(tool: &Tool) -> Value {
         "toolset": tool.toolset,
         "access": if tool.reads { "read" } else { "write" },
         "scope": tool.scope,
-        "inputSchema": tool.listing["inputSchema"],
+        "inputSchema": tool.input_schema(),
     })
 }
 
