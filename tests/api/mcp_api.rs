@@ -827,7 +827,7 @@ async fn every_bearer_operation_of_the_catalogue_runs_through_call_operation() {
             let (status, answer) = rpc_at(&api, "/mcp", &extra, &catalogue.root_token, "tools/call", params).await;
             if status != 200 || answer["result"]["isError"] != false {
                 failures.push(format!("{} {}: {status} {answer}", tool.name, request.path));
-            } else if let Some(output) = tool.listing.get("outputSchema") {
+            } else if let Some(output) = tool.listing.value().get("outputSchema") {
                 // The structured content validates against the tool's output schema, as
                 // clients check it.
                 let content = &answer["result"]["structuredContent"];

@@ -201,7 +201,7 @@ pub async fn handle(
             let reaching = reach::listings(surface, &caller.scopes);
             let operations =
                 tools::all().iter().filter(|tool| caller.scopes.contains(&tool.scope) && surface.lists(tool));
-            let visible: Vec<&Value> = reaching.iter().chain(operations.map(|tool| &tool.listing)).collect();
+            let visible: Vec<Value> = reaching.into_iter().chain(operations.map(|tool| tool.listing.value())).collect();
             // Per caller (its scopes): private, in the result and for HTTP caches.
             let mut response = rpc_result(&id, &version, cacheable(json!({"tools": visible}), "private", &version));
             let headers = response.headers_mut();

@@ -54,7 +54,7 @@ pub struct Tool {
     /// Whether the JSON response is not an object, so structured content wraps it as `result`.
     pub wraps_output: bool,
     /// The tool as `tools/list` shows it.
-    pub listing: Value,
+    pub listing: Listing,
     /// The full input schema when `fit` left definitions out of the listing's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub full_input_schema: Option<Value>,
@@ -62,8 +62,53 @@ pub struct Tool {
 
 impl Tool {
     /// The full input schema, which `searchOperations` answers.
-    pub fn input_schema(&self) -> &Value {
-        self.full_input_schema.as_ref().unwrap_or(&self.listing["inputSchema"])
+    pub fn input_schema(&self) -> Value {
+        match &self.full_input_schema {
+            Some(schema) => schema.clone(),
+            None => self.listing.value()["inputSchema"].take(),
+        }
+    }
+}
+
+/// A tool's listing held as compact JSON text, with the title and description search reads:
+/// the catalog's 60 listings as `Value` trees were the largest part of the function's memory
+/// (docs/performance.md, "The MCP function's first response"). Each is parsed again for the
+/// requests that list it. In `tools.json` it is the JSON object itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listing {
+    json: String,
+    pub title: String,
+    pub description: String,
+}
+
+impl Listing {
+    pub fn value(&self) -> Value {
+        serde_json::from_str(&self.json).expect("serialised from a Value")
+    }
+
+    /// Its size in bytes, as `tools/list` writes it.
+    pub fn bytes(&self) -> usize {
+        self.json.len()
+    }
+}
+
+impl From<&Value> for Listing {
+    fn from(value: &Value) -> Self {
+        let text = |key: &str| value[key].as_str().unwrap_or_default().to_owned();
+        Listing { json: value.to_string(), title: text("title"), description: text("description") }
+    }
+}
+
+impl Serialize for Listing {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.value().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Listing {
+    /// One tool's tree at a time, never the catalog's.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(Listing::from(&Value::deserialize(deserializer)?))
     }
 }
 
@@ -268,6 +313,7 @@ fn tool(path: &str, method: Method, operation: &Value, schemas: &Map<String, Val
     }
     fit(&mut listing);
     let full_input_schema = (listing["inputSchema"] != full_input_schema).then_some(full_input_schema);
+    let listing = Listing::from(&listing);
     Some(Tool {
         name,
         method,
@@ -902,11 +948,13 @@ mod tests {
     fn every_tool_fits_and_repeats_nothing_large() {
         let mut largest = (0, "");
         for tool in all() {
-            let bytes = tool.listing.to_string().len();
+            let listing = tool.listing.value();
+            let bytes = tool.listing.bytes();
+            assert_eq!(bytes, listing.to_string().len());
             assert!(bytes <= MAX_TOOL_BYTES, "{} is {bytes} bytes", tool.name);
             largest = largest.max((bytes, tool.name.as_str()));
             for key in ["inputSchema", "outputSchema"] {
-                let Some(schema) = tool.listing.get(key) else { continue };
+                let Some(schema) = listing.get(key) else { continue };
                 let mut seen = BTreeSet::new();
                 let mut repeated = Vec::new();
                 visit_subschemas(schema, None, &mut |subschema, _| {
@@ -918,11 +966,11 @@ mod tests {
                 assert!(repeated.is_empty(), "{} {key} repeats {repeated:?}", tool.name);
             }
             let full = tool.input_schema().to_string();
-            assert!(full.len() >= tool.listing["inputSchema"].to_string().len());
+            assert!(full.len() >= listing["inputSchema"].to_string().len());
             assert!(!full.contains(LEFT_OUT), "{}: the full input schema leaves nothing out", tool.name);
         }
         assert!(crate::protocol::INSTRUCTIONS.contains(LEFT_OUT), "the instructions say what it means");
-        let total: usize = all().iter().map(|t| t.listing.to_string().len()).sum();
+        let total: usize = all().iter().map(|t| t.listing.bytes()).sum();
         let fitted: Vec<&str> =
             all().iter().filter(|t| t.full_input_schema.is_some()).map(|t| t.name.as_str()).collect();
         eprintln!("{} tools, {total} bytes; the largest {largest:?}; input schemas fitted: {fitted:?}", all().len());
@@ -937,26 +985,26 @@ mod tests {
         let save = tools.iter().find(|t| t.name == "saveThing").unwrap();
         assert_eq!(save.body, BodyMode::Flattened);
         assert_eq!(save.scope, "api:write");
-        let input = &save.listing["inputSchema"];
+        let input = &save.listing.value()["inputSchema"];
         assert_eq!(input["required"], json!(["id", "name"]));
         assert_eq!(input["properties"]["id"]["description"], "Thing id");
         assert!(input["properties"].get("LT-Response-Shape").is_none());
         assert_eq!(input["properties"]["name"]["$ref"], "#/$defs/Name");
         assert_eq!(input["$defs"], json!({"Name": {"type": "string"}}));
-        assert_eq!(save.listing["outputSchema"]["properties"]["name"]["$ref"], "#/$defs/Name");
-        assert_eq!(save.listing["annotations"]["idempotentHint"], true);
-        assert_eq!(save.listing["annotations"]["destructiveHint"], false);
+        assert_eq!(save.listing.value()["outputSchema"]["properties"]["name"]["$ref"], "#/$defs/Name");
+        assert_eq!(save.listing.value()["annotations"]["idempotentHint"], true);
+        assert_eq!(save.listing.value()["annotations"]["destructiveHint"], false);
 
         let delete = tools.iter().find(|t| t.name == "deleteThing").unwrap();
-        assert_eq!(delete.listing["annotations"]["destructiveHint"], true);
-        assert_eq!(delete.listing["outputSchema"]["properties"]["result"]["items"]["$ref"], "#/$defs/Thing");
-        assert!(delete.listing["outputSchema"]["$defs"]["Name"].is_object(), "transitive references");
+        assert_eq!(delete.listing.value()["annotations"]["destructiveHint"], true);
+        assert_eq!(delete.listing.value()["outputSchema"]["properties"]["result"]["items"]["$ref"], "#/$defs/Thing");
+        assert!(delete.listing.value()["outputSchema"]["$defs"]["Name"].is_object(), "transitive references");
 
         // The body's own `idempotencyKey` clashes with the header's argument: nested body.
         let create = tools.iter().find(|t| t.name == "createThing").unwrap();
         assert!(create.idempotency_key);
         assert_eq!(create.body, BodyMode::Nested);
-        assert_eq!(create.listing["annotations"]["idempotentHint"], false);
-        assert!(create.listing["inputSchema"]["properties"]["body"].is_object());
+        assert_eq!(create.listing.value()["annotations"]["idempotentHint"], false);
+        assert!(create.listing.value()["inputSchema"]["properties"]["body"].is_object());
     }
 }
