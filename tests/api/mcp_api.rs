@@ -96,13 +96,111 @@ async fn list_tools_at(api: &TestApi, path: &str, extra: &[(&'static str, &str)]
     answer["result"]["tools"].as_array().expect("tools").clone()
 }
 
-/// Whether a `type` anywhere in the schema is an array (`["string", "null"]`).
-fn has_type_array(schema: &Value) -> bool {
-    match schema {
-        Value::Object(map) => map.iter().any(|(k, v)| (k == "type" && v.is_array()) || has_type_array(v)),
-        Value::Array(items) => items.iter().any(has_type_array),
-        _ => false,
+/// What the MCP Inspector's strict check (`inspector --cli … --method tools/list --strict`,
+/// 2.12.0, its schema-portability lint) reports in a tool schema, as `rule at path`: a type
+/// array (`type-union`), a subschema with no validation keyword (`untyped-schema`), a bare
+/// `true`/`false` where a schema belongs (`boolean-schema`), a `$ref` outside the document
+/// (`remote-ref`). The walk follows the same keywords.
+fn portability_findings(schema: &Value) -> Vec<String> {
+    const MAPS: &[&str] =
+        &["properties", "patternProperties", "dependentSchemas", "dependencies", "$defs", "definitions"];
+    const ARRAYS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+    const ONES: &[&str] = &[
+        "items",
+        "additionalProperties",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contains",
+        "propertyNames",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "additionalItems",
+        "contentSchema",
+    ];
+    const BOOLEAN_VALUED: &[&str] =
+        &["additionalProperties", "unevaluatedProperties", "additionalItems", "unevaluatedItems"];
+    const CONSTRAINING: &[&str] = &[
+        "type",
+        "enum",
+        "const",
+        "multipleOf",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "maxLength",
+        "minLength",
+        "pattern",
+        "format",
+        "contentMediaType",
+        "contentEncoding",
+        "contentSchema",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "maxContains",
+        "minContains",
+        "maxProperties",
+        "minProperties",
+        "required",
+        "dependentRequired",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "items",
+        "prefixItems",
+        "contains",
+        "additionalItems",
+        "unevaluatedItems",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "unevaluatedProperties",
+        "propertyNames",
+        "dependentSchemas",
+        "dependencies",
+        "$ref",
+        "$dynamicRef",
+        "$recursiveRef",
+    ];
+    fn walk(node: &Value, path: String, keyword: Option<&str>, found: &mut Vec<String>) {
+        let Some(object) = node.as_object() else {
+            if node.is_boolean() && !keyword.is_some_and(|k| BOOLEAN_VALUED.contains(&k)) {
+                found.push(format!("boolean-schema at {path}"));
+            }
+            return;
+        };
+        if object.get("type").is_some_and(Value::is_array) {
+            found.push(format!("type-union at {path}"));
+        }
+        if object.get("$ref").and_then(Value::as_str).is_some_and(|r| !r.is_empty() && !r.starts_with('#')) {
+            found.push(format!("remote-ref at {path}"));
+        }
+        let conditional = object.contains_key("if") && (object.contains_key("then") || object.contains_key("else"));
+        if !object.keys().any(|k| CONSTRAINING.contains(&k.as_str())) && !conditional && keyword != Some("not") {
+            found.push(format!("untyped-schema at {path}"));
+        }
+        for (key, value) in object {
+            let key = key.as_str();
+            if MAPS.contains(&key) {
+                for (name, inner) in value.as_object().into_iter().flatten() {
+                    walk(inner, format!("{path}.{key}.{name}"), Some(key), found);
+                }
+            } else if ARRAYS.contains(&key) {
+                for (i, inner) in value.as_array().into_iter().flatten().enumerate() {
+                    walk(inner, format!("{path}.{key}[{i}]"), Some(key), found);
+                }
+            } else if ONES.contains(&key) {
+                walk(value, format!("{path}.{key}"), Some(key), found);
+            }
+        }
     }
+    let mut found = Vec::new();
+    walk(schema, String::new(), None, &mut found);
+    found
 }
 
 /// The operations that should be tools: documented, needing a bearer token, JSON or no body.
@@ -300,7 +398,11 @@ async fn the_tools_are_the_documented_bearer_operations_filtered_by_scope() {
                 assert!(jsonschema::draft202012::meta::is_valid(schema), "[{b}] {name} {key} is 2020-12");
                 jsonschema::draft202012::new(schema).unwrap_or_else(|e| panic!("{name} {key} compiles: {e}"));
                 assert!(!schema.to_string().contains("#/components/"), "[{b}] {name} {key} is self-contained");
-                assert!(!has_type_array(schema), "[{b}] {name} {key}: nullable types as anyOf, not type arrays");
+                let findings = portability_findings(schema);
+                assert!(
+                    findings.is_empty(),
+                    "[{b}] {name} {key}: what the MCP Inspector's strict check warns on: {findings:?}"
+                );
             }
             if let Some(output) = tool.get("outputSchema") {
                 // An error's structured content is the error body; clients may check it too.
@@ -312,11 +414,30 @@ async fn the_tools_are_the_documented_bearer_operations_filtered_by_scope() {
             assert!(tool["title"].is_string(), "[{b}] {name}");
         }
         let largest = tools.iter().map(|t| (t.to_string().len(), t["name"].as_str().unwrap())).max().unwrap();
+        assert!(largest.0 <= mcp::tools::MAX_TOOL_BYTES, "[{b}] the largest tool: {largest:?}");
         eprintln!(
             "[{b}] every toolset: {} tools, {} bytes, the largest {largest:?}",
             tools.len(),
             answer.to_string().len()
         );
+        // A tool shortened to fit says so where it left a definition out, and searchOperations
+        // answers its full input schema: the same arguments, described in full.
+        let shortened: Vec<&Value> =
+            tools.iter().filter(|t| t["inputSchema"].to_string().contains(mcp::tools::LEFT_OUT)).collect();
+        for tool in &shortened {
+            let name = tool["name"].as_str().unwrap();
+            let found = call_tool(api, &token, "searchOperations", json!({"query": name, "limit": 1})).await;
+            let full = &found["structuredContent"]["operations"][0];
+            assert_eq!(full["operationId"], name, "[{b}] {found}");
+            let full = &full["inputSchema"];
+            assert!(!full.to_string().contains(mcp::tools::LEFT_OUT), "[{b}] {name}: the full schema");
+            assert!(full.to_string().len() > tool["inputSchema"].to_string().len(), "[{b}] {name}");
+            let arguments =
+                |schema: &Value| schema["properties"].as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+            assert_eq!(arguments(full), arguments(&tool["inputSchema"]), "[{b}] {name}");
+            jsonschema::draft202012::new(full).unwrap_or_else(|e| panic!("{name} full input compiles: {e}"));
+        }
+        eprintln!("[{b}] shortened to fit: {:?}", shortened.iter().map(|t| &t["name"]).collect::<Vec<_>>());
         let tool = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap().clone();
         assert_eq!(tool("listTags")["annotations"]["readOnlyHint"], true);
         assert_eq!(tool("deleteTag")["annotations"]["destructiveHint"], true);
@@ -706,7 +827,7 @@ async fn every_bearer_operation_of_the_catalogue_runs_through_call_operation() {
             let (status, answer) = rpc_at(&api, "/mcp", &extra, &catalogue.root_token, "tools/call", params).await;
             if status != 200 || answer["result"]["isError"] != false {
                 failures.push(format!("{} {}: {status} {answer}", tool.name, request.path));
-            } else if let Some(output) = tool.listing.get("outputSchema") {
+            } else if let Some(output) = tool.listing.value().get("outputSchema") {
                 // The structured content validates against the tool's output schema, as
                 // clients check it.
                 let content = &answer["result"]["structuredContent"];

@@ -200,6 +200,25 @@ fn canonical(value: serde_norway::Value) -> serde_norway::Value {
     }
 }
 
+/// The MCP tools derived from the document (`mcp::tools::catalog_json`), as the MCP function
+/// embeds them (`functions/mcp/tools.json`): a cold start parses them instead of deriving them
+/// (docs/mcp.md, "Tools"). Written by the same command as the document's snapshot.
+#[test]
+fn the_documents_mcp_tools_match_their_snapshot() {
+    let path = repo().join("functions/mcp/tools.json");
+    let current = mcp::tools::catalog_json(&serde_json::to_value(registry::document()).unwrap());
+    if std::env::var("UPDATE_SNAPSHOTS").is_ok_and(|v| v == "1") {
+        std::fs::write(&path, &current).unwrap();
+        return;
+    }
+    let stored = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        stored == current,
+        "functions/mcp/tools.json is not what the document's operations make now. If the change is intended, run \
+         UPDATE_SNAPSHOTS=1 cargo test -p api-tests -- openapi::the_document and commit both files."
+    );
+}
+
 /// The public contract as a file in the repository, so every change to it shows in review.
 /// After an intended change: `UPDATE_SNAPSHOTS=1 cargo test -p api-tests -- openapi::the_document`.
 #[test]
@@ -222,7 +241,8 @@ fn the_document_matches_its_snapshot() {
             .unwrap_or(stored.lines().count().min(current.lines().count()));
         panic!(
             "the OpenAPI document differs from functions/docs/openapi.json from line {}:\n  snapshot: {}\n  now:      {}\n\
-             If the change is intended, run UPDATE_SNAPSHOTS=1 cargo test -p api-tests -- openapi::the_document and commit the file.",
+             If the change is intended, run UPDATE_SNAPSHOTS=1 cargo test -p api-tests -- openapi::the_document and commit the files it writes \
+             (the document, and the MCP tools derived from it: functions/mcp/tools.json).",
             line + 1,
             stored.lines().nth(line).unwrap_or("<end>"),
             current.lines().nth(line).unwrap_or("<end>")

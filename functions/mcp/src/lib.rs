@@ -42,7 +42,8 @@ pub const FUNCTION: Function = Function {
         routes: &[Route::new("Mcp", PATH), Route::new("McpProxy", "/mcp/{proxy+}")],
         memory: Some(Memory {
             megabytes: 1024,
-            why: "Links every function and builds its 59 tools on first use: the most CPU at cold start, 24 MiB.",
+            why: "Links every function, parses its tools on first use and builds every function's routes on the \
+                  first call: the most CPU at cold start.",
         }),
         runs: registry::FUNCTIONS,
         ..Needs::DATA

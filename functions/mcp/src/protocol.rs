@@ -44,11 +44,19 @@ pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 /// tools change only with a deployment.
 const TTL_MS: u64 = 300_000;
 
-const INSTRUCTIONS: &str = "The workapi REST API as tools. A few of its operations are listed as tools; \
-    searchOperations finds any other (by words, toolset, read or write) with its input schema, and callOperation runs \
-    it by operationId. Arguments are the operation's path and query parameters and its JSON body's fields (or `body`); \
-    `fieldsToReturn` and `responseShape` project the result as in the REST API. Errors come back as results with \
-    isError and the API's error body {statusCode, message, errors}.";
+/// What every tool shares, said once here rather than in each tool (docs/mcp.md, "Schemas a
+/// model can read"); clients give it to the model with the tools.
+pub(crate) const INSTRUCTIONS: &str = "The workapi REST API as tools. A few of its operations are listed as tools; \
+    searchOperations finds any other (by words, toolset, read or write) with its full input schema, and callOperation \
+    runs it by operationId. Arguments are the operation's path and query parameters and its JSON body's fields (or \
+    `body`). `fieldsToReturn` (comma-separated top-level fields) and `responseShape` (`compact`, the default, or \
+    `full`) project the result as in the REST API. `idempotencyKey` (1-255 printable ASCII characters, e.g. a UUID) \
+    makes a create safe to retry: the same key and request within 24 hours replay the first result; another request \
+    with it is refused. Text fields refuse control and invisible characters, and blank text where one is required. \
+    A property whose schema \
+    says \"Its full schema: searchOperations\" was shortened to keep the tool small: searchOperations with the \
+    operationId as query gives it. Errors come back as results with isError and the API's error body \
+    {statusCode, message, errors}.";
 
 /// A JSON-RPC answer with its HTTP status.
 pub fn rpc_error(status: StatusCode, id: &Value, code: i64, message: &str, data: Option<Value>) -> Response {
@@ -87,8 +95,8 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<Result<&'a str, ()>>
 }
 
 fn server_info() -> Value {
-    let info = &docs::document()["info"];
-    json!({"name": "workapi", "title": info["title"], "version": info["version"]})
+    let catalog = tools::catalog();
+    json!({"name": "workapi", "title": catalog.title, "version": catalog.version})
 }
 
 fn capabilities() -> Value {
@@ -193,7 +201,7 @@ pub async fn handle(
             let reaching = reach::listings(surface, &caller.scopes);
             let operations =
                 tools::all().iter().filter(|tool| caller.scopes.contains(&tool.scope) && surface.lists(tool));
-            let visible: Vec<&Value> = reaching.iter().chain(operations.map(|tool| &tool.listing)).collect();
+            let visible: Vec<Value> = reaching.into_iter().chain(operations.map(|tool| tool.listing.value())).collect();
             // Per caller (its scopes): private, in the result and for HTTP caches.
             let mut response = rpc_result(&id, &version, cacheable(json!({"tools": visible}), "private", &version));
             let headers = response.headers_mut();

@@ -1,6 +1,8 @@
 //! The tools: one per documented operation that takes a bearer token and a JSON body (or none),
-//! derived from the finished OpenAPI document (`docs::document()`, embedded), the same declarations the
-//! document is. Built once per container, on first use.
+//! derived from the finished OpenAPI document, the same declarations the document is. Derived
+//! when the tests write `functions/mcp/tools.json` (`catalog_json`, held equal to the generated
+//! document's by `tests/api/openapi.rs`), which a cold start parses on first use: the derivation
+//! (the 489 KB document, and the schemas made small) is work no cold start should pay.
 //!
 //! - name: the operationId; title: the summary; description: the description.
 //! - `inputSchema`: an object whose properties are the path and query parameters, the
@@ -9,13 +11,12 @@
 //!   property names is also a parameter's) the body is the one property `body`.
 //! - `outputSchema`: the 2xx JSON response's schema when it is an object; any other JSON
 //!   response is wrapped as `{"result": …}` (MCP wants objects as structured content).
-//! - `$ref`s to `#/components/schemas/…` become `#/$defs/…` with the referenced schemas copied
-//!   in, so each schema stands alone (JSON Schema 2020-12, which OpenAPI 3.1 schemas are).
-
 use axum::http::Method;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
+use workapi_kit::openapi::PROJECTION_PARAMETERS;
 
 /// The tool argument that carries the `Idempotency-Key` header.
 pub const IDEMPOTENCY_ARGUMENT: &str = "idempotencyKey";
@@ -23,11 +24,19 @@ pub const IDEMPOTENCY_ARGUMENT: &str = "idempotencyKey";
 pub const BODY_ARGUMENT: &str = "body";
 const COMPONENTS: &str = "#/components/schemas/";
 const DEFS: &str = "#/$defs/";
+/// The most bytes one tool's listing takes (compact JSON): a client loading every tool pays for
+/// each, and the largest operations' full schemas were 16 KB.
+pub const MAX_TOOL_BYTES: usize = 4096;
+/// The smallest subschema worth a shared definition: a `$ref` to it costs about 30 bytes.
+const SHARED_MIN_BYTES: usize = 64;
+/// What a property that refers to a definition `fit` left out says, so that a model asks for it.
+pub const LEFT_OUT: &str = "Its full schema: searchOperations";
 
 /// One tool: what `tools/list` shows, and how `tools/call` turns arguments into a request.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Tool {
     pub name: String,
+    #[serde(with = "method_name")]
     pub method: Method,
     /// The path template, `/tags/{type}/{id}/color`.
     pub path: String,
@@ -45,10 +54,87 @@ pub struct Tool {
     /// Whether the JSON response is not an object, so structured content wraps it as `result`.
     pub wraps_output: bool,
     /// The tool as `tools/list` shows it.
-    pub listing: Value,
+    pub listing: Listing,
+    /// The full input schema when `fit` left definitions out of the listing's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_input_schema: Option<Value>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+impl Tool {
+    /// The full input schema, which `searchOperations` answers.
+    pub fn input_schema(&self) -> Value {
+        match &self.full_input_schema {
+            Some(schema) => schema.clone(),
+            None => self.listing.value()["inputSchema"].take(),
+        }
+    }
+}
+
+/// A tool's listing held as compact JSON text, with the title and description search reads:
+/// the catalog's 60 listings as `Value` trees were the largest part of the function's memory
+/// (docs/performance.md, "The MCP function's first response"). Each is parsed again for the
+/// requests that list it. In `tools.json` it is the JSON object itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listing {
+    json: String,
+    pub title: String,
+    pub description: String,
+}
+
+impl Listing {
+    pub fn value(&self) -> Value {
+        serde_json::from_str(&self.json).expect("serialised from a Value")
+    }
+
+    /// Its size in bytes, as `tools/list` writes it.
+    pub fn bytes(&self) -> usize {
+        self.json.len()
+    }
+}
+
+impl From<&Value> for Listing {
+    fn from(value: &Value) -> Self {
+        let text = |key: &str| value[key].as_str().unwrap_or_default().to_owned();
+        Listing { json: value.to_string(), title: text("title"), description: text("description") }
+    }
+}
+
+impl Serialize for Listing {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.value().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Listing {
+    /// One tool's tree at a time, never the catalog's.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(Listing::from(&Value::deserialize(deserializer)?))
+    }
+}
+
+mod method_name {
+    use axum::http::Method;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(method: &Method, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(method.as_str())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Method, D::Error> {
+        String::deserialize(deserializer)?.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// What `tools.json` holds: the API's title and version (the server's info) and the tools.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Catalog {
+    pub title: String,
+    pub version: String,
+    pub tools: Vec<Tool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum BodyMode {
     None,
     /// The body's properties are arguments beside the parameters.
@@ -57,14 +143,27 @@ pub enum BodyMode {
     Nested,
 }
 
+/// The catalog as the tests last wrote it (`catalog_json`).
+const CATALOG_JSON: &str = include_str!("../tools.json");
+
+/// The embedded catalog, parsed on first use.
+pub fn catalog() -> &'static Catalog {
+    static CATALOG: OnceLock<Catalog> = OnceLock::new();
+    CATALOG.get_or_init(|| serde_json::from_str(CATALOG_JSON).expect("tools.json is the JSON the tests wrote"))
+}
+
 /// Every tool, in document order (paths sorted, then methods).
 pub fn all() -> &'static [Tool] {
-    static TOOLS: OnceLock<Vec<Tool>> = OnceLock::new();
-    TOOLS.get_or_init(|| {
-        // The embedded document (functions/docs/openapi.json, held equal to the generated one by
-        // the tests): parsed, not generated, on a cold start.
-        from_document(docs::document())
-    })
+    &catalog().tools
+}
+
+/// The catalog of an OpenAPI 3.1 document (as JSON), as `tools.json` holds it: pretty JSON and
+/// a newline, so that a change to a tool shows in review.
+pub fn catalog_json(document: &Value) -> String {
+    let text = |pointer: &str| document.pointer(pointer).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let catalog =
+        Catalog { title: text("/info/title"), version: text("/info/version"), tools: from_document(document) };
+    serde_json::to_string_pretty(&catalog).expect("JSON serialises") + "\n"
 }
 
 pub fn find(name: &str) -> Option<&'static Tool> {
@@ -178,13 +277,14 @@ fn tool(path: &str, method: Method, operation: &Value, schemas: &Map<String, Val
         input["required"] = json!(required);
     }
     let mut input = self_contained(input, schemas);
-    portable_nullables(&mut input);
+    for_a_model(&mut input);
     let output = output_schema(operation, schemas);
     let wraps_output = output.as_ref().is_some_and(|(_, wraps)| *wraps);
     let output = output.map(|(schema, _)| {
         let mut schema = self_contained(schema, schemas);
-        without_examples(&mut schema);
+        structure_only(&mut schema);
         portable_nullables(&mut schema);
+        share_repeated(&mut schema);
         schema
     });
 
@@ -195,6 +295,7 @@ fn tool(path: &str, method: Method, operation: &Value, schemas: &Map<String, Val
     let description = operation["description"].as_str().filter(|d| !d.is_empty()).unwrap_or(&summary).to_owned();
     // The title once (`title`, not again in the annotations): it is what the listing costs a
     // model's context.
+    let full_input_schema = input.clone();
     let mut listing = json!({
         "name": name,
         "title": summary,
@@ -210,6 +311,9 @@ fn tool(path: &str, method: Method, operation: &Value, schemas: &Map<String, Val
     if let Some(output) = output {
         listing["outputSchema"] = output;
     }
+    fit(&mut listing);
+    let full_input_schema = (listing["inputSchema"] != full_input_schema).then_some(full_input_schema);
+    let listing = Listing::from(&listing);
     Some(Tool {
         name,
         method,
@@ -223,6 +327,7 @@ fn tool(path: &str, method: Method, operation: &Value, schemas: &Map<String, Val
         reads: read_only,
         wraps_output,
         listing,
+        full_input_schema,
     })
 }
 
@@ -262,14 +367,221 @@ fn output_schema(operation: &Value, schemas: &Map<String, Value>) -> Option<(Val
     Some((json!({"type": "object", "properties": {"result": schema}}), true))
 }
 
-/// An output schema without its examples (`examples`, `example`), at any depth: the model sees
-/// the real result, and the examples were the largest part of every output schema. Input
-/// schemas keep theirs, which show how to write an argument.
-fn without_examples(schema: &mut Value) {
+/// An output schema as the result's structure only, at any depth: types, properties, items,
+/// enums, compositions, references; no examples, descriptions or titles (the model sees the
+/// real result, the operation's description and input schema say what it means), and no
+/// validation keywords (bounds, patterns, formats: the server wrote the result). Input schemas
+/// keep theirs, which say how to write an argument.
+fn structure_only(schema: &mut Value) {
+    const NOT_STRUCTURE: &[&str] = &[
+        "examples",
+        "example",
+        "description",
+        "title",
+        "default",
+        "format",
+        "pattern",
+        "minLength",
+        "maxLength",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "minProperties",
+        "maxProperties",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+    ];
+    rewrite_schemas(schema, &|object| object.retain(|keyword, _| !NOT_STRUCTURE.contains(&keyword.as_str())));
+}
+
+/// An input schema as a model reads it: nullables portable; without the text guard's pattern
+/// (every text field refuses control and invisible characters and blank text, with a 400 naming
+/// the field: a rule, not a shape, and its expression was the largest part of many schemas);
+/// without the descriptions of the arguments every operation shares (`idempotencyKey` and the
+/// projection's), which the server's instructions give once; repeated subtrees shared.
+fn for_a_model(schema: &mut Value) {
     rewrite_schemas(schema, &|object| {
-        object.remove("examples");
-        object.remove("example");
+        if object.get("pattern").and_then(Value::as_str).is_some_and(workapi_kit::input::is_text_guard) {
+            object.remove("pattern");
+        }
     });
+    portable_nullables(schema);
+    let shared = PROJECTION_PARAMETERS.iter().copied().chain([IDEMPOTENCY_ARGUMENT]);
+    for name in shared {
+        if let Some(Value::Object(argument)) = schema.pointer_mut(&format!("/properties/{name}")) {
+            argument.remove("description");
+        }
+    }
+    share_repeated(schema);
+}
+
+/// Every subschema of at least [`SHARED_MIN_BYTES`] that occurs more than once in the schema
+/// (its `$defs` included) becomes one definition in `$defs`, named after the property it first
+/// appears under (or the equal definition already there), and each occurrence a `$ref` to it:
+/// the largest first, until nothing large repeats.
+fn share_repeated(schema: &mut Value) {
+    loop {
+        let mut seen: BTreeMap<String, (usize, String)> = BTreeMap::new();
+        let defs = schema.get("$defs").and_then(Value::as_object).cloned().unwrap_or_default();
+        for (name, def) in &defs {
+            seen.insert(def.to_string(), (1, name.clone()));
+        }
+        visit_subschemas(schema, None, &mut |subschema, under| {
+            let text = subschema.to_string();
+            if text.len() >= SHARED_MIN_BYTES && !is_reference(subschema) {
+                let entry = seen.entry(text).or_insert_with(|| (0, under.map(definition_name).unwrap_or_default()));
+                entry.0 += 1;
+            }
+        });
+        let Some((text, name)) = seen
+            .into_iter()
+            .filter(|(_, (count, _))| *count > 1)
+            .max_by_key(|(text, _)| text.len())
+            .map(|(text, (_, name))| (text, name))
+        else {
+            return;
+        };
+        let shared: Value = serde_json::from_str(&text).expect("serialized here");
+        let name = if defs.get(&name) == Some(&shared) { name } else { unused_name(&defs, &name) };
+        let reference = json!({"$ref": format!("{DEFS}{name}")});
+        replace_subschemas(schema, &|subschema| (*subschema == shared).then(|| reference.clone()));
+        schema["$defs"][&name] = shared;
+    }
+}
+
+fn is_reference(schema: &Value) -> bool {
+    schema.as_object().is_some_and(|object| object.len() == 1 && object.contains_key("$ref"))
+}
+
+/// A definition's name from a property's: `accessToken` → `AccessToken`.
+fn definition_name(property: &str) -> String {
+    let mut chars = property.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_else(|| "Shared".into())
+}
+
+fn unused_name(defs: &Map<String, Value>, name: &str) -> String {
+    let base = if name.is_empty() { "Shared" } else { name };
+    (1..).map(|n| if n == 1 { base.to_owned() } else { format!("{base}{n}") }).find(|n| !defs.contains_key(n)).unwrap()
+}
+
+/// The tool's listing within [`MAX_TOOL_BYTES`]: while it is larger, a definition of the output
+/// schema is left out, then of the input schema's (`leave_out`): the deepest object first (the
+/// one most references away from the schema's own properties; the largest of those), so that
+/// the top levels stay described. A model calling such an operation gets its full input schema
+/// from `searchOperations`.
+fn fit(listing: &mut Value) {
+    for key in ["outputSchema", "inputSchema"] {
+        while listing.to_string().len() > MAX_TOOL_BYTES {
+            let Some(schema) = listing.get_mut(key) else { break };
+            let depths = definition_depths(schema);
+            // Typed definitions only: a reference to one becomes its type, never a schema that
+            // accepts anything (the MCP Inspector's strict check warns on those).
+            let chosen = schema.get("$defs").and_then(Value::as_object).and_then(|defs| {
+                defs.iter()
+                    .filter(|(_, def)| def.get("type").is_some_and(Value::is_string))
+                    .max_by_key(|(name, def)| {
+                        (def["type"] == "object", depths.get(*name).copied().unwrap_or(0), def.to_string().len())
+                    })
+                    .map(|(name, _)| name.clone())
+            });
+            let Some(name) = chosen else { break };
+            leave_out(schema, &name, key == "inputSchema");
+        }
+    }
+}
+
+/// How many references away from the schema's own properties each definition is (1: the
+/// schema refers to it).
+fn definition_depths(schema: &Value) -> BTreeMap<String, usize> {
+    let mut outside = schema.clone();
+    let defs = outside.as_object_mut().and_then(|object| object.remove("$defs")).unwrap_or_default();
+    let mut level = BTreeSet::new();
+    collect_refs(&outside, DEFS, &mut level);
+    let mut depths = BTreeMap::new();
+    let mut depth = 1;
+    while !level.is_empty() {
+        let mut next = BTreeSet::new();
+        for name in level {
+            if depths.contains_key(&name) {
+                continue;
+            }
+            depths.insert(name.clone(), depth);
+            if let Some(def) = defs.get(&name) {
+                collect_refs(def, DEFS, &mut next);
+            }
+        }
+        level = next;
+        depth += 1;
+    }
+    depths
+}
+
+/// The schema without the definition `name` (a typed one): each reference to it becomes the
+/// definition's type alone, saying [`LEFT_OUT`] in an input schema; a `oneOf`
+/// holding such a reference becomes `anyOf` (two branches may now both match); definitions no
+/// longer referenced go too. Every value the schema accepted it still accepts.
+fn leave_out(schema: &mut Value, name: &str, input: bool) {
+    let Some(def) = schema.get_mut("$defs").and_then(Value::as_object_mut).and_then(|defs| defs.remove(name)) else {
+        return;
+    };
+    let target = format!("{DEFS}{name}");
+    let refers = |subschema: &Value| subschema.get("$ref").and_then(Value::as_str) == Some(target.as_str());
+    // The branches first: rewriting runs inside out, so the references are still there.
+    rewrite_schemas(schema, &|object| {
+        if let Some(Value::Array(branches)) = object.get("oneOf")
+            && branches.iter().any(refers)
+            && let Some(branches) = object.remove("oneOf")
+        {
+            object.insert("anyOf".into(), branches);
+        }
+    });
+    rewrite_schemas(schema, &|object| {
+        if object.get("$ref").and_then(Value::as_str) != Some(target.as_str()) {
+            return;
+        }
+        object.remove("$ref");
+        if let Some(kind) = def.get("type").filter(|kind| kind.is_string()) {
+            object.insert("type".into(), kind.clone());
+        }
+        if input {
+            let said = object.get("description").or(def.get("description")).and_then(Value::as_str);
+            let description = match said {
+                Some(said) => format!("{}. {LEFT_OUT}.", said.trim_end_matches('.')),
+                None => format!("{LEFT_OUT}."),
+            };
+            object.insert("description".into(), Value::String(description));
+        }
+    });
+    without_unreferenced_definitions(schema);
+}
+
+/// Removes the definitions nothing outside them (transitively) refers to.
+fn without_unreferenced_definitions(schema: &mut Value) {
+    let Some(Value::Object(defs)) = schema.as_object_mut().and_then(|object| object.remove("$defs")) else { return };
+    let mut reached = BTreeSet::new();
+    collect_refs(schema, DEFS, &mut reached);
+    let mut pending: Vec<String> = reached.iter().cloned().collect();
+    while let Some(name) = pending.pop() {
+        let mut inner = BTreeSet::new();
+        if let Some(def) = defs.get(&name) {
+            collect_refs(def, DEFS, &mut inner);
+        }
+        for found in inner {
+            if reached.insert(found.clone()) {
+                pending.push(found);
+            }
+        }
+    }
+    let kept: Map<String, Value> = defs.into_iter().filter(|(name, _)| reached.contains(name)).collect();
+    if !kept.is_empty() {
+        schema["$defs"] = Value::Object(kept);
+    }
 }
 
 /// Every nullable type written as a type array (`"type": ["string", "null"]`, as utoipa writes
@@ -326,11 +638,72 @@ fn rewrite_schemas(schema: &mut Value, rewrite: &impl Fn(&mut Map<String, Value>
     rewrite(object);
 }
 
+/// Calls `visit` with every schema within `schema` (not `schema` itself, nor the `$defs`
+/// entries themselves, whose insides it visits) and the property name it is under, if any.
+fn visit_subschemas(schema: &Value, under: Option<&str>, visit: &mut impl FnMut(&Value, Option<&str>)) {
+    let Some(object) = schema.as_object() else { return };
+    for (keyword, value) in object {
+        match keyword.as_str() {
+            "$defs" => {
+                for inner in value.as_object().into_iter().flat_map(|m| m.values()) {
+                    visit_subschemas(inner, None, visit);
+                }
+            }
+            "properties" | "patternProperties" | "dependentSchemas" => {
+                for (name, inner) in value.as_object().into_iter().flatten() {
+                    visit(inner, Some(name));
+                    visit_subschemas(inner, Some(name), visit);
+                }
+            }
+            "oneOf" | "anyOf" | "allOf" | "prefixItems" => {
+                for inner in value.as_array().into_iter().flatten() {
+                    visit(inner, under);
+                    visit_subschemas(inner, under, visit);
+                }
+            }
+            "items" | "additionalProperties" | "not" | "if" | "then" | "else" | "contains" | "propertyNames" => {
+                visit(value, under);
+                visit_subschemas(value, under, visit);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Replaces each schema within `schema` (not itself, nor a `$defs` entry itself) for which
+/// `replacement` answers one, without looking inside what it replaced.
+fn replace_subschemas(schema: &mut Value, replacement: &impl Fn(&Value) -> Option<Value>) {
+    let Some(object) = schema.as_object_mut() else { return };
+    let mut replace = |inner: &mut Value| match replacement(inner) {
+        Some(new) => *inner = new,
+        None => replace_subschemas(inner, replacement),
+    };
+    for (keyword, value) in object.iter_mut() {
+        match keyword.as_str() {
+            "$defs" => {
+                for inner in value.as_object_mut().into_iter().flat_map(|m| m.values_mut()) {
+                    replace_subschemas(inner, replacement);
+                }
+            }
+            "properties" | "patternProperties" | "dependentSchemas" => {
+                value.as_object_mut().into_iter().flat_map(|m| m.values_mut()).for_each(&mut replace);
+            }
+            "oneOf" | "anyOf" | "allOf" | "prefixItems" => {
+                value.as_array_mut().into_iter().flatten().for_each(&mut replace);
+            }
+            "items" | "additionalProperties" | "not" | "if" | "then" | "else" | "contains" | "propertyNames" => {
+                replace(value);
+            }
+            _ => {}
+        }
+    }
+}
+
 /// The schema with every component reference rewritten to `#/$defs/…` and the referenced
 /// components (transitively) copied into `$defs`.
 pub fn self_contained(mut schema: Value, schemas: &Map<String, Value>) -> Value {
     let mut needed = BTreeSet::new();
-    collect_refs(&schema, &mut needed);
+    collect_refs(&schema, COMPONENTS, &mut needed);
     let mut defs = Map::new();
     let mut pending: Vec<String> = needed.iter().cloned().collect();
     while let Some(name) = pending.pop() {
@@ -339,7 +712,7 @@ pub fn self_contained(mut schema: Value, schemas: &Map<String, Value>) -> Value 
         }
         let Some(component) = schemas.get(&name) else { continue };
         let mut inner = BTreeSet::new();
-        collect_refs(component, &mut inner);
+        collect_refs(component, COMPONENTS, &mut inner);
         pending.extend(inner.into_iter().filter(|n| !defs.contains_key(n)));
         defs.insert(name, component.clone());
     }
@@ -352,19 +725,20 @@ pub fn self_contained(mut schema: Value, schemas: &Map<String, Value>) -> Value 
     schema
 }
 
-fn collect_refs(schema: &Value, found: &mut BTreeSet<String>) {
+/// The names of the schemas `schema` refers to with `$ref`s under `prefix` (`#/$defs/`…).
+fn collect_refs(schema: &Value, prefix: &str, found: &mut BTreeSet<String>) {
     match schema {
         Value::Object(map) => {
             for (key, value) in map {
-                match (key.as_str(), value.as_str().and_then(|r| r.strip_prefix(COMPONENTS))) {
+                match (key.as_str(), value.as_str().and_then(|r| r.strip_prefix(prefix))) {
                     ("$ref", Some(name)) => {
                         found.insert(name.to_owned());
                     }
-                    _ => collect_refs(value, found),
+                    _ => collect_refs(value, prefix, found),
                 }
             }
         }
-        Value::Array(items) => items.iter().for_each(|item| collect_refs(item, found)),
+        Value::Array(items) => items.iter().for_each(|item| collect_refs(item, prefix, found)),
         _ => {}
     }
 }
@@ -433,25 +807,173 @@ mod tests {
     }
 
     #[test]
-    fn nullable_type_arrays_become_any_of_and_output_examples_go() {
-        let mut schema = json!({"type": "object", "examples": [{"note": "x"}], "properties": {
+    fn output_schemas_are_structure_and_nullable_type_arrays_become_any_of() {
+        let mut schema = json!({"type": "object", "examples": [{"note": "x"}], "description": "A thing", "properties": {
             "note": {"type": ["string", "null"], "maxLength": 5, "description": "A note", "example": "hi"},
             "level": {"type": ["string", "null"], "enum": ["low", "high", null]},
-            "type": {"type": "string"},
-            "examples": {"type": "array", "items": {"type": ["integer", "null"]}}
+            "type": {"type": "string", "format": "uuid"},
+            "examples": {"type": "array", "items": {"type": ["integer", "null"], "minimum": 1}, "maxItems": 3}
         }});
-        without_examples(&mut schema);
+        structure_only(&mut schema);
         portable_nullables(&mut schema);
         assert_eq!(
             schema,
             json!({"type": "object", "properties": {
-                "note": {"anyOf": [{"type": "string", "maxLength": 5}, {"type": "null"}], "description": "A note"},
+                "note": {"anyOf": [{"type": "string"}, {"type": "null"}]},
                 "level": {"anyOf": [{"type": "string", "enum": ["low", "high"]}, {"type": "null"}]},
                 "type": {"type": "string"},
                 "examples": {"type": "array", "items": {"anyOf": [{"type": "integer"}, {"type": "null"}]}}
             }}),
             "property names are not keywords"
         );
+
+        let mut input = json!({"type": ["string", "null"], "maxLength": 5, "description": "A note"});
+        portable_nullables(&mut input);
+        assert_eq!(
+            input,
+            json!({"anyOf": [{"type": "string", "maxLength": 5}, {"type": "null"}], "description": "A note"})
+        );
+    }
+
+    #[test]
+    fn input_schemas_leave_out_the_text_guard_and_the_shared_arguments_prose() {
+        use workapi_kit::input::{Field, Text};
+        let name = serde_json::to_value(Text::<1, 100>::schema()).unwrap();
+        assert!(workapi_kit::input::is_text_guard(name["pattern"].as_str().unwrap()), "{name}");
+        let mut schema = json!({"type": "object", "properties": {
+            "name": name,
+            "code": {"type": "string", "pattern": "^[A-Z]+$"},
+            "idempotencyKey": {"type": "string", "maxLength": 255, "description": "Makes retries safe"},
+            "fieldsToReturn": {"type": "string", "description": "Comma-separated fields"}
+        }});
+        for_a_model(&mut schema);
+        assert_eq!(
+            schema,
+            json!({"type": "object", "properties": {
+                "name": {"type": "string", "minLength": 1, "maxLength": 100},
+                "code": {"type": "string", "pattern": "^[A-Z]+$"},
+                "idempotencyKey": {"type": "string", "maxLength": 255},
+                "fieldsToReturn": {"type": "string"}
+            }})
+        );
+    }
+
+    #[test]
+    fn repeated_subtrees_become_shared_definitions() {
+        let token = json!({"type": "string", "format": "password", "maxLength": 8192, "description": "A credential"});
+        let url = json!({"type": "string", "format": "uri", "maxLength": 2048, "description": "An https URL"});
+        let mut schema = json!({"type": "object", "properties": {
+            "accessToken": token, "refreshToken": token,
+            "small": {"type": "string"}, "alsoSmall": {"type": "string"},
+            "server": {"$ref": "#/$defs/Server"},
+            "servers": {"type": "array", "items": {"type": "object", "properties": {"url": url, "token": token}}}
+        }, "$defs": {"Server": {"type": "object", "properties": {"url": url, "token": token}}}});
+        share_repeated(&mut schema);
+        assert_eq!(
+            schema,
+            json!({"type": "object", "properties": {
+                "accessToken": {"$ref": "#/$defs/Token"}, "refreshToken": {"$ref": "#/$defs/Token"},
+                "small": {"type": "string"}, "alsoSmall": {"type": "string"},
+                "server": {"$ref": "#/$defs/Server"},
+                "servers": {"type": "array", "items": {"$ref": "#/$defs/Server"}}
+            }, "$defs": {
+                "Token": token,
+                "Server": {"type": "object", "properties": {"url": url, "token": {"$ref": "#/$defs/Token"}}}
+            }}),
+            "the largest first (the server, equal to its definition), then the token (named where first seen, \
+             the definitions first); small ones stay"
+        );
+    }
+
+    #[test]
+    fn a_tool_over_the_budget_leaves_out_its_largest_definitions() {
+        let prose = "x".repeat(2500);
+        // The output schema first: its largest definition goes, the other stays.
+        let mut listing = json!({"name": "getThing", "inputSchema": {"type": "object"}, "outputSchema": {
+            "type": "object",
+            "properties": {"result": {"oneOf": [{"$ref": "#/$defs/Big"}, {"$ref": "#/$defs/Other"}]}},
+            "$defs": {
+                "Big": {"type": "object", "properties": {"a": {"enum": [prose, prose]}}},
+                "Other": {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}
+            }
+        }});
+        let before = listing.clone();
+        fit(&mut listing);
+        assert_eq!(
+            listing["outputSchema"],
+            json!({"type": "object", "properties": {"result": {"anyOf": [{"type": "object"}, {"$ref": "#/$defs/Other"}]}},
+                "$defs": {"Other": {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}}}),
+            "a oneOf that may now match twice is an anyOf"
+        );
+        let result = json!({"result": {"a": prose}});
+        assert!(jsonschema::draft202012::is_valid(&before["outputSchema"], &result));
+        assert!(jsonschema::draft202012::is_valid(&listing["outputSchema"], &result), "what was valid still is");
+
+        // Then the input schema's, the deepest object first: its references say where the rest
+        // is, and the definitions only it referred to go with it.
+        let mut listing = json!({"name": "saveThing", "inputSchema": {"type": "object", "properties": {
+            "config": {"$ref": "#/$defs/Config"},
+            "kind": {"oneOf": [{"$ref": "#/$defs/Small"}, {"type": "null"}]}
+        }, "$defs": {
+            "Config": {"type": "object", "description": "The configuration", "properties": {
+                "nested": {"$ref": "#/$defs/Nested"}, "note": {"type": "string", "description": prose}}},
+            "Nested": {"type": "object", "properties": {"inner": {"$ref": "#/$defs/Inner"}, "note": {"type": "string", "description": prose}}},
+            "Inner": {"type": "string", "enum": ["x", "y"]},
+            "Small": {"type": "string", "enum": ["a", "b"]}
+        }}});
+        let before = listing.clone();
+        fit(&mut listing);
+        assert!(listing.to_string().len() <= MAX_TOOL_BYTES, "{}", listing.to_string().len());
+        let input = &listing["inputSchema"];
+        assert_eq!(input["properties"]["config"], json!({"$ref": "#/$defs/Config"}), "the top level stays");
+        assert_eq!(
+            input["$defs"]["Config"]["properties"]["nested"],
+            json!({"type": "object", "description": "Its full schema: searchOperations."})
+        );
+        let kept: Vec<&String> = input["$defs"].as_object().unwrap().keys().collect();
+        assert_eq!(kept, ["Config", "Small"], "Inner went with Nested");
+        let arguments = json!({"config": {"nested": {"note": "x"}}, "kind": "a"});
+        assert!(jsonschema::draft202012::is_valid(&before["inputSchema"], &arguments));
+        assert!(jsonschema::draft202012::is_valid(&listing["inputSchema"], &arguments), "what was valid still is");
+
+        let mut small = json!({"name": "small", "inputSchema": {"type": "object", "$defs": {"A": {"type": "string"}}}});
+        let unchanged = small.clone();
+        fit(&mut small);
+        assert_eq!(small, unchanged, "a tool within the budget keeps everything");
+    }
+
+    /// The real tools: each listing within the budget, no subtree of a shared definition's size
+    /// twice in one schema, the full input schema for searchOperations.
+    #[test]
+    fn every_tool_fits_and_repeats_nothing_large() {
+        let mut largest = (0, "");
+        for tool in all() {
+            let listing = tool.listing.value();
+            let bytes = tool.listing.bytes();
+            assert_eq!(bytes, listing.to_string().len());
+            assert!(bytes <= MAX_TOOL_BYTES, "{} is {bytes} bytes", tool.name);
+            largest = largest.max((bytes, tool.name.as_str()));
+            for key in ["inputSchema", "outputSchema"] {
+                let Some(schema) = listing.get(key) else { continue };
+                let mut seen = BTreeSet::new();
+                let mut repeated = Vec::new();
+                visit_subschemas(schema, None, &mut |subschema, _| {
+                    let text = subschema.to_string();
+                    if text.len() >= SHARED_MIN_BYTES && !is_reference(subschema) && !seen.insert(text.clone()) {
+                        repeated.push(text);
+                    }
+                });
+                assert!(repeated.is_empty(), "{} {key} repeats {repeated:?}", tool.name);
+            }
+            let full = tool.input_schema().to_string();
+            assert!(full.len() >= listing["inputSchema"].to_string().len());
+            assert!(!full.contains(LEFT_OUT), "{}: the full input schema leaves nothing out", tool.name);
+        }
+        assert!(crate::protocol::INSTRUCTIONS.contains(LEFT_OUT), "the instructions say what it means");
+        let total: usize = all().iter().map(|t| t.listing.bytes()).sum();
+        let fitted: Vec<&str> =
+            all().iter().filter(|t| t.full_input_schema.is_some()).map(|t| t.name.as_str()).collect();
+        eprintln!("{} tools, {total} bytes; the largest {largest:?}; input schemas fitted: {fitted:?}", all().len());
     }
 
     #[test]
@@ -463,26 +985,26 @@ mod tests {
         let save = tools.iter().find(|t| t.name == "saveThing").unwrap();
         assert_eq!(save.body, BodyMode::Flattened);
         assert_eq!(save.scope, "api:write");
-        let input = &save.listing["inputSchema"];
+        let input = &save.listing.value()["inputSchema"];
         assert_eq!(input["required"], json!(["id", "name"]));
         assert_eq!(input["properties"]["id"]["description"], "Thing id");
         assert!(input["properties"].get("LT-Response-Shape").is_none());
         assert_eq!(input["properties"]["name"]["$ref"], "#/$defs/Name");
         assert_eq!(input["$defs"], json!({"Name": {"type": "string"}}));
-        assert_eq!(save.listing["outputSchema"]["properties"]["name"]["$ref"], "#/$defs/Name");
-        assert_eq!(save.listing["annotations"]["idempotentHint"], true);
-        assert_eq!(save.listing["annotations"]["destructiveHint"], false);
+        assert_eq!(save.listing.value()["outputSchema"]["properties"]["name"]["$ref"], "#/$defs/Name");
+        assert_eq!(save.listing.value()["annotations"]["idempotentHint"], true);
+        assert_eq!(save.listing.value()["annotations"]["destructiveHint"], false);
 
         let delete = tools.iter().find(|t| t.name == "deleteThing").unwrap();
-        assert_eq!(delete.listing["annotations"]["destructiveHint"], true);
-        assert_eq!(delete.listing["outputSchema"]["properties"]["result"]["items"]["$ref"], "#/$defs/Thing");
-        assert!(delete.listing["outputSchema"]["$defs"]["Name"].is_object(), "transitive references");
+        assert_eq!(delete.listing.value()["annotations"]["destructiveHint"], true);
+        assert_eq!(delete.listing.value()["outputSchema"]["properties"]["result"]["items"]["$ref"], "#/$defs/Thing");
+        assert!(delete.listing.value()["outputSchema"]["$defs"]["Name"].is_object(), "transitive references");
 
         // The body's own `idempotencyKey` clashes with the header's argument: nested body.
         let create = tools.iter().find(|t| t.name == "createThing").unwrap();
         assert!(create.idempotency_key);
         assert_eq!(create.body, BodyMode::Nested);
-        assert_eq!(create.listing["annotations"]["idempotentHint"], false);
-        assert!(create.listing["inputSchema"]["properties"]["body"].is_object());
+        assert_eq!(create.listing.value()["annotations"]["idempotentHint"], false);
+        assert!(create.listing.value()["inputSchema"]["properties"]["body"].is_object());
     }
 }

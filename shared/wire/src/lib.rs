@@ -21,7 +21,7 @@ mod types;
 pub use compact::{COMPACT_EXTENSION, Compact};
 pub use types::{
     DateOnly, DateTime, Decimal, EditorProfile, EditorText, Integer, Language, List, MultilineText, ProductProfile,
-    ProductText, RichText, RichTextProfile, Text,
+    ProductText, RichText, RichTextProfile, Text, is_text_guard,
 };
 pub use workapi_wire_derive::Input;
 

@@ -33,6 +33,13 @@ pub fn is_invisible_format(c: char) -> bool {
 const INVISIBLE_CLASS: &str =
     r"\u00AD\u061C\u180E\u200B\u200E\u200F\u202A-\u202E\u2028\u2029\u2060-\u2064\u2066-\u206F\uFEFF";
 
+/// Whether a schema `pattern` is the guard [`Text`] documents (no control or invisible format
+/// characters, not blank): a rule every text field shares, which a reader of one field's schema
+/// (a model writing a tool's arguments, `mcp`) needs no regular expression to follow.
+pub fn is_text_guard(pattern: &str) -> bool {
+    pattern.contains(INVISIBLE_CLASS)
+}
+
 /// Text, trimmed, of `MIN`..=`MAX` characters, without control characters (a line feed only
 /// when `MULTILINE`) or invisible format characters. `MIN` ≥ 1 also refuses whitespace only.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
