@@ -681,6 +681,24 @@ async fn call_operation_runs_an_operation_as_its_tool() {
 
         let listed = call_tool(api, &token, "callOperation", json!({"operationId": "listTags", "arguments": {"type": "task"}})).await;
         assert!(listed["structuredContent"]["result"].is_array(), "[{b}] a list as result: {listed}");
+        assert!(listed["structuredContent"].get("nextCursor").is_none(), "[{b}] one page: {listed}");
+
+        // A list pages through the tool as over REST: `nextCursor` names the next page.
+        call_tool(api, &token, "callOperation", json!({"operationId": "createTag", "arguments": {"type": "task", "name": format!("{name} 2")}})).await;
+        let mut seen = Vec::new();
+        let mut arguments = json!({"type": "task", "limit": 1});
+        loop {
+            let page = call_tool(api, &token, "callOperation", json!({"operationId": "listTags", "arguments": arguments.clone()})).await;
+            assert_eq!(page["isError"], false, "[{b}] {page}");
+            let items = page["structuredContent"]["result"].as_array().unwrap().clone();
+            assert_eq!(items.len(), 1, "[{b}] {page}");
+            seen.push(items[0]["id"].clone());
+            let Some(cursor) = page["structuredContent"]["nextCursor"].as_str() else { break };
+            assert!(page["content"][1]["text"].as_str().unwrap().contains(cursor), "[{b}] the model reads it: {page}");
+            arguments["cursor"] = json!(cursor);
+        }
+        assert_eq!(seen.len(), 2, "[{b}] both tags, one page each: {seen:?}");
+        assert_ne!(seen[0], seen[1]);
         let invalid = call_tool(api, &token, "callOperation", json!({"operationId": "createTag", "arguments": {"type": "task", "name": ""}})).await;
         assert_eq!((&invalid["isError"], &invalid["structuredContent"]["statusCode"]), (&json!(true), &json!(400)), "[{b}] {invalid}");
         assert!(invalid["structuredContent"]["errors"]["name"].is_array(), "[{b}] {invalid}");

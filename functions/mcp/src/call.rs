@@ -18,6 +18,7 @@ use tower::ServiceExt;
 use workapi_kit::AppState;
 use workapi_kit::auth::Caller;
 use workapi_kit::error::ApiError;
+use workapi_kit::paging;
 
 /// Why a call produced no tool result.
 pub enum Refused {
@@ -196,13 +197,25 @@ fn json_result(object: Value) -> Value {
 
 /// Success: the JSON as structured content (an object as it is, anything else as `result`, as
 /// the tool's `outputSchema` says) and as text.
+/// A page of a list names the next one as `nextCursor` (the `cursor` of its `Link` header),
+/// in the structured content and in a line of text a model reads.
 async fn tool_success(tool: &Tool, response: Response) -> Value {
+    let next = response.headers().get(header::LINK).and_then(|v| v.to_str().ok()).and_then(paging::next_cursor);
     let (body, text) = body_of(response).await;
     let mut result = json!({"content": [{"type": "text", "text": text}], "isError": false});
     match body {
         Some(Value::Object(object)) if !tool.wraps_output => result["structuredContent"] = Value::Object(object),
-        Some(other) => result["structuredContent"] = json!({"result": other}),
+        Some(other) => {
+            result["structuredContent"] = json!({"result": other});
+            if let Some(cursor) = &next {
+                result["structuredContent"]["nextCursor"] = json!(cursor);
+            }
+        }
         None => {}
+    }
+    if let (Some(cursor), Some(content)) = (&next, result["content"].as_array_mut()) {
+        let more = format!("More items: call {} again with the same arguments and cursor \"{cursor}\".", tool.name);
+        content.push(json!({"type": "text", "text": more}));
     }
     result
 }

@@ -364,7 +364,13 @@ fn output_schema(operation: &Value, schemas: &Map<String, Value>) -> Option<(Val
         }
         return Some((object, false));
     }
-    Some((json!({"type": "object", "properties": {"result": schema}}), true))
+    let mut wrapped = json!({"type": "object", "properties": {"result": schema}});
+    let pages = operation["parameters"].as_array().is_some_and(|all| all.iter().any(|p| p["name"] == "cursor"));
+    if pages {
+        // The next page's `cursor`, absent on the last page (docs/conventions.md#paging).
+        wrapped["properties"]["nextCursor"] = json!({"type": "string"});
+    }
+    Some((wrapped, true))
 }
 
 /// An output schema as the result's structure only, at any depth: types, properties, items,

@@ -159,6 +159,18 @@ fn not_a_cursor() -> ApiError {
     ApiError::field("cursor", "cursor is not a cursor of this list: start again without one")
 }
 
+/// The `cursor` of a `Link` header's next page, for callers that page in process (the MCP
+/// tools answer it as `nextCursor`).
+pub fn next_cursor(link: &str) -> Option<String> {
+    let (target, params) = link.split_once(';')?;
+    if params.trim() != "rel=\"next\"" {
+        return None;
+    }
+    let url = target.trim().strip_prefix('<')?.strip_suffix('>')?;
+    let query = url.split_once('?')?.1;
+    form_urlencoded::parse(query.as_bytes()).find(|(name, _)| name == "cursor").map(|(_, value)| value.into_owned())
+}
+
 /// One page's items, before they are answered.
 pub struct Window<T> {
     pub items: Vec<T>,

@@ -83,6 +83,14 @@ fn a_page_stops_at_its_byte_bound_and_a_huge_item_is_a_page_alone() {
 }
 
 #[test]
+fn the_next_cursor_is_read_back_from_the_link() {
+    let answered = paging("limit=1").unwrap().window(items(&["a", "b"]), key).unwrap().answer().unwrap();
+    let link = answered.link().unwrap();
+    assert_eq!(next_cursor(link), Some(cursor_of(link)));
+    assert_eq!(next_cursor("<https://x/y?cursor=c>; rel=\"prev\""), None);
+}
+
+#[test]
 fn the_next_link_keeps_the_filters_and_the_limit() {
     let p = Paging::parse("/contacts", Some("organizationId=o%201&limit=1"), "https://api.example/contacts".into())
         .unwrap();
