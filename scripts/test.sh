@@ -38,6 +38,13 @@ npm ci --prefix tools/openapi-lint --no-audit --no-fund --loglevel=error
 npm ci --prefix tools/mcp-client --no-audit --no-fund --loglevel=error
 npm ci --prefix tools/generated-client --no-audit --no-fund --loglevel=error
 python3 -m pip install -q --disable-pip-version-check -r tools/requirements-test.txt
+sam_venv="$root/tools/.sam-cli"
+if ! cmp -s tools/requirements-sam.txt "$sam_venv/requirements-sam.txt"; then
+  rm -rf "$sam_venv"
+  python3 -m venv "$sam_venv"
+  "$sam_venv/bin/pip" install -q --disable-pip-version-check -r tools/requirements-sam.txt
+  cp tools/requirements-sam.txt "$sam_venv/"
+fi
 
 # ---------------------------------------------------------------- services
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -174,5 +181,7 @@ log "cfn-lint template.yaml, with AWS's serverless rules (cfn-lint-serverless)"
 # 0 errors and 0 warnings, no rule switched off: tracing, access logs, log groups with
 # retention, alarms and gradual deployments are all in the template (docs/operations.md).
 cfn-lint template.yaml -a cfn_lint_serverless.rules
+log "sam validate --lint (the SAM CLI's own translation and lint, offline)"
+SAM_CLI_TELEMETRY=0 AWS_DEFAULT_REGION=eu-central-1 "$sam_venv/bin/sam" validate --lint --template template.yaml
 
 log "all checks passed in $(( $(date +%s) - started )) s"
