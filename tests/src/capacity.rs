@@ -17,7 +17,7 @@
 //! transaction's update or condition check touches), it counts the smallest charge: the figures
 //! are a floor for large items, exact for the small items this API keeps.
 
-use serde_json::Value;
+use workapi_store::limits::item_size;
 use workapi_store::{Index, Item, Query, TxOp};
 
 /// Capacity units consumed, summed over calls.
@@ -80,42 +80,14 @@ impl Capacity {
     }
 }
 
-/// An item's size as DynamoDB counts it.
-pub fn item_size(item: &Item) -> usize {
-    item.iter().map(|(name, value)| name.len() + value_size(value)).sum()
-}
-
-fn value_size(value: &Value) -> usize {
-    match value {
-        Value::Null | Value::Bool(_) => 1,
-        Value::String(s) => s.len(),
-        Value::Number(n) => {
-            let digits = n.to_string().chars().filter(char::is_ascii_digit).count();
-            digits.div_ceil(2) + 1
-        }
-        Value::Array(items) => 3 + items.iter().map(|v| 1 + value_size(v)).sum::<usize>(),
-        Value::Object(map) => 3 + map.iter().map(|(k, v)| 1 + k.len() + value_size(v)).sum::<usize>(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
     use workapi_store::{Condition, Key};
 
     fn item(value: Value) -> Item {
         value.as_object().unwrap().clone()
-    }
-
-    #[test]
-    fn sizes_follow_dynamodb_s_rules() {
-        assert_eq!(item_size(&item(json!({"PK": "abc"}))), 2 + 3);
-        assert_eq!(item_size(&item(json!({"n": 12345}))), 1 + 4);
-        assert_eq!(item_size(&item(json!({"b": true, "z": null}))), 2 + 2);
-        assert_eq!(item_size(&item(json!({"l": ["ab", 1]}))), 1 + 3 + (1 + 2) + (1 + 2));
-        assert_eq!(item_size(&item(json!({"m": {"k": "v"}}))), 1 + 3 + (1 + 1 + 1));
-        assert_eq!(item_size(&item(json!({"é": "ü"}))), 2 + 2);
     }
 
     #[test]
