@@ -380,6 +380,8 @@ const FORMATTING: &[&str] =
 const MARKERS: &[&str] = &["applet", "caption", "marquee", "object", "td", "template", "th"];
 /// Where a search for an open element in scope stops.
 /// (`select` too: html5ever reads what opens inside it by rules of its own.)
+/// The elements "generate implied end tags" closes (HTML tree construction).
+const IMPLIED_END: &[&str] = &["dd", "dt", "li", "optgroup", "option", "p", "rb", "rp", "rt", "rtc"];
 const SCOPE: &[&str] = &["applet", "caption", "html", "marquee", "object", "select", "table", "td", "template", "th"];
 const HEADINGS: &[&str] = &["h1", "h2", "h3", "h4", "h5", "h6"];
 /// Table structure below `table`.
@@ -769,9 +771,16 @@ impl<'a> OpenElements<'a> {
             return;
         }
         if name.eq_ignore_ascii_case("form") {
-            // html5ever takes the form out of the stack, leaving what opened inside it open and
-            // still nested in it: it keeps counting.
+            // html5ever clears its form pointer; when the form is in scope it closes what has an
+            // implied end (an open p, li, dd…), then takes the form out of the stack, leaving
+            // what opened inside it open and still nested in it: the model keeps it, counting.
+            let closes = self.form_open && self.in_scope("form");
             self.form_open = false;
+            if closes {
+                while self.stack.last().is_some_and(|e| !e.foreign && is_in(IMPLIED_END, e.name)) {
+                    self.pop();
+                }
+            }
             return;
         }
         if is_in(CLOSES_IN_SCOPE, name) || is_in(TABLE_PARTS, name) || name.eq_ignore_ascii_case("table") {
@@ -862,6 +871,19 @@ impl<'a> OpenElements<'a> {
 
     /// Closes the nearest open element named in `names`, searching down to a scope boundary (or
     /// an element in `also_stop`).
+    /// Whether an HTML element `name` is open in (default) scope.
+    fn in_scope(&self, name: &str) -> bool {
+        for e in self.stack.iter().rev() {
+            if !e.foreign && e.name.eq_ignore_ascii_case(name) {
+                return true;
+            }
+            if integration(e) || (!e.foreign && is_in(SCOPE, e.name)) {
+                return false;
+            }
+        }
+        false
+    }
+
     fn close_in_scope(&mut self, names: &[&str], also_stop: &[&str]) {
         for i in (0..self.stack.len()).rev() {
             let e = &self.stack[i];
@@ -997,6 +1019,9 @@ mod tests {
             ("<p><b>a<p>b<p>c", 2),
             ("<p><b id=1>a<p><b id=2>b<p><b id=3>c<p>d", 4),
             ("<form><div></form><h1><p>", 4),
+            // `</form>` closes the open p first, so the b opens in the heading and keeps the
+            // second heading (html5ever: form > h1 > b > h1 > blockquote).
+            ("<form><h1><p></form><b><h1><blockquote>", 5),
             ("<tbody><h1></tbody><blockquote><h1>", 3),
             ("<button><h1><button><p></h1><foreignObject><font><svg>", 5),
             ("<b>a</b><b>b</b><i>c</i>", 1),
@@ -1119,7 +1144,14 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+        // A fixed seed: the test command checks the same 2000 cases every run, so CI passes or
+        // fails on the code, not on the draw (`PROPTEST_RNG_SEED` or a new seed explores more;
+        // what fails goes to proptest-regressions/scan.txt and into the tables above).
+        #![proptest_config(ProptestConfig {
+            cases: 2000,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(20261127),
+            ..ProptestConfig::default()
+        })]
 
         #[test]
         fn html_estimate_is_never_shallower_than_html5ever(tokens in prop::collection::vec(html_token(), 0..60)) {
