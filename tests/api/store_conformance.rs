@@ -524,7 +524,7 @@ async fn items_over_400_kb_and_transactions_over_4_mb_are_refused_on_every_backe
         let pk = fresh_pk();
         let s = &b.store;
         fn too_large<T>(r: &StoreResult<T>) -> bool {
-            matches!(r, Err(StoreError::TooLarge(_)))
+            matches!(r, Err(StoreError::TooLarge { .. }))
         }
         s.put(item(&pk, "fits", json!({"text": kb(399)})), Condition::None).await.unwrap();
         let over = s.put(item(&pk, "over", json!({"text": kb(401)})), Condition::None).await;

@@ -168,10 +168,16 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
             // The request's own size: the client can shorten it (docs/conventions.md#errors).
-            StoreError::TooLarge(size) => ApiError::field(
-                "body",
-                format!("The change is too large to store ({size}): shorten its longest texts or lists"),
-            ),
+            StoreError::TooLarge { message, part } => {
+                let advice = match &part {
+                    Some(part) => format!("shorten {part}"),
+                    None => "shorten its longest texts or lists".to_owned(),
+                };
+                ApiError::field(
+                    part.as_deref().unwrap_or("body"),
+                    format!("The change is too large to store ({message}): {advice}"),
+                )
+            }
             e if e.is_transient() => ApiError::unavailable(e),
             e => ApiError::internal(e),
         }

@@ -118,8 +118,10 @@ fn sdk<E: ProvideErrorMetadata + std::error::Error + 'static>(e: SdkError<E, Htt
 fn too_large(code: Option<&str>, message: Option<&str>) -> Option<StoreError> {
     let refused = matches!(code, Some("ValidationException" | "ValidationError"))
         && message.is_some_and(|m| m.contains("Item size"));
-    refused
-        .then(|| StoreError::TooLarge(format!("an item over the {} KB DynamoDB stores", limits::MAX_ITEM_BYTES / 1024)))
+    refused.then(|| StoreError::TooLarge {
+        message: format!("an item over the {} KB DynamoDB stores", limits::MAX_ITEM_BYTES / 1024),
+        part: None,
+    })
 }
 
 /// A failed condition of a single-item write is `ConditionFailed`; anything else is a backend error.

@@ -202,9 +202,10 @@ pub enum StoreError {
     #[error("store backend error: {0}")]
     Backend(String),
     /// A write DynamoDB's limits refuse (`limits`): an item over 400 KB, a transaction over
-    /// 4 MB. Nothing was written. The message names the size and the limit, nothing internal.
-    #[error("too large for the store: {0}")]
-    TooLarge(String),
+    /// 4 MB. Nothing was written. The message names the size and the limit, nothing internal;
+    /// `part` is the item's largest part as a field path (`limits::largest_part`), when known.
+    #[error("too large for the store: {message}")]
+    TooLarge { message: String, part: Option<String> },
     /// The backend could not answer beyond the client's retries: throttled, timed out, the
     /// connection reset or the response cut, a 5xx (docs/reliability.md). Nothing is known to
     /// be written by the failed call; the same request may succeed shortly (503).

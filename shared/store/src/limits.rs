@@ -15,17 +15,59 @@ pub const MAX_TX_BYTES: usize = 4 * 1024 * 1024;
 /// A query reads at most this much before it answers a page (and a cursor for the rest).
 pub const MAX_QUERY_PAGE_BYTES: usize = 1024 * 1024;
 
-/// `item` if DynamoDB would store it; else [`StoreError::TooLarge`] with its size.
+/// `item`'s size if DynamoDB would store it; else [`StoreError::TooLarge`] with its size and
+/// its largest part ([`largest_part`]), which the API names as the field to shorten.
 pub fn check_item(item: &Item) -> StoreResult<usize> {
     let size = item_size(item);
     if size > MAX_ITEM_BYTES {
-        return Err(StoreError::TooLarge(format!(
-            "an item of {} KB, over the {} KB DynamoDB stores",
-            size.div_ceil(1024),
-            MAX_ITEM_BYTES / 1024
-        )));
+        let (path, part_size) = largest_part(item);
+        return Err(StoreError::TooLarge {
+            message: format!(
+                "an item of {} KB, over the {} KB DynamoDB stores; its largest part is {path} ({} KB)",
+                kb(size),
+                MAX_ITEM_BYTES / 1024,
+                kb(part_size)
+            ),
+            part: Some(path),
+        });
     }
     Ok(size)
+}
+
+fn kb(bytes: usize) -> usize {
+    bytes.div_ceil(1024)
+}
+
+/// The part of an oversized item to shorten, as a field path (`variants`, `variants[3].description`)
+/// and its size. From the largest attribute, it descends into the largest element while that
+/// element holds at least half of its parent, so that one huge text is named itself and fifty
+/// medium ones are named by their list. It stops at a rich-text document (a map with a
+/// list `content`): the field is the document, not a paragraph of it.
+pub fn largest_part(item: &Item) -> (String, usize) {
+    let Some((name, value)) = item.iter().max_by_key(|(name, value)| name.len() + value_size(value)) else {
+        return (String::new(), 0);
+    };
+    let mut path = name.clone();
+    let mut node = value;
+    loop {
+        let size = value_size(node);
+        let largest = match node {
+            Value::Object(map) if !map.get("content").is_some_and(Value::is_array) => {
+                map.iter().map(|(k, v)| (format!(".{k}"), v)).max_by_key(|(_, v)| value_size(v))
+            }
+            Value::Array(items) => {
+                items.iter().enumerate().map(|(i, v)| (format!("[{i}]"), v)).max_by_key(|(_, v)| value_size(v))
+            }
+            _ => None,
+        };
+        match largest {
+            Some((step, child)) if 2 * value_size(child) >= size => {
+                path.push_str(&step);
+                node = child;
+            }
+            _ => return (path, size),
+        }
+    }
 }
 
 /// A transaction's items (each checked) if their total is within [`MAX_TX_BYTES`].
@@ -35,11 +77,14 @@ pub fn check_transaction<'a>(items: impl IntoIterator<Item = &'a Item>) -> Store
         total += check_item(item)?;
     }
     if total > MAX_TX_BYTES {
-        return Err(StoreError::TooLarge(format!(
-            "a transaction of {} KB, over the {} MB DynamoDB takes",
-            total.div_ceil(1024),
-            MAX_TX_BYTES / (1024 * 1024)
-        )));
+        return Err(StoreError::TooLarge {
+            message: format!(
+                "a transaction of {} KB, over the {} MB DynamoDB takes",
+                kb(total),
+                MAX_TX_BYTES / (1024 * 1024)
+            ),
+            part: None,
+        });
     }
     Ok(())
 }
@@ -104,10 +149,29 @@ mod tests {
         assert_eq!(check_item(&at).unwrap(), MAX_ITEM_BYTES);
         let over = item(json!({"s": "x".repeat(MAX_ITEM_BYTES)}));
         let error = check_item(&over).unwrap_err();
-        assert!(matches!(&error, StoreError::TooLarge(m) if m == "an item of 401 KB, over the 400 KB DynamoDB stores"));
+        assert!(
+            matches!(&error, StoreError::TooLarge { message, part: Some(part) }
+                if message == "an item of 401 KB, over the 400 KB DynamoDB stores; its largest part is s (400 KB)" && part == "s"),
+            "{error}"
+        );
         let ten = vec![at; 10];
         assert!(check_transaction(&ten).is_ok());
         let eleven = vec![ten[0].clone(); 11];
-        assert!(matches!(check_transaction(&eleven), Err(StoreError::TooLarge(m)) if m.contains("4 MB")));
+        assert!(
+            matches!(check_transaction(&eleven), Err(StoreError::TooLarge { message, part: None }) if message.contains("4 MB"))
+        );
+    }
+
+    #[test]
+    fn the_largest_part_is_one_huge_text_itself_or_the_list_of_many() {
+        let doc = |n: usize| json!({"content": [{"type": "paragraph", "content": [{"type": "text", "text": "x".repeat(n)}]}]});
+        let one_huge = json!({"name": "P", "description": doc(10),
+            "variants": [{"name": "a", "description": doc(100)}, {"name": "b", "description": doc(300_000)}]});
+        assert_eq!(largest_part(&item(one_huge)).0, "variants[1].description");
+        let many = json!({"name": "P", "description": doc(10),
+            "variants": (0..50).map(|i| json!({"name": i, "description": doc(9_000)})).collect::<Vec<_>>()});
+        assert_eq!(largest_part(&item(many)).0, "variants");
+        let flat = json!({"a": "x".repeat(10), "b": "y".repeat(20)});
+        assert_eq!(largest_part(&item(flat)), ("b".to_owned(), 20));
     }
 }

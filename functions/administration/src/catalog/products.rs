@@ -65,7 +65,8 @@ pub struct VariantInput {
 }
 
 /// A new catalog product (spec §2.8). Ids of variants, options and values are generated; ids
-/// sent with them are ignored.
+/// sent with them are ignored. The product is stored whole, so its descriptions, variants and
+/// options together must fit 400 KB once stored; a larger one is a 400 naming its largest part.
 #[derive(Input)]
 #[input(rules = product_rules)]
 #[input(example = serde_json::json!({
