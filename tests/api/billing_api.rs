@@ -687,3 +687,42 @@ async fn the_business_clock_is_bounded_and_answers_at_the_edges_of_the_range() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_potential_invoice_patch_with_a_stale_if_match_is_412_and_changes_nothing() {
+    each_backend(async |_, api| {
+        let b = api.backend;
+        let (root, token) = api.user(ROOT, UserKind::Employee).await;
+        let w = seeded(api, &[root.id]).await;
+        let monthly = json!({"manualTitle": "Hosting", "fromDate": "2026-01-01", "toDate": "2026-03-31",
+                             "frequency": 1, "payment": "perUnit", "price": 100});
+        assert_eq!(api.post(&billings(w.project), &token, monthly).await.0, 201, "[{b}]");
+        let path = invoice_path(&invoice_id("subscription", w.project, "2026-01", "31"));
+        let now = [("LT_CUSTOM_NOW", "2026-02-15T00:00:00Z")];
+        let read = async || {
+            let (status, headers, body) = api.send_with(Method::GET, &path, &token, &now, None).await;
+            assert_eq!(status, 200, "[{b}] {body}");
+            (headers["etag"].to_str().unwrap().to_owned(), body)
+        };
+        let patch = async |if_match: &str, from: &str| {
+            let headers = [now[0], ("If-Match", if_match)];
+            let body = Some(json!({"billedFrom": from}));
+            api.send_with(Method::PATCH, &path, &token, &headers, body).await
+        };
+        let (tag, before) = read().await;
+
+        let (status, _, refused) = patch("\"stale\"", "2026-01-03").await;
+        assert_error_body(b, status, &refused, 412);
+        assert_eq!(read().await.1, before, "[{b}] nothing written");
+
+        let (status, _, answer) = patch(&tag, "2026-01-05").await;
+        assert_eq!((status, &answer), (200, &json!({"success": true})), "[{b}]");
+        let (new_tag, after) = read().await;
+        assert_eq!(after["billedFrom"], "2026-01-05", "[{b}]");
+        assert_ne!(new_tag, tag, "[{b}] a new tag for the changed invoice");
+        let (status, _, refused) = patch(&tag, "2026-01-07").await;
+        assert_error_body(b, status, &refused, 412);
+        assert_eq!(read().await.1["billedFrom"], "2026-01-05", "[{b}] the old tag is stale now");
+    })
+    .await;
+}

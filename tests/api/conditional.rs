@@ -131,3 +131,71 @@ async fn a_write_with_a_stale_if_match_is_412_and_of_racing_writers_with_one_tag
     })
     .await;
 }
+
+/// `method path` with `If-Match` and a JSON body: status, ETag (or ""), body.
+async fn write(
+    api: &TestApi,
+    method: Method,
+    path: &str,
+    token: &str,
+    if_match: &str,
+    body: Option<serde_json::Value>,
+) -> (u16, String, serde_json::Value) {
+    let (status, headers, body) = api.send_with(method, path, token, &[("If-Match", if_match)], body).await;
+    let etag = headers.get("etag").map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default();
+    (status, etag, body)
+}
+
+#[tokio::test]
+async fn creates_answer_the_tag_their_first_write_sends_and_tags_and_activities_take_if_match() {
+    each_backend(async |_, api| {
+        let b = api.backend;
+        let (_, root) = api.user(ROOT, UserKind::Employee).await;
+
+        // A create's ETag is the one its read answers.
+        let (status, headers, skill) = api
+            .send_with(Method::POST, "/agents/skills", &root, &[], Some(json!({"name": "Tagged", "instructions": "x"})))
+            .await;
+        assert_eq!(status, 201, "[{b}] {skill}");
+        let created_tag = headers["etag"].to_str().unwrap().to_owned();
+        let (_, read_tag, _) =
+            read(api, &format!("/agents/skills/{}", skill["id"].as_str().unwrap()), &root, None).await;
+        assert_eq!(created_tag, read_tag, "[{b}] the create's ETag is the read's");
+
+        // Tags have no single read: the create's and the colour's answers carry the tag.
+        let (status, headers, tag) =
+            api.send_with(Method::POST, "/tags/task/create", &root, &[], Some(json!({"name": "Conditional"}))).await;
+        assert_eq!(status, 200, "[{b}] {tag}");
+        let created = headers["etag"].to_str().unwrap().to_owned();
+        let colour = format!("/tags/task/{}/color", tag["id"].as_str().unwrap());
+        let (status, _, refused) =
+            write(api, Method::PUT, &colour, &root, "\"stale\"", Some(json!({"color": "red"}))).await;
+        api_tests::assert_error_body(b, status, &refused, 412);
+        let listed = api.list_all("/tags/task", &root).await;
+        let stored = listed.iter().find(|t| t["id"] == tag["id"]).cloned().unwrap_or_default();
+        assert_eq!(stored["color"], serde_json::Value::Null, "[{b}] nothing written");
+        let (status, recoloured, _) =
+            write(api, Method::PUT, &colour, &root, &created, Some(json!({"color": "red"}))).await;
+        assert_eq!(status, 200, "[{b}]");
+        let delete = format!("/tags/task/{}", tag["id"].as_str().unwrap());
+        let (status, _, refused) = write(api, Method::DELETE, &delete, &root, &created, None).await;
+        api_tests::assert_error_body(b, status, &refused, 412);
+        assert_eq!(write(api, Method::DELETE, &delete, &root, &recoloured, None).await.0, 200, "[{b}]");
+
+        // A work activity's replace.
+        let activities = "/administration/task-settings/activities";
+        let (status, headers, activity) =
+            api.send_with(Method::POST, activities, &root, &[], Some(json!({"name": "Review"}))).await;
+        assert_eq!(status, 201, "[{b}] {activity}");
+        let created = headers["etag"].to_str().unwrap().to_owned();
+        let path = format!("{activities}/{}", activity["id"].as_str().unwrap());
+        let body = |name: &str| Some(json!({"name": name, "translations": []}));
+        let (status, _, refused) = write(api, Method::PUT, &path, &root, "\"stale\"", body("Refused")).await;
+        api_tests::assert_error_body(b, status, &refused, 412);
+        let (status, replaced, answer) = write(api, Method::PUT, &path, &root, &created, body("Reviewed")).await;
+        assert_eq!((status, answer["name"].as_str()), (200, Some("Reviewed")), "[{b}]");
+        assert_ne!(replaced, created, "[{b}]");
+        assert_eq!(write(api, Method::PUT, &path, &root, &created, body("Again")).await.0, 412, "[{b}] stale now");
+    })
+    .await;
+}

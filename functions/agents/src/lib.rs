@@ -198,7 +198,8 @@ async fn save_managed_provider(
     let body = body.parse(&permit)?;
     let secrets = secret_store(&state)?;
     let respond = |record: &ManagedProviderRecord| {
-        idempotency.answer(StatusCode::CREATED, None, &projection.project(&ManagedProviderSettings::from(record))?)
+        let settings = ManagedProviderSettings::from(record);
+        idempotency.answer_resource(StatusCode::CREATED, &settings, &projection.project(&settings)?)
     };
     managed::save(state.store(), secrets, caller.keys(), path.id, &body, caller.user.id, respond).await
 }
@@ -227,7 +228,7 @@ async fn save_project_overrides(
     let (project_id, agent_id) = (body.project_id, body.agent_id);
     let values = project_settings::overrides(body).map_err(ApiError::validation)?;
     let respond = |saved: &ProjectAgentProviderSettings| {
-        idempotency.answer(StatusCode::CREATED, None, &projection.project(saved)?)
+        idempotency.answer_resource(StatusCode::CREATED, saved, &projection.project(saved)?)
     };
     project_settings::save(store, caller.keys(), project_id, agent_id, values, caller.user.id, respond).await
 }
@@ -269,7 +270,8 @@ async fn create_skill(
     let permit = caller.authorize(MANAGE)?;
     let body = body.parse(&permit)?;
     let respond = |record: &SkillRecord| {
-        idempotency.answer(StatusCode::CREATED, None, &projection.project(&Skill::from(record))?)
+        let skill = Skill::from(record);
+        idempotency.answer_resource(StatusCode::CREATED, &skill, &projection.project(&skill)?)
     };
     skills::create(state.store(), caller.keys(), body, caller.user.id, respond).await
 }

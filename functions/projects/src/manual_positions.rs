@@ -290,7 +290,9 @@ pub async fn create_manual_position(
     let scope = (caller.keys(), record.project.id);
     let mut body = body.check(&permit)?;
     check_category(state.store(), scope, &mut body).await?;
-    let respond = |position: &ManualPosition| idempotency.answer(StatusCode::OK, None, &projection.project(position)?);
+    let respond = |position: &ManualPosition| {
+        idempotency.answer_resource(StatusCode::OK, position, &projection.project(position)?)
+    };
     create(state.store(), scope, draft(body.finish()?), caller.user.id, respond).await
 }
 

@@ -6,12 +6,14 @@ mod store;
 
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::response::Response;
 use domain::{Color, MAX_NAME_CHARS, TagType};
 use serde::Deserialize;
 use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
+use workapi_kit::conditional::{IfMatch, IfMatchParams, with_etag};
 use workapi_kit::entity::Entity;
 use workapi_kit::function::{Function, Needs, Route};
 use workapi_kit::idempotency::{Answer, Idempotency, idempotent};
@@ -126,14 +128,15 @@ async fn create_tag(
     let permit = caller.authorize(path.tag_type.write_requirement())?;
     let input = body.parse(&permit)?;
     let scope = (caller.keys(), path.tag_type);
-    let respond = |tag: &Tag| idempotency.answer(StatusCode::OK, None, &projection.project(tag)?);
+    let respond = |tag: &Tag| idempotency.answer_resource(StatusCode::OK, tag, &projection.project(tag)?);
     store::create_or_get(state.store(), scope, &input.name, caller.user.id, respond).await
 }
 
 /// Save a tag's colour
 ///
 /// Sets the colour of a live tag, or clears it with null.
-#[utoipa::path(put, path = "/tags/{type}/{id}/color", operation_id = "saveTagColor", tag = "tags", params(TagPath),
+#[utoipa::path(put, path = "/tags/{type}/{id}/color", operation_id = "saveTagColor", tag = "tags",
+    params(TagPath, IfMatchParams),
     request_body = SaveColorBody,
     responses((status = 200, description = "The tag with its new colour", body = TagProjection)))]
 async fn save_color(
@@ -141,26 +144,30 @@ async fn save_color(
     caller: Caller,
     projection: Projection,
     Path(path): Path<TagPath>,
+    if_match: IfMatch,
     body: Body<SaveColorBody>,
-) -> ApiResult<TagProjection> {
+) -> ApiResult<Response> {
     let permit = caller.authorize(path.tag_type.write_requirement())?;
     let input = body.parse(&permit)?;
     let scope = (caller.keys(), path.tag_type);
-    projection.project(&store::set_color(state.store(), scope, path.id, input.color.0).await?)
+    let tag = store::set_color(state.store(), scope, path.id, input.color.0, &if_match).await?;
+    with_etag(&tag, projection.project(&tag)?)
 }
 
 /// Delete a tag
 ///
 /// Soft-deletes a live tag: it leaves the lists and its name is free again.
-#[utoipa::path(delete, path = "/tags/{type}/{id}", operation_id = "deleteTag", tag = "tags", params(TagPath),
+#[utoipa::path(delete, path = "/tags/{type}/{id}", operation_id = "deleteTag", tag = "tags",
+    params(TagPath, IfMatchParams),
     responses((status = 200, description = "Soft-deleted; the name is free again", body = workapi_kit::http::Success,
         example = json!({"success": true}))))]
 async fn delete_tag(
     State(state): State<AppState>,
     caller: Caller,
     Path(path): Path<TagPath>,
+    if_match: IfMatch,
 ) -> ApiResult<axum::Json<workapi_kit::http::Success>> {
     caller.authorize(path.tag_type.write_requirement())?;
-    store::soft_delete(state.store(), (caller.keys(), path.tag_type), path.id).await?;
+    store::soft_delete(state.store(), (caller.keys(), path.tag_type), path.id, &if_match).await?;
     Ok(axum::Json(workapi_kit::http::Success { success: true }))
 }

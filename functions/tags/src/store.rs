@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 pub use workapi_domain::tag::Tag;
 use workapi_domain::tag::{Scope, TagRecord, key as tag_key, partition};
+use workapi_kit::conditional::IfMatch;
 use workapi_kit::entity::{self, Attempt, Change, Entity};
 use workapi_kit::idempotency::Answer;
 use workapi_kit::paging::OrderKey;
@@ -118,19 +119,29 @@ pub async fn list_live(store: &dyn Store, scope: Scope) -> ApiResult<Vec<Tag>> {
     Ok(tags)
 }
 
-pub async fn set_color(store: &dyn Store, scope: Scope, id: Uuid, color: Option<Color>) -> ApiResult<Tag> {
+/// Sets the colour while the tag is live and, with `If-Match`, still as the client read it.
+pub async fn set_color(
+    store: &dyn Store,
+    scope: Scope,
+    id: Uuid,
+    color: Option<Color>,
+    if_match: &IfMatch,
+) -> ApiResult<Tag> {
     let busy = "The tag is being changed concurrently; retry";
     let updated = entity::modify(store, &tag_key(scope, id), scope, busy, |stored: Option<TagRecord>| {
         let record = live(stored)?;
+        if_match.check(&record.tag)?;
         Ok(Change::Write(TagRecord { tag: Tag { color, ..record.tag }, ..record }))
     })
     .await?;
     Ok(updated.tag)
 }
 
-/// Marks the tag deleted and frees its name, atomically.
-pub async fn soft_delete(store: &dyn Store, scope: Scope, id: Uuid) -> ApiResult<()> {
+/// Marks the tag deleted and frees its name, atomically; with `If-Match`, only the tag as the
+/// client read it (the delete is conditioned on the version checked).
+pub async fn soft_delete(store: &dyn Store, scope: Scope, id: Uuid, if_match: &IfMatch) -> ApiResult<()> {
     let record = get_live(store, scope, id).await?;
+    if_match.check(&record.tag)?;
     let ops = vec![
         TxOp::Update {
             key: tag_key(scope, id),

@@ -156,8 +156,9 @@ pub async fn create_quotation(
     idempotency: Idempotency,
     body: Body<NewExpressQuotationBody>,
 ) -> ApiResult<Answer> {
-    let respond =
-        |created: &ExpressQuotation| idempotency.answer(StatusCode::CREATED, None, &projection.project(created)?);
+    let respond = |created: &ExpressQuotation| {
+        idempotency.answer_resource(StatusCode::CREATED, created, &projection.project(created)?)
+    };
     create(state.store(), &caller, path.identifier, body, respond).await
 }
 

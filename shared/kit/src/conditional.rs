@@ -75,16 +75,27 @@ impl IfMatch {
     /// read-modify-write, on the stored state the write is conditioned on.
     pub fn check(&self, current: &impl serde::Serialize) -> ApiResult<()> {
         let Some(list) = &self.0 else { return Ok(()) };
-        let tag = etag(&serde_json::to_vec(current).map_err(ApiError::internal)?);
+        let tag = etag_of(current)?;
         // Strong comparison: a weak tag never matches.
         if list.split(',').map(str::trim).any(|candidate| candidate == "*" || candidate == tag) {
             return Ok(());
         }
-        Err(ApiError::new(
-            StatusCode::PRECONDITION_FAILED,
-            "The resource changed since it was read (If-Match names none of its current ETags); read it again",
-        ))
+        Err(changed())
     }
+
+    /// For a resource computed from a stored part (a potential invoice): after [`Self::check`]
+    /// passed on the resource computed from version `seen` of that part, the write of version
+    /// `current` goes ahead only if it is still the same (else 412). Without `If-Match`, Ok.
+    pub fn check_version(&self, seen: i64, current: i64) -> ApiResult<()> {
+        if self.0.is_none() || seen == current { Ok(()) } else { Err(changed()) }
+    }
+}
+
+fn changed() -> ApiError {
+    ApiError::new(
+        StatusCode::PRECONDITION_FAILED,
+        "The resource changed since it was read (If-Match names none of its current ETags); read it again",
+    )
 }
 
 /// The `If-Match` parameter, for the OpenAPI document (`params(IfMatchParams)`); the document
@@ -103,7 +114,7 @@ pub struct IfMatchParams {
 /// `answer` with the `ETag` of `resource` as its read would answer it, so that a client can
 /// send its next write's `If-Match` without reading again.
 pub fn with_etag(resource: &impl serde::Serialize, answer: impl IntoResponse) -> ApiResult<Response> {
-    let tag = etag(&serde_json::to_vec(resource).map_err(ApiError::internal)?);
+    let tag = etag_of(resource)?;
     let mut response = answer.into_response();
     response.headers_mut().insert(header::ETAG, HeaderValue::from_str(&tag).map_err(ApiError::internal)?);
     Ok(response)
@@ -111,6 +122,11 @@ pub fn with_etag(resource: &impl serde::Serialize, answer: impl IntoResponse) ->
 
 fn is_json(headers: &HeaderMap) -> bool {
     headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|t| t.starts_with("application/json"))
+}
+
+/// The `ETag` a read answering `resource` (as JSON, unprojected) carries.
+pub fn etag_of(resource: &impl serde::Serialize) -> ApiResult<String> {
+    Ok(etag(&serde_json::to_vec(resource).map_err(ApiError::internal)?))
 }
 
 /// The strong entity tag of a body: `"<base64url of the first 16 bytes of its SHA-256>"`.

@@ -69,7 +69,7 @@ const ENTITY_RECORD: &str = "IdempotencyRecord";
 pub const PARTITION_PREFIX: &str = "IDEM#";
 /// Response headers a replay repeats; the rest are per request (rate limits) or added by the
 /// shared layers again.
-const REPLAYED_HEADERS: [HeaderName; 2] = [header::CONTENT_TYPE, header::LOCATION];
+const REPLAYED_HEADERS: [HeaderName; 3] = [header::CONTENT_TYPE, header::LOCATION, header::ETAG];
 
 /// Declares the POST operations of a `routes!` group as creating: the idempotency layer on
 /// their route, and the `Idempotency-Key` parameter and 422 answer in their documentation.
@@ -335,10 +335,35 @@ impl Idempotency {
         location: Option<&str>,
         body: &T,
     ) -> ApiResult<Answer> {
+        self.record(status, location, None, body)
+    }
+
+    /// [`Self::answer`] of a create whose answer is (a projection of) a resource that has a
+    /// read: with the `ETag` that read would answer (`conditional::etag_of(resource)`), so that
+    /// the client's first write of it can send `If-Match` without reading it first.
+    pub fn answer_resource<R: serde::Serialize, T: serde::Serialize>(
+        &self,
+        status: StatusCode,
+        resource: &R,
+        body: &T,
+    ) -> ApiResult<Answer> {
+        self.record(status, None, Some(crate::conditional::etag_of(resource)?), body)
+    }
+
+    fn record<T: serde::Serialize>(
+        &self,
+        status: StatusCode,
+        location: Option<&str>,
+        etag: Option<String>,
+        body: &T,
+    ) -> ApiResult<Answer> {
         let body = serde_json::to_string(body).map_err(ApiError::internal)?;
         let mut headers = vec![(header::CONTENT_TYPE.as_str().to_owned(), "application/json".to_owned())];
         if let Some(location) = location {
             headers.push((header::LOCATION.as_str().to_owned(), location.to_owned()));
+        }
+        if let Some(etag) = etag {
+            headers.push((header::ETAG.as_str().to_owned(), etag));
         }
         let recorded = Recorded { status: status.as_u16(), headers, body };
         let completion = self.0.as_ref().map(|pending| {

@@ -80,6 +80,7 @@ pub fn finish(mut api: OpenApi, tags: &[ApiTag]) -> OpenApi {
             } else if takes_header(operation, "If-Match") {
                 // If-Match named none of the resource's current ETags; nothing was written.
                 operation.responses.responses.insert("412".into(), error_ref());
+                add_written_tag(operation);
             }
         }
     }
@@ -276,6 +277,19 @@ fn add_conditional_read(operation: &mut Operation) {
         .schema(Some(ObjectBuilder::new().schema_type(Type::String)))
         .build();
     operation.parameters.get_or_insert_with(Vec::new).push(parameter);
+}
+
+/// A conditional write's answer carries the written resource's `ETag` when it is the resource.
+fn add_written_tag(operation: &mut Operation) {
+    let Some(RefOr::T(ok)) = operation.responses.responses.get_mut("200") else { return };
+    let etag = HeaderBuilder::new()
+        .schema(ObjectBuilder::new().schema_type(Type::String))
+        .description(Some(
+            "The resource's ETag as written, the one its next read answers (absent when the answer is not the \
+             resource): the next write's If-Match",
+        ))
+        .build();
+    ok.headers.insert("ETag".into(), etag);
 }
 
 /// A paged list (`params(workapi_kit::paging::PageParams)`) names its next page in `Link`.

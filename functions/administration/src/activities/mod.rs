@@ -6,11 +6,13 @@ pub mod store;
 use crate::MANAGE_TASK_SETTINGS;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::response::Response;
 use rules::{Activity, ActivityBody, ActivityProjection, NewActivityBody};
 use serde::Deserialize;
 use utoipa::IntoParams;
 use uuid::Uuid;
 use workapi_domain::permissions::Requirement;
+use workapi_kit::conditional::{IfMatch, IfMatchParams, with_etag};
 use workapi_kit::idempotency::{Answer, Idempotency};
 use workapi_kit::paging::{PageParams, Paged, Paging};
 use workapi_kit::projection::Projection;
@@ -56,7 +58,8 @@ pub async fn create_activity(
     let permit = caller.authorize(MANAGE_TASK_SETTINGS)?;
     let draft = body.parse(&permit)?.into();
     let record = store::prepare(state.store(), caller.keys(), draft).await?;
-    let answer = idempotency.answer(StatusCode::CREATED, None, &projection.project(record.activity())?)?;
+    let answer =
+        idempotency.answer_resource(StatusCode::CREATED, record.activity(), &projection.project(record.activity())?)?;
     store::create(state.store(), caller.keys(), &record, answer.completion()).await?;
     Ok(answer)
 }
@@ -65,16 +68,18 @@ pub async fn create_activity(
 ///
 /// Replaces the name and the translations; the sort order stays.
 #[utoipa::path(put, path = "/administration/task-settings/activities/{id}", operation_id = "replaceWorkActivity", tag = "administration",
-    params(ActivityPath), request_body = ActivityBody,
+    params(ActivityPath, IfMatchParams), request_body = ActivityBody,
     responses((status = 200, description = "The updated activity", body = ActivityProjection)))]
 pub async fn replace_activity(
     State(state): State<AppState>,
     caller: Caller,
     projection: Projection,
     Path(path): Path<ActivityPath>,
+    if_match: IfMatch,
     body: Body<ActivityBody>,
-) -> ApiResult<ActivityProjection> {
+) -> ApiResult<Response> {
     let permit = caller.authorize(MANAGE_TASK_SETTINGS)?;
     let draft = body.parse(&permit)?.into();
-    projection.project(&store::replace(state.store(), caller.keys(), path.id, draft).await?)
+    let activity = store::replace(state.store(), caller.keys(), path.id, draft, &if_match).await?;
+    with_etag(&activity, projection.project(&activity)?)
 }

@@ -5,6 +5,7 @@
 use super::rules::{Activity, Draft};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
+use workapi_kit::conditional::IfMatch;
 use workapi_kit::entity::{self, Change, Entity, Versioned};
 use workapi_kit::paging::OrderKey;
 use workapi_kit::{ApiError, ApiResult};
@@ -95,11 +96,19 @@ impl ActivityRecord {
 
 /// Replaces name and translations; the sort order stays. A concurrent replace in between is
 /// re-applied on the version it wrote (`entity::modify`): the last one wins whole.
-pub async fn replace(store: &dyn Store, keys: WsKeys, id: Uuid, draft: Draft) -> ApiResult<Activity> {
+/// Replaces name and translations; with `If-Match`, only the activity as the client read it.
+pub async fn replace(
+    store: &dyn Store,
+    keys: WsKeys,
+    id: Uuid,
+    draft: Draft,
+    if_match: &IfMatch,
+) -> ApiResult<Activity> {
     let busy = "The work activity is being changed concurrently; retry";
     let updated_at = clock::now_rfc3339();
     let record = entity::modify(store, &activity_key(keys, id), keys, busy, |stored: Option<ActivityRecord>| {
         let mut record = stored.ok_or_else(|| ApiError::not_found("Work activity not found"))?;
+        if_match.check(&record.activity)?;
         record.activity.name = draft.name.clone();
         record.activity.translations = draft.translations.clone();
         record.updated_at = updated_at.clone();

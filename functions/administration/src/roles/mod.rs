@@ -115,7 +115,8 @@ pub async fn create_role(
     let permit = caller.authorize(MANAGE_ROLES)?;
     let draft = rules::full(&body.parse(&permit)?, None);
     let answer = |roles: &Roles, id: &str| {
-        idempotency.answer(StatusCode::CREATED, None, &projection.project(&respond(&caller, roles, id)?)?)
+        let role = respond(&caller, roles, id)?;
+        idempotency.answer_resource(StatusCode::CREATED, &role, &projection.project(&role)?)
     };
     store::create(state.store(), caller.keys(), editor(&caller), draft, answer).await
 }

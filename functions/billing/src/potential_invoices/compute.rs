@@ -150,6 +150,7 @@ fn assemble(
         subscriptions,
         tasks,
         net_total: net_total.normalize(),
+        record_version: record.map_or(0, |r| r.version),
     }
 }
 

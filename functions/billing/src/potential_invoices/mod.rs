@@ -33,6 +33,7 @@ use uuid::Uuid;
 use workapi_domain::identity::{self, UserKind};
 use workapi_domain::permissions::{Requirement, key};
 use workapi_domain::project::{self, AccessError, Project};
+use workapi_kit::conditional::{IfMatch, IfMatchParams};
 use workapi_kit::input::Patch;
 use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
 use workapi_kit::request::{Body, Path, Query};
@@ -142,13 +143,14 @@ pub async fn get_potential_invoice(
 /// to clear it; any other id is a 404). Omitted fields stay unchanged; null restores a date's
 /// default (the invoice's own range). Needs `Invoices.manage` and access to the project.
 #[utoipa::path(patch, path = "/billing/potential-invoices/{id}", operation_id = "updatePotentialInvoice",
-    tag = "billing", params(InvoicePath), request_body = PotentialInvoicePatchBody,
+    tag = "billing", params(InvoicePath, IfMatchParams), request_body = PotentialInvoicePatchBody,
     responses((status = 200, description = "Updated", body = Success,
         example = json!({"success": true}))))]
 pub async fn update_potential_invoice(
     State(state): State<AppState>,
     caller: Caller,
     Path(path): Path<InvoicePath>,
+    if_match: IfMatch,
     body: Body<PotentialInvoicePatchBody>,
 ) -> ApiResult<Json<Success>> {
     let permit = caller.authorize(MANAGE)?;
@@ -163,7 +165,8 @@ pub async fn update_potential_invoice(
         }
     };
     let (found, contact) = tokio::join!(find(store, &caller, path.id), contact_read);
-    let (project, _) = found?;
+    let (project, invoice) = found?;
+    if_match.check(&invoice)?;
     if let Some(user) = contact? {
         let valid = user.is_some_and(|u| {
             u.is_active
@@ -177,6 +180,7 @@ pub async fn update_potential_invoice(
     }
     let (from, to, contact) = (body.billed_from, body.billed_to, body.contact_id);
     update_record(store, caller.keys(), path.id, |record| {
+        if_match.check_version(invoice.record_version, record.version)?;
         record.billed_from = from.clone().apply(record.billed_from.map(DateOrTimestamp)).map(|d| d.0);
         record.billed_to = to.clone().apply(record.billed_to.map(DateOrTimestamp)).map(|d| d.0);
         record.contact_id = contact.clone().apply(record.contact_id);

@@ -112,4 +112,8 @@ pub struct PotentialInvoice {
     #[serde(with = "money")]
     #[schema(value_type = f64)]
     pub net_total: Decimal,
+    /// The version of the stored adjustments it was computed with (0: none stored): an
+    /// `If-Match` write is conditioned on it, since the invoice itself is computed, not stored.
+    #[serde(skip)]
+    pub record_version: i64,
 }
