@@ -49,6 +49,23 @@ async fn values_round_trip_unchanged() {
 }
 
 #[tokio::test]
+async fn eventually_consistent_reads_answer_like_consistent_ones_once_written() {
+    each(async |b| {
+        let pk = fresh_pk();
+        let written = item(&pk, "A", json!({"n": 1}));
+        b.store.put(written.clone(), Condition::None).await.unwrap();
+        b.store.put(item(&pk, "B", json!({})), Condition::None).await.unwrap();
+        // DynamoDB Local, like the embedded store, answers an eventual read from the latest
+        // write; on DynamoDB it may lag by about a second, which the callers accept.
+        assert_eq!(b.store.get_eventually(&Key::new(&pk, "A")).await.unwrap(), Some(written), "[{}]", b.name);
+        assert_eq!(b.store.get_eventually(&Key::new(&pk, "Z")).await.unwrap(), None, "[{}]", b.name);
+        let page = b.store.query(Query::table(&pk).eventually_consistent()).await.unwrap();
+        assert_eq!(page.items.len(), 2, "[{}]", b.name);
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn malformed_items_are_refused() {
     each(async |b| {
         let mut no_entity = item(&fresh_pk(), "A", json!({}));

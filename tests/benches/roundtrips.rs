@@ -8,11 +8,13 @@
 //! [`STORE_ROUND_TRIP`] give its cost per million requests (`api_tests::cost`) at the function's
 //! MemorySize in template.yaml.
 
+use api_tests::capacity::{Capacity, PARTITION_READ_UNITS, PARTITION_WRITE_UNITS, one_per_workspace, partition_kind};
 use api_tests::cost::{Cost, memory_size};
 use api_tests::operations::{Catalogue, Request, catalogue, success};
-use api_tests::{RoundTrips, TestApi, backends};
+use api_tests::{PartitionUnits, RoundTrips, TestApi, backends};
 use reqwest::Method;
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// What one DynamoDB call takes from a Lambda function in its region, as the duration model's
@@ -30,6 +32,63 @@ async fn measure(api: &TestApi, catalogue: &Catalogue, request: &Request) -> (Ro
 async fn with_token(api: &TestApi, path: &str, token: Option<&str>) -> (RoundTrips, u16) {
     let (trips, (status, _, _)) = api.round_trips(api.call(Method::GET, path, token, None)).await;
     (trips, status)
+}
+
+fn units_since(now: &PartitionUnits, before: &PartitionUnits) -> PartitionUnits {
+    now.iter()
+        .map(|(pk, units)| (pk.clone(), units.since(before.get(pk).copied().unwrap_or_default())))
+        .filter(|(_, u)| u.read_units > 0.0 || u.write_units > 0.0)
+        .collect()
+}
+
+/// Where a workspace's load lands (docs/performance.md, "Scale"): each kind of partition's
+/// capacity units per request, averaged over a mix (every catalogue request once; its reads
+/// only), and for the partitions there is one of per workspace, the units a second at 100,
+/// 1,000 and 10,000 requests a second against DynamoDB's per-partition limits.
+fn scale_table(api: &TestApi, loads: &[(bool, PartitionUnits)]) {
+    for (mix, only_reads) in [("every catalogue request once", false), ("the catalogue's GET requests", true)] {
+        let requests: Vec<&PartitionUnits> =
+            loads.iter().filter(|(get, _)| *get || !only_reads).map(|(_, u)| u).collect();
+        let mut kinds: BTreeMap<String, (Capacity, usize)> = BTreeMap::new();
+        for units in &requests {
+            let mut touched = BTreeMap::new();
+            for (pk, u) in *units {
+                touched.entry(partition_kind(pk, api.workspace_id)).or_insert_with(Capacity::default).add(*u);
+            }
+            for (kind, u) in touched {
+                let entry = kinds.entry(kind).or_default();
+                entry.0.add(u);
+                entry.1 += 1;
+            }
+        }
+        let n = requests.len() as f64;
+        println!("\n{mix} ({} requests): capacity units per request, by partition", requests.len());
+        println!(
+            "\n| Partition | One per | Requests touching it | Read units / request | Write units / request | At 100 req/s | At 1,000 req/s | At 10,000 req/s | Ceiling (req/s) |"
+        );
+        println!("|---|---|---:|---:|---:|---|---|---|---:|");
+        for (kind, (units, touching)) in &kinds {
+            let (read, write) = (units.read_units / n, units.write_units / n);
+            let shared = one_per_workspace(kind);
+            let at = |rate: f64| {
+                if shared { format!("{:.0} RCU, {:.0} WCU", read * rate, write * rate) } else { "spread".to_owned() }
+            };
+            let ceiling = if shared {
+                let by_reads = if read > 0.0 { PARTITION_READ_UNITS / read } else { f64::INFINITY };
+                let by_writes = if write > 0.0 { PARTITION_WRITE_UNITS / write } else { f64::INFINITY };
+                format!("{:.0}", by_reads.min(by_writes))
+            } else {
+                "—".to_owned()
+            };
+            println!(
+                "| `{kind}` | {} | {touching} | {read:.3} | {write:.3} | {} | {} | {} | {ceiling} |",
+                if shared { "workspace" } else { "instance" },
+                at(100.0),
+                at(1000.0),
+                at(10000.0)
+            );
+        }
+    }
 }
 
 #[tokio::main]
@@ -51,8 +110,11 @@ async fn main() {
     let (mut failed, mut max_depth) = (Vec::new(), 0);
     let mut access_token = None;
     let mut session_token = None;
+    let mut loads = Vec::new();
     for request in &catalogue.requests {
+        let before = api.partition_units();
         let (trips, status, body, took) = measure(&api, &catalogue, request).await;
+        loads.push((request.method == Method::GET, units_since(&api.partition_units(), &before)));
         if !success(request, status) {
             failed.push(format!("{} {status}: {}", request.operation_id, String::from_utf8_lossy(&body)));
         }
@@ -146,6 +208,7 @@ async fn main() {
         let (RoundTrips { reads, writes, depth, .. }, status) = with_token(&api, path, token).await;
         println!("| {name} | {status} | {reads} | {writes} | {} | {depth} |", reads + writes);
     }
+    scale_table(&api, &loads);
     eprintln!("max sequential depth over the catalogue: {max_depth}");
     assert!(failed.is_empty(), "catalogue requests that failed:\n{}", failed.join("\n"));
 }

@@ -251,6 +251,7 @@ pub struct TestApi {
     store_calls: Arc<Mutex<Vec<(Instant, Instant)>>>,
     /// The capacity units the server's store calls consumed ([`capacity`]).
     store_capacity: Arc<Mutex<Capacity>>,
+    store_partitions: Arc<Mutex<PartitionUnits>>,
     pub base: String,
     pub http: reqwest::Client,
     pub store: Arc<dyn Store>,
@@ -402,6 +403,11 @@ impl TestApi {
 
     /// The store calls the server made while `request` ran, with their sequential depth; run
     /// one request at a time.
+    /// The capacity units the server's store calls have consumed so far, by partition.
+    pub fn partition_units(&self) -> PartitionUnits {
+        self.store_partitions.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
     pub async fn round_trips<T>(&self, request: impl Future<Output = T>) -> (RoundTrips, T) {
         let (reads, writes) = (self.store_reads.load(Ordering::SeqCst), self.store_writes.load(Ordering::SeqCst));
         let capacity = *self.store_capacity.lock().unwrap_or_else(|p| p.into_inner());
@@ -527,12 +533,14 @@ impl TestApiBuilder<'_> {
         let (store_reads, store_writes) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
         let store_calls = Arc::new(Mutex::new(Vec::new()));
         let store_capacity = Arc::new(Mutex::new(Capacity::default()));
+        let store_partitions = Arc::new(Mutex::new(PartitionUnits::new()));
         let counted = Arc::new(CountingStore {
             inner: backend.store.clone(),
             reads: store_reads.clone(),
             writes: store_writes.clone(),
             calls: store_calls.clone(),
             capacity: store_capacity.clone(),
+            partitions: store_partitions.clone(),
             latency: self.store_latency,
         });
         let objects = self.objects.unwrap_or_else(|| temp_objects());
@@ -562,6 +570,7 @@ impl TestApiBuilder<'_> {
             store_writes,
             store_calls,
             store_capacity,
+            store_partitions,
             base: format!("http://{addr}"),
             http: reqwest::Client::new(),
             store: setup,
@@ -597,12 +606,32 @@ struct CountingStore {
     writes: Arc<AtomicUsize>,
     calls: Arc<Mutex<Vec<(Instant, Instant)>>>,
     capacity: Arc<Mutex<Capacity>>,
+    partitions: Arc<Mutex<PartitionUnits>>,
     latency: Option<Duration>,
 }
 
+/// Capacity units by partition key (`GSI1 <pk>` for the index's partitions), summed over calls:
+/// where a workspace's load lands (docs/performance.md, "Scale").
+pub type PartitionUnits = std::collections::BTreeMap<String, Capacity>;
+
 impl CountingStore {
-    fn charge(&self, units: Capacity) {
+    fn charge(&self, partition: &str, units: Capacity) {
         self.capacity.lock().unwrap_or_else(|p| p.into_inner()).add(units);
+        self.partitions.lock().unwrap_or_else(|p| p.into_inner()).entry(partition.to_owned()).or_default().add(units);
+    }
+
+    /// A write's units land on its table partition and, when the item is in GSI1, on the
+    /// index's partition too (DynamoDB propagates the write to the index).
+    fn charge_write(&self, key: &Key, item: Option<&Item>, units: Capacity) {
+        self.charge(&key.pk, units);
+        if let Some(index_pk) = item.and_then(|i| i.get("GSI1PK")).and_then(|v| v.as_str()) {
+            self.partitions
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .entry(format!("GSI1 {index_pk}"))
+                .or_default()
+                .add(units);
+        }
     }
 
     async fn timed<T>(&self, counter: &AtomicUsize, call: impl Future<Output = T>) -> T {
@@ -660,34 +689,58 @@ pub fn sequential_depth(calls: &[(Instant, Instant)]) -> usize {
 impl Store for CountingStore {
     async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
         let found = self.timed(&self.reads, self.inner.get(key)).await;
-        self.charge(Capacity::get(found.as_ref().ok().and_then(Option::as_ref)));
+        self.charge(&key.pk, Capacity::get(found.as_ref().ok().and_then(Option::as_ref), true));
+        found
+    }
+    async fn get_eventually(&self, key: &Key) -> StoreResult<Option<Item>> {
+        let found = self.timed(&self.reads, self.inner.get_eventually(key)).await;
+        self.charge(&key.pk, Capacity::get(found.as_ref().ok().and_then(Option::as_ref), false));
         found
     }
     async fn put(&self, item: Item, cond: Condition) -> StoreResult<()> {
-        self.charge(Capacity::write(Some(&item)));
+        if let Some(key) = Key::of(&item) {
+            self.charge_write(&key, Some(&item), Capacity::write(Some(&item)));
+        }
         self.timed(&self.writes, self.inner.put(item, cond)).await
     }
     async fn update(&self, key: &Key, update: Update, cond: Condition) -> StoreResult<Item> {
         let after = self.timed(&self.writes, self.inner.update(key, update, cond)).await;
-        self.charge(Capacity::write(after.as_ref().ok()));
+        self.charge_write(key, after.as_ref().ok(), Capacity::write(after.as_ref().ok()));
         after
     }
     async fn delete(&self, key: &Key, cond: Condition) -> StoreResult<Option<Item>> {
         let before = self.timed(&self.writes, self.inner.delete(key, cond)).await;
-        self.charge(Capacity::write(before.as_ref().ok().and_then(Option::as_ref)));
+        let before_item = before.as_ref().ok().and_then(Option::as_ref);
+        self.charge_write(key, before_item, Capacity::write(before_item));
         before
     }
     async fn query(&self, query: Query) -> StoreResult<Page> {
         let page = self.timed(&self.reads, self.inner.query(query.clone())).await;
-        self.charge(Capacity::query(&query, page.as_ref().map_or(&[][..], |p| &p.items)));
+        let partition = match query.index {
+            workapi_store::Index::Table => query.pk.clone(),
+            workapi_store::Index::Gsi1 => format!("GSI1 {}", query.pk),
+        };
+        self.charge(&partition, Capacity::query(&query, page.as_ref().map_or(&[][..], |p| &p.items)));
         page
     }
     async fn transact(&self, ops: Vec<TxOp>) -> StoreResult<()> {
-        self.charge(Capacity::transact(&ops));
+        for op in &ops {
+            let units = Capacity::transact(std::slice::from_ref(op));
+            match op {
+                TxOp::Put { item, .. } => {
+                    if let Some(key) = Key::of(item) {
+                        self.charge_write(&key, Some(item), units);
+                    }
+                }
+                TxOp::Update { key, .. } | TxOp::Delete { key, .. } | TxOp::Check { key, .. } => {
+                    self.charge(&key.pk, units)
+                }
+            }
+        }
         self.timed(&self.writes, self.inner.transact(ops)).await
     }
     async fn increment(&self, key: &Key, attr: &str, by: i64, init: Item, cond: Condition) -> StoreResult<i64> {
-        self.charge(Capacity::write(None));
+        self.charge(&key.pk, Capacity::write(None));
         self.timed(&self.writes, self.inner.increment(key, attr, by, init, cond)).await
     }
 }

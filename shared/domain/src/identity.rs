@@ -326,6 +326,12 @@ pub async fn get_user(store: &dyn Store, workspace_id: Uuid, user_id: Uuid) -> S
     store.get(&WsKeys::new(workspace_id).user(user_id)).await?.map(from_item).transpose()
 }
 
+/// [`get_user`] eventually consistent: for authenticating a request (a deactivation or a role
+/// change reaches requests within about a second; docs/auth.md), never for a read-modify-write.
+pub async fn get_user_eventually(store: &dyn Store, workspace_id: Uuid, user_id: Uuid) -> StoreResult<Option<User>> {
+    store.get_eventually(&WsKeys::new(workspace_id).user(user_id)).await?.map(from_item).transpose()
+}
+
 pub async fn list_users(store: &dyn Store, workspace_id: Uuid) -> StoreResult<Vec<User>> {
     let keys = WsKeys::new(workspace_id);
     query_all(store, Query::table(keys.root_pk()).begins_with(WsKeys::USER_PREFIX))

@@ -31,6 +31,9 @@ impl Store for TracedStore {
     async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
         traced("get", self.0.get(key)).await
     }
+    async fn get_eventually(&self, key: &Key) -> StoreResult<Option<Item>> {
+        traced("get", self.0.get_eventually(key)).await
+    }
     async fn put(&self, item: Item, cond: Condition) -> StoreResult<()> {
         traced("put", self.0.put(item, cond)).await
     }

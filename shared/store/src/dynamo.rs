@@ -278,19 +278,29 @@ fn from_map(map: &AttrMap) -> Item {
     map.iter().map(|(k, v)| (k.clone(), from_attr(v))).collect()
 }
 
-#[async_trait]
-impl Store for DynamoStore {
-    async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
+impl DynamoStore {
+    async fn get_item(&self, key: &Key, consistent: bool) -> StoreResult<Option<Item>> {
         let out = self
             .client
             .get_item()
             .table_name(&self.table)
             .set_key(Some(Self::key_map(key)))
-            .consistent_read(true)
+            .consistent_read(consistent)
             .send()
             .await
             .map_err(sdk)?;
         Ok(out.item.as_ref().map(from_map).filter(|item| !is_expired(item, now_epoch())))
+    }
+}
+
+#[async_trait]
+impl Store for DynamoStore {
+    async fn get(&self, key: &Key) -> StoreResult<Option<Item>> {
+        self.get_item(key, true).await
+    }
+
+    async fn get_eventually(&self, key: &Key) -> StoreResult<Option<Item>> {
+        self.get_item(key, false).await
     }
 
     async fn put(&self, item: Item, cond: Condition) -> StoreResult<()> {
@@ -391,7 +401,7 @@ impl Store for DynamoStore {
             .table_name(&self.table)
             .set_index_name((query.index == Index::Gsi1).then(|| GSI1.to_owned()))
             // Index reads cannot be strongly consistent; table reads are.
-            .consistent_read(query.index == Index::Table)
+            .consistent_read(query.index == Index::Table && !query.eventual)
             .key_condition_expression(key_condition)
             .filter_expression(filter)
             .set_expression_attribute_names(expr.names())

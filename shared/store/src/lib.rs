@@ -136,11 +136,21 @@ pub struct Query {
     pub forward: bool,
     pub limit: Option<u32>,
     pub after: Option<Cursor>,
+    /// Read eventually consistently (see [`Store::get_eventually`]); index reads always are.
+    pub eventual: bool,
 }
 
 impl Query {
     pub fn table(pk: impl Into<String>) -> Self {
-        Query { index: Index::Table, pk: pk.into(), sk: SortKey::Any, forward: true, limit: None, after: None }
+        Query {
+            index: Index::Table,
+            pk: pk.into(),
+            sk: SortKey::Any,
+            forward: true,
+            limit: None,
+            after: None,
+            eventual: false,
+        }
     }
     pub fn gsi1(pk: impl Into<String>) -> Self {
         Query { index: Index::Gsi1, ..Query::table(pk) }
@@ -162,6 +172,10 @@ impl Query {
     }
     pub fn after(mut self, cursor: Option<Cursor>) -> Self {
         self.after = cursor;
+        self
+    }
+    pub fn eventually_consistent(mut self) -> Self {
+        self.eventual = true;
         self
     }
 }
@@ -230,7 +244,15 @@ pub type StoreResult<T> = Result<T, StoreError>;
 
 #[async_trait]
 pub trait Store: Send + Sync + 'static {
+    /// A strongly consistent read: every write acknowledged before it is seen.
     async fn get(&self, key: &Key) -> StoreResult<Option<Item>>;
+    /// An eventually consistent read (DynamoDB's, half the read units of [`Store::get`]): it may
+    /// miss writes of about the last second. For the reads every request makes, where a second
+    /// of delay is acceptable and the units are not (docs/performance.md, "Scale"). A store that
+    /// only reads consistently answers it with `get`.
+    async fn get_eventually(&self, key: &Key) -> StoreResult<Option<Item>> {
+        self.get(key).await
+    }
     /// Writes a whole item (its key attributes inside it).
     async fn put(&self, item: Item, cond: Condition) -> StoreResult<()>;
     /// Applies a partial update and returns the item as it is afterwards.

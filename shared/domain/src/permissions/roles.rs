@@ -355,7 +355,18 @@ impl Roles {
 
     /// All custom roles of a workspace in one query (a workspace has few roles).
     pub async fn load(store: &dyn Store, keys: WsKeys) -> StoreResult<Self> {
-        let items = query_all(store, Query::table(keys.root_pk()).begins_with(WsKeys::ROLE_PREFIX)).await?;
+        Self::load_from(store, Query::table(keys.root_pk()).begins_with(WsKeys::ROLE_PREFIX)).await
+    }
+
+    /// [`Roles::load`] eventually consistent: for authenticating a request (a role's change
+    /// reaches requests within about a second), never for a role's read-modify-write.
+    pub async fn load_eventually(store: &dyn Store, keys: WsKeys) -> StoreResult<Self> {
+        let query = Query::table(keys.root_pk()).begins_with(WsKeys::ROLE_PREFIX).eventually_consistent();
+        Self::load_from(store, query).await
+    }
+
+    async fn load_from(store: &dyn Store, query: Query) -> StoreResult<Self> {
+        let items = query_all(store, query).await?;
         Ok(Roles::new(items.into_iter().map(from_item).collect::<StoreResult<Vec<CustomRole>>>()?))
     }
 

@@ -236,20 +236,35 @@ impl FromRequestParts<AppState> for Caller {
         let imposter_target = imposter::named_target(parts);
         let (narrowed, user, quota, roles, target) = tokio::join!(
             follow_up.run(store, now),
-            identity::get_user(store, verified.workspace_id, verified.user_id),
+            identity::get_user_eventually(store, verified.workspace_id, verified.user_id),
             // Charged to the token (an imposter's requests too), once its record is known to be
             // valid, so that forged or revoked tokens cannot exhaust a real token's quota.
             ratelimit::hit(store, state.rate_limits(), Bucket::Token(&token_bucket), now),
-            Roles::load(store, workspace),
+            Roles::load_eventually(store, workspace),
             async {
                 match imposter_target {
-                    Some(id) => Some((id, identity::get_user(store, verified.workspace_id, id).await)),
+                    Some(id) => Some((id, identity::get_user_eventually(store, verified.workspace_id, id).await)),
                     None => None,
                 }
             },
         );
         let narrowed = narrowed?;
-        let user = user?.filter(|u| u.is_active).ok_or_else(invalid_token)?;
+        // The eventually consistent reads may miss what the last second wrote: a user or a
+        // role created just now is read again, consistently, before it counts as absent.
+        let user = match user? {
+            Some(user) => Some(user),
+            None => identity::get_user(store, verified.workspace_id, verified.user_id).await?,
+        };
+        let user = user.filter(|u| u.is_active).ok_or_else(invalid_token)?;
+        let roles = match roles {
+            Ok(loaded)
+                if workapi_domain::permissions::base_role(&user.role_id).is_none()
+                    && loaded.custom(&user.role_id).is_none() =>
+            {
+                Roles::load(store, workspace).await
+            }
+            other => other,
+        };
         let scopes = narrowed.unwrap_or(verified.scopes);
         if let Some(scope) = lacks(&scopes) {
             return Err(ApiError::insufficient_scope(scope));
