@@ -173,9 +173,19 @@ cp tests/generated_client/ts_flow.ts tests/generated_client/tsconfig.json "$gen/
 ln -s "$root/tools/generated-client/node_modules" "$gen/ts/node_modules"
 echo '{"type": "module"}' >"$gen/ts/package.json"
 (cd "$gen/ts" && node_modules/.bin/tsc -p tsconfig.json && node out/ts_flow.js "http://127.0.0.1:$api_port" "$token" "$root/examples/logo.png")
-log "OpenAPI: schemathesis against the local server (every operation, stateful links)"
+log "OpenAPI: schemathesis against the local server (every operation, stateful links, the download's bytes)"
+# The data only the API makes (a signed file URL, an express quotation, a subscription row),
+# read by tools/schemathesis.toml; its hooks validate every image or octet-stream answer of the
+# download and write one line each to LT_DOWNLOADS_SEEN, so the run must have reached one.
+eval "$(python3 tools/schemathesis_data.py "http://127.0.0.1:$api_port" "$token" "$root/examples/logo.png")"
+export LT_DOWNLOADS_SEEN="$work/downloads-validated.txt"
 st --config-file tools/schemathesis.toml run "http://127.0.0.1:$api_port/docs/json" -H "Authorization: Bearer $token" \
   --checks all --max-examples 100 --seed 1 --no-color
+if [ ! -s "$LT_DOWNLOADS_SEEN" ]; then
+  echo "schemathesis validated no file download (tools/schemathesis_hooks.py)" >&2
+  exit 1
+fi
+echo "file downloads validated by their bytes: $(wc -l <"$LT_DOWNLOADS_SEEN")"
 
 log "cfn-lint template.yaml, with AWS's serverless rules (cfn-lint-serverless)"
 # 0 errors and 0 warnings, no rule switched off: tracing, access logs, log groups with

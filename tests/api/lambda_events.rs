@@ -114,6 +114,22 @@ fn tags_events_run_through_the_lambda_adapter() {
         assert_eq!(tag["name"], "Created through Lambda");
         assert_eq!(tag["isDeleted"], false, "responseShape=full from the query string: {tag}");
         let tag_id = tag["id"].as_str().unwrap().to_owned();
+        // JSON answers go out as text, which API Gateway passes through whatever the request's
+        // Accept (template.yaml's binary media type `*/*` decodes only base64-encoded answers).
+        assert_eq!(created["isBase64Encoded"], false, "{created}");
+
+        // As deployed (binary media type `*/*`, docs/files.md), API Gateway hands every request
+        // body over base64-encoded: a JSON create reads the same.
+        let mut encoded: Value = serde_json::from_str(&fill("create", "")).unwrap();
+        let json_body = encoded["body"].as_str().unwrap().replace("Created through Lambda", "Sent as binary");
+        encoded["body"] = json!(base64::engine::general_purpose::STANDARD.encode(json_body));
+        encoded["isBase64Encoded"] = json!(true);
+        let created_from_binary = invoke(router.clone(), &encoded.to_string()).await;
+        assert_eq!(created_from_binary["statusCode"], 200, "{created_from_binary}");
+        assert_eq!(body(&created_from_binary)["name"], "Sent as binary");
+        let binary_id = body(&created_from_binary)["id"].as_str().unwrap().to_owned();
+        let deleted_binary = invoke(router.clone(), &fill("delete", &binary_id)).await;
+        assert_eq!(deleted_binary["statusCode"], 200, "{deleted_binary}");
 
         let listed = invoke(router.clone(), &fill("list", "")).await;
         assert_eq!(listed["statusCode"], 200, "{listed}");
@@ -504,7 +520,7 @@ fn tasks_events_run_through_the_lambda_adapter() {
 }
 
 /// The upload event carries a multipart body base64-encoded (`isBase64Encoded`), as API Gateway
-/// delivers `multipart/form-data` (a binary media type in template.yaml); the file-content
+/// delivers every body under the binary media type `*/*` (template.yaml); the file-content
 /// event fetches the upload at its signed local URL and gets the bytes back base64-encoded; the
 /// delete-file event deletes it.
 #[test]

@@ -116,7 +116,7 @@ struct SkillPath {
 #[serde(rename_all = "camelCase")]
 struct ProjectFilter {
     /// The project whose overrides to list (a project the caller may access)
-    #[param(example = "5d7c3b1a-2e4f-4a6b-8c9d-0e1f2a3b4c5d")]
+    #[param(example = "01e53df4-07b4-4a44-8242-85272b83de6a")]
     project_id: Uuid,
 }
 

@@ -21,7 +21,7 @@ use workapi_store::{Key, Query, Store, query_all};
 
 /// Overrides of one agent in one project
 #[derive(Input)]
-#[input(example = serde_json::json!({"projectId": "5d7c3b1a-2e4f-4a6b-8c9d-0e1f2a3b4c5d",
+#[input(example = serde_json::json!({"projectId": "01e53df4-07b4-4a44-8242-85272b83de6a",
     "agentId": "6b1f3c2a-4d5e-4f60-8a7b-9c0d1e2f3a4b", "enabled": true, "toolMode": "full",
     "customGuidance": "This project's customer prefers formal English.", "githubRepositoryDefaults": null}))]
 pub struct SaveProjectOverridesBody {
@@ -48,7 +48,7 @@ pub struct SaveProjectOverridesBody {
 /// The stored overrides, as the API returns them (null: inherited from the agent).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-#[schema(examples(json!({"projectId": "5d7c3b1a-2e4f-4a6b-8c9d-0e1f2a3b4c5d",
+#[schema(examples(json!({"projectId": "01e53df4-07b4-4a44-8242-85272b83de6a",
     "agentId": "6b1f3c2a-4d5e-4f60-8a7b-9c0d1e2f3a4b", "enabled": true, "toolMode": "full",
     "allowNetworkAccess": null, "customGuidance": "This project's customer prefers formal English.",
     "modelId": null, "userVaultIds": null, "githubRepositoryDefaults": null, "version": 1,

@@ -189,10 +189,10 @@ pub struct NewSubscriptionBillingBody {
     /// Months per period: 1 monthly, 3 quarterly, 6 semi-annual, 12 yearly
     frequency: Integer<1, 12>,
     payment: Payment,
-    /// Positive, at most two decimal places
-    price: input::Decimal<0, MAX_PRICE, 2>,
-    /// Positive; required for oneTime, default 1 otherwise
-    quantity: Option<input::Decimal<0, MAX_QUANTITY, 2>>,
+    /// Above 0, at most two decimal places
+    price: input::PositiveDecimal<MAX_PRICE, 2>,
+    /// Above 0; required for oneTime, default 1 otherwise
+    quantity: Option<input::PositiveDecimal<MAX_QUANTITY, 2>>,
     /// Default arrears
     billing_timing: Option<BillingTiming>,
     /// Default manual
@@ -224,13 +224,8 @@ fn billing_rules(body: &NewSubscriptionBillingBodyFields, _at: &At, errors: &mut
             errors.fail("toDate", format!("toDate: the range may span at most {MAX_BILLING_MONTHS} months"));
         }
     }
-    if body.price.is_some_and(|p| p.0 <= Decimal::ZERO) {
-        errors.fail("price", "price must be positive");
-    }
-    match (&body.quantity, &body.payment) {
-        (Some(Some(q)), _) if q.0 <= Decimal::ZERO => errors.fail("quantity", "quantity must be positive"),
-        (Some(None), Some(Payment::OneTime)) => errors.fail("quantity", "quantity is required for a oneTime payment"),
-        _ => {}
+    if let (Some(None), Some(Payment::OneTime)) = (&body.quantity, &body.payment) {
+        errors.fail("quantity", "quantity is required for a oneTime payment");
     }
 }
 

@@ -43,7 +43,7 @@ workapi_wire::closed_enum!(DiscountType);
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(examples(json!({"id": "9f8e7d6c-5b4a-4c3d-8e2f-1a0b9c8d7e6f", "name": "Domain registration",
-    "description": "<p>Yearly fee</p>", "price": 24.9, "categoryId": "2c4e6a8b-1d3f-4a5b-8c7d-9e0f1a2b3c4d",
+    "description": "<p>Yearly fee</p>", "price": 24.9, "categoryId": "99c34228-5cee-483d-bfa0-59a61cefd59a",
     "discountType": "Fixed", "discountAmount": 0, "sort": 3, "createdAt": "2026-11-24T02:00:00Z"})))]
 pub struct ManualPosition {
     pub id: Uuid,
@@ -128,7 +128,7 @@ fn sort_counter(scope: ProjectScope) -> Key {
 #[derive(Input)]
 #[input(rules = position_rules)]
 #[input(example = serde_json::json!({"name": "Domain registration", "price": 24.9,
-    "description": "<p>Yearly fee</p>", "categoryId": "2c4e6a8b-1d3f-4a5b-8c7d-9e0f1a2b3c4d",
+    "description": "<p>Yearly fee</p>", "categoryId": "99c34228-5cee-483d-bfa0-59a61cefd59a",
     "discountType": "Percentage", "discountAmount": 10}))]
 pub struct NewManualPositionBody {
     name: Text<1, MAX_NAME_CHARS>,

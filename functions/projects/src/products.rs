@@ -155,10 +155,8 @@ impl Field for CustomPrices {
 #[derive(Input)]
 #[input(rules = import_rules)]
 #[input(example = serde_json::json!({
-    "productId": "0711a6f0-9529-4e40-a66e-ed56f7385e72", "quantity": 2,
-    "options": [{"id": "3a5c7e9b-1d3f-4a5c-9e1b-3d5f7a9c1e3b", "value": ["4b6d8f0a-2c4e-4b6d-8f0a-2c4e6b8d0f2a"]}],
-    "customPrices": {"base": {"priceFixed": 79}},
-    "activeVariantId": "2f4a6c8e-0b2d-4f6a-8c0e-2b4d6f8a0c2e", "activeFromType": "FixedDate",
+    "productId": "0df8d341-3d46-44d0-b749-fb75cf4b6ca7", "quantity": 10, "options": [],
+    "customPrices": {"base": {"pricePerUnit": 90}}, "activeFromType": "FixedDate",
     "activeFromFixedDate": "2027-01-01", "contractPeriodMonths": 24, "priceFrequency": 3, "renewalMode": "Stops"}))]
 pub struct ImportBody {
     /// A product of the workspace's catalog (404 when it does not exist)

@@ -108,3 +108,49 @@ fn the_document_names_its_servers_contact_and_licence() {
         }
     }
 }
+
+/// Every create links to what takes its id (docs/conventions.md, "Links"): each link names an
+/// operation of the document and fills only path parameters that operation has, from the
+/// create's answer or its own path; and the creates a client follows most are linked.
+#[test]
+fn creates_link_to_the_operations_that_take_their_id() {
+    let doc = as_json();
+    let mut operations = std::collections::BTreeMap::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for operation in item.as_object().unwrap().values().filter(|o| o.get("operationId").is_some()) {
+            operations.insert(operation["operationId"].as_str().unwrap().to_owned(), (path.clone(), operation));
+        }
+    }
+    let mut links = BTreeSet::new();
+    for (create, (path, operation)) in &operations {
+        for response in operation["responses"].as_object().unwrap().values() {
+            for (name, link) in response["links"].as_object().into_iter().flatten() {
+                let target = link["operationId"].as_str().unwrap();
+                assert_eq!(name, target, "{create}: a link is named for its operation");
+                let (target_path, _) = operations.get(target).unwrap_or_else(|| panic!("{create} links to {target}"));
+                for (parameter, value) in link["parameters"].as_object().unwrap() {
+                    assert!(target_path.contains(&format!("{{{parameter}}}")), "{create} → {target}: {parameter}");
+                    let value = value.as_str().unwrap();
+                    let from_path =
+                        value.strip_prefix("$request.path.").is_some_and(|p| path.contains(&format!("{{{p}}}")));
+                    assert!(from_path || value.starts_with("$response.body#/"), "{create} → {target}: {value}");
+                }
+                links.insert(format!("{create} → {target}: {}", link["parameters"]));
+            }
+        }
+    }
+    for expected in [
+        r#"createRole → getRole: {"id":"$response.body#/id"}"#,
+        r#"createRole → setRolePermission: {"id":"$response.body#/id"}"#,
+        r#"createTag → deleteTag: {"id":"$response.body#/id","type":"$request.path.type"}"#,
+        r#"createTag → listTags: {"type":"$request.path.type"}"#,
+        r#"createExpressQuotation → acceptExpressQuotation: {"expressQuotationId":"$response.body#/id","identifier":"$request.path.identifier"}"#,
+        r#"createCatalogProduct → getCatalogProduct: {"productId":"$response.body#/id"}"#,
+        r#"createAgentSkill → updateAgentSkill: {"skillId":"$response.body#/id"}"#,
+        r#"saveAgentManagedProvider → getAgentManagedProvider: {"id":"$request.path.id"}"#,
+        r#"uploadFile → deleteFile: {"id":"$response.body#/id"}"#,
+        r#"registerOAuthClient → readOAuthClient: {"client_id":"$response.body#/client_id"}"#,
+    ] {
+        assert!(links.contains(expected), "missing {expected}; the links are {links:#?}");
+    }
+}

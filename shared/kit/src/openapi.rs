@@ -6,10 +6,11 @@
 
 use crate::projection::COMPACT_EXTENSION;
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use utoipa::openapi::extensions::Extensions;
 use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::info::{ContactBuilder, InfoBuilder, LicenseBuilder};
+use utoipa::openapi::link::LinkBuilder;
 use utoipa::openapi::path::{HttpMethod, Operation, ParameterBuilder, ParameterIn, PathItem};
 use utoipa::openapi::response::{Response, ResponseBuilder};
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
@@ -74,7 +75,7 @@ pub fn finish(mut api: OpenApi, tags: &[ApiTag]) -> OpenApi {
             if let Some(fields) = projected_compact(operation, &compact) {
                 add_projection(operation, fields);
             }
-            add_next_link(operation);
+            add_next_link(operation, path);
             if read {
                 add_conditional_read(operation);
             } else if takes_header(operation, "If-Match") {
@@ -84,7 +85,112 @@ pub fn finish(mut api: OpenApi, tags: &[ApiTag]) -> OpenApi {
             }
         }
     }
+    add_links(&mut api);
     api
+}
+
+/// Creates whose created resources live under another path than the create's own: a tag is
+/// created at `/tags/{type}/create` and addressed at `/tags/{type}/{id}`; an upload at
+/// `/workspace/upload` becomes `/workspace/files/{id}`.
+const CREATED_ELSEWHERE: [(&str, &str); 2] =
+    [("/tags/{type}/create", "/tags/{type}"), ("/workspace/upload", "/workspace/files")];
+
+/// The path's parameter names, in order (`/a/{x}/b/{y}` → `x`, `y`).
+fn path_parameters(path: &str) -> Vec<&str> {
+    path.split('/').filter_map(|s| s.strip_prefix('{')?.strip_suffix('}')).collect()
+}
+
+/// The top-level properties of a response's JSON schema, through one `$ref` to a component.
+fn response_properties(schemas: &BTreeMap<String, RefOr<Schema>>, response: &Response) -> BTreeSet<String> {
+    let Some(schema) = response.content.get("application/json").and_then(|c| c.schema.as_ref()) else {
+        return BTreeSet::new();
+    };
+    let schema = match schema {
+        RefOr::Ref(reference) => {
+            let name = reference.ref_location.trim_start_matches("#/components/schemas/");
+            match schemas.get(name) {
+                Some(RefOr::T(schema)) => schema,
+                _ => return BTreeSet::new(),
+            }
+        }
+        RefOr::T(schema) => schema,
+    };
+    match schema {
+        Schema::Object(object) => object.properties.keys().cloned().collect(),
+        _ => BTreeSet::new(),
+    }
+}
+
+/// OpenAPI `links` from each create (a POST answering a JSON body with its `id`) to the
+/// operations that take what it created (docs/conventions.md, "Links"): every operation on
+/// `{collection}/{param}` and below, `{param}` filled from the answer's `id` (or its property
+/// of the parameter's own name, as `client_id`), the create's own path parameters from its
+/// request; and a GET on the collection itself (the list it added to, or the settings it saved)
+/// with the same path parameters. Stateful testing and generated clients follow them.
+fn add_links(api: &mut OpenApi) {
+    let targets: Vec<(String, String, HttpMethod)> = api
+        .paths
+        .paths
+        .iter_mut()
+        .flat_map(|(path, item)| {
+            operations_mut(item)
+                .into_iter()
+                .filter_map(|(method, o)| Some((path.clone(), o.operation_id.clone()?, method)))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let schemas = api.components.as_ref().map(|c| c.schemas.clone()).unwrap_or_default();
+    for (path, item) in api.paths.paths.iter_mut() {
+        let Some(create) = item.post.as_mut() else { continue };
+        let own = path_parameters(path);
+        let collection = CREATED_ELSEWHERE.iter().find(|(p, _)| p == path).map_or(path.as_str(), |(_, c)| c);
+        let Some((_, RefOr::T(created))) = create.responses.responses.iter_mut().find(|(s, _)| s.starts_with('2'))
+        else {
+            continue;
+        };
+        let properties = response_properties(&schemas, created);
+        for (target, operation_id, method) in &targets {
+            let from_request = |name: &str| own.contains(&name).then(|| format!("$request.path.{name}"));
+            let parameters: Option<Vec<(String, String)>> = if target == collection {
+                (method == &HttpMethod::Get && !own.is_empty())
+                    .then(|| own.iter().map(|name| (name.to_string(), format!("$request.path.{name}"))).collect())
+            } else {
+                // `{collection}/{param}…`: the created resource's own operations.
+                target
+                    .strip_prefix(collection)
+                    .and_then(|rest| rest.strip_prefix("/{"))
+                    .and_then(|rest| rest.split_once('}'))
+                    .filter(|(name, _)| !own.contains(name))
+                    .and_then(|(id_parameter, _)| {
+                        let field = if properties.contains(id_parameter) { id_parameter } else { "id" };
+                        properties.contains(field).then(|| {
+                            path_parameters(target)
+                                .into_iter()
+                                .filter_map(|name| {
+                                    let value = if name == id_parameter {
+                                        Some(format!("$response.body#/{field}"))
+                                    } else {
+                                        from_request(name)
+                                    };
+                                    value.map(|v| (name.to_owned(), v))
+                                })
+                                .collect()
+                        })
+                    })
+            };
+            let Some(parameters) = parameters else { continue };
+            let mut link = parameters
+                .into_iter()
+                .fold(LinkBuilder::new(), |link, (name, value)| link.parameter(name, value))
+                .build();
+            // utoipa 5.5 writes `Link::operation_id` as `operation_id` (its Link has no camelCase
+            // rename); OpenAPI's field is `operationId`, written through the flattened extensions.
+            let mut named = Extensions::default();
+            named.insert("operationId".into(), Value::String(operation_id.clone()));
+            link.extensions = Some(named);
+            created.links.insert(operation_id.clone(), RefOr::T(link));
+        }
+    }
 }
 
 /// The operations of a path item with their methods.
@@ -292,12 +398,20 @@ fn add_written_tag(operation: &mut Operation) {
     ok.headers.insert("ETag".into(), etag);
 }
 
+/// The list whose cursor `PageParams` gives as the `cursor` example (the task tags').
+const CURSOR_EXAMPLE_LIST: &str = "/tags/{type}";
+
 /// A paged list (`params(workapi_kit::paging::PageParams)`) names its next page in `Link`.
-fn add_next_link(operation: &mut Operation) {
-    let pages =
-        operation.parameters.iter().flatten().any(|p| p.name == "cursor" && p.parameter_in == ParameterIn::Query);
-    if !pages {
+/// A cursor names its list, so the example cursor is kept only on the list it is a cursor of:
+/// on any other list it is the documented 400, and an example must be one the operation takes.
+fn add_next_link(operation: &mut Operation, path: &str) {
+    let Some(cursor) =
+        operation.parameters.iter_mut().flatten().find(|p| p.name == "cursor" && p.parameter_in == ParameterIn::Query)
+    else {
         return;
+    };
+    if path != CURSOR_EXAMPLE_LIST {
+        *cursor = ParameterBuilder::from(cursor.clone()).example(None).build();
     }
     if let Some(RefOr::T(ok)) = operation.responses.responses.get_mut("200") {
         let link = HeaderBuilder::new()

@@ -20,8 +20,8 @@ mod types;
 
 pub use compact::{COMPACT_EXTENSION, Compact};
 pub use types::{
-    DateOnly, DateTime, Decimal, EditorProfile, EditorText, Integer, Language, List, MultilineText, ProductProfile,
-    ProductText, RichText, RichTextProfile, Text, is_text_guard,
+    DateOnly, DateTime, Decimal, EditorProfile, EditorText, Integer, Language, List, MultilineText, NonEmptyList,
+    PositiveDecimal, ProductProfile, ProductText, RichText, RichTextProfile, Text, is_text_guard,
 };
 pub use workapi_wire_derive::Input;
 

@@ -129,3 +129,29 @@ fn languages_are_iso_639_1() {
     assert_eq!(Language::parse("DE").map(Language::code), Some("de"));
     assert_eq!(Language::parse("deu"), None, "ISO 639-2 is not 639-1");
 }
+
+/// A body whose list needs an item and whose amount must be above 0.
+#[derive(Debug, Input)]
+struct Order {
+    lines: NonEmptyList<Text<1, 5>, 3>,
+    amount: PositiveDecimal<100, 2>,
+}
+
+#[test]
+fn lower_bounds_are_read_and_documented_alike() {
+    let order = |lines: Value, amount: Value| parse::<Order>(&json!({"lines": lines, "amount": amount}));
+    let least = order(json!(["a"]), json!(0.01)).unwrap();
+    assert_eq!((least.lines.0.len(), least.amount.0.to_string()), (1, "0.01".to_owned()));
+    let refused = order(json!([]), json!(0)).unwrap_err().errors;
+    assert_eq!(refused["lines"], ["lines must hold at least one item"]);
+    assert_eq!(refused["amount"], ["amount must be a number above 0, at most 100"]);
+    assert!(order(json!(["a", "b", "c", "d"]), json!(100)).is_err(), "MAX still holds");
+
+    let schema = serde_json::to_value(<Order as utoipa::PartialSchema>::schema()).unwrap();
+    assert_eq!(
+        (&schema["properties"]["lines"]["minItems"], &schema["properties"]["lines"]["maxItems"]),
+        (&json!(1), &json!(3))
+    );
+    assert_eq!(schema["properties"]["amount"]["exclusiveMinimum"], json!(0));
+    assert!(schema["properties"]["amount"].get("minimum").is_none(), "{schema}");
+}

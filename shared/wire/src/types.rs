@@ -156,13 +156,19 @@ impl<const MIN: i64, const MAX: i64> Field for Integer<MIN, MAX> {
 /// parser's binary double exactly (its shortest round-trip form is the text that was sent).
 const MAX_SIGNIFICANT_DIGITS: usize = 15;
 
-/// An exact decimal number in `MIN..=MAX` with at most `SCALE` digits after the point, sent as
-/// a JSON number. Never used as a float: the number's decimal text is recovered exactly (see
-/// [`MAX_SIGNIFICANT_DIGITS`]) and parsed by `rust_decimal`.
+/// An exact decimal number in `MIN..=MAX` (above `MIN` when `ABOVE_MIN`: `exclusiveMinimum`)
+/// with at most `SCALE` digits after the point, sent as a JSON number. Never used as a float:
+/// the number's decimal text is recovered exactly (see [`MAX_SIGNIFICANT_DIGITS`]) and parsed by
+/// `rust_decimal`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Decimal<const MIN: i64, const MAX: i64, const SCALE: u32>(pub rust_decimal::Decimal);
+pub struct Decimal<const MIN: i64, const MAX: i64, const SCALE: u32, const ABOVE_MIN: bool = false>(
+    pub rust_decimal::Decimal,
+);
 
-impl<const MIN: i64, const MAX: i64, const SCALE: u32> Decimal<MIN, MAX, SCALE> {
+/// A [`Decimal`] above 0, up to `MAX`.
+pub type PositiveDecimal<const MAX: i64, const SCALE: u32> = Decimal<0, MAX, SCALE, true>;
+
+impl<const MIN: i64, const MAX: i64, const SCALE: u32, const ABOVE_MIN: bool> Decimal<MIN, MAX, SCALE, ABOVE_MIN> {
     /// The decimal a JSON number denotes, or the reason it cannot be taken exactly.
     pub fn exact(number: &serde_json::Number) -> Result<rust_decimal::Decimal, String> {
         let text = number.to_string();
@@ -178,7 +184,9 @@ impl<const MIN: i64, const MAX: i64, const SCALE: u32> Decimal<MIN, MAX, SCALE> 
     }
 }
 
-impl<const MIN: i64, const MAX: i64, const SCALE: u32> Field for Decimal<MIN, MAX, SCALE> {
+impl<const MIN: i64, const MAX: i64, const SCALE: u32, const ABOVE_MIN: bool> Field
+    for Decimal<MIN, MAX, SCALE, ABOVE_MIN>
+{
     fn read(value: &Value, at: &At, errors: &mut Errors) -> Option<Self> {
         let name = at.name();
         let Value::Number(number) = value else {
@@ -193,7 +201,9 @@ impl<const MIN: i64, const MAX: i64, const SCALE: u32> Field for Decimal<MIN, MA
             return None;
         }
         let checked = Self::exact(number).and_then(|d| {
-            if d < rust_decimal::Decimal::from(MIN) || d > rust_decimal::Decimal::from(MAX) {
+            if ABOVE_MIN && d <= rust_decimal::Decimal::from(MIN) {
+                Err(format!("above {MIN}, at most {MAX}"))
+            } else if d < rust_decimal::Decimal::from(MIN) || d > rust_decimal::Decimal::from(MAX) {
                 Err(format!("from {MIN} to {MAX}"))
             } else if d.scale() > SCALE {
                 Err(format!("with at most {SCALE} digits after the decimal point"))
@@ -206,12 +216,10 @@ impl<const MIN: i64, const MAX: i64, const SCALE: u32> Field for Decimal<MIN, MA
 
     fn schema() -> SchemaRef {
         let step = rust_decimal::Decimal::new(1, SCALE);
-        ObjectBuilder::new()
-            .schema_type(Type::Number)
-            .minimum(Some(MIN as f64))
-            .maximum(Some(MAX as f64))
-            .multiple_of(step.to_string().parse::<f64>().ok())
-            .into()
+        let builder = ObjectBuilder::new().schema_type(Type::Number);
+        let builder =
+            if ABOVE_MIN { builder.exclusive_minimum(Some(MIN as f64)) } else { builder.minimum(Some(MIN as f64)) };
+        builder.maximum(Some(MAX as f64)).multiple_of(step.to_string().parse::<f64>().ok()).into()
     }
 }
 
@@ -271,27 +279,35 @@ impl Field for Language {
     }
 }
 
-/// A list of at most `MAX` items; each item is read and reported by its index.
+/// A list of `MIN`..=`MAX` items (`minItems`, `maxItems`); each item is read and reported by its
+/// index.
 #[derive(Debug, Clone, PartialEq)]
-pub struct List<T, const MAX: usize>(pub Vec<T>);
+pub struct List<T, const MAX: usize, const MIN: usize = 0>(pub Vec<T>);
 
-impl<T: Field, const MAX: usize> Field for List<T, MAX> {
+/// A [`List`] of at least one item.
+pub type NonEmptyList<T, const MAX: usize> = List<T, MAX, 1>;
+
+impl<T: Field, const MAX: usize, const MIN: usize> Field for List<T, MAX, MIN> {
     fn read(value: &Value, at: &At, errors: &mut Errors) -> Option<Self> {
         let Some(items) = value.as_array() else {
             errors.add(at, format!("{} must be an array", at.name()));
             return None;
         };
+        let counted = (MIN..=MAX).contains(&items.len());
         if items.len() > MAX {
             errors.add(at, format!("{} may hold at most {MAX} items", at.name()));
+        } else if items.len() < MIN {
+            let least = if MIN == 1 { "one item".to_owned() } else { format!("{MIN} items") };
+            errors.add(at, format!("{} must hold at least {least}", at.name()));
         }
         let read: Vec<Option<T>> =
             items.iter().enumerate().map(|(i, item)| T::read(item, &at.index(i), errors)).collect();
-        (items.len() <= MAX).then_some(())?;
+        counted.then_some(())?;
         read.into_iter().collect::<Option<Vec<T>>>().map(List)
     }
 
     fn schema() -> SchemaRef {
-        ArrayBuilder::new().items(T::schema()).max_items(Some(MAX)).into()
+        ArrayBuilder::new().items(T::schema()).min_items((MIN > 0).then_some(MIN)).max_items(Some(MAX)).into()
     }
 
     fn schemas(out: &mut Schemas) {

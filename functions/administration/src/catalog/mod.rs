@@ -61,7 +61,7 @@ pub struct ProductPath {
 #[serde(rename_all = "camelCase")]
 pub struct ProductFilter {
     /// Only the products of this catalog category
-    #[param(example = "7b9d1f3a-5c7e-4a9b-8d1f-3a5c7e9b1d3f")]
+    #[param(example = "dd1a60b7-9ef0-440d-a7b7-0812147e4225")]
     category_id: Option<Uuid>,
 }
 

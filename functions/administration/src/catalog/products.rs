@@ -9,7 +9,9 @@ use workapi_domain::catalog::{
 };
 use workapi_kit::ApiResult;
 use workapi_kit::entity::{Attempt, Created};
-use workapi_kit::input::{self, At, Checked, Errors, Input, Integer, List, Nullable, Patch, ProductText, Text};
+use workapi_kit::input::{
+    self, At, Checked, Errors, Input, Integer, List, NonEmptyList, Nullable, Patch, ProductText, Text,
+};
 use workapi_kit::{ApiError, entity, files};
 use workapi_store::clock;
 use workapi_store::keys::WsKeys;
@@ -42,7 +44,6 @@ pub struct OptionValueInput {
 
 /// An option in a create body.
 #[derive(Input)]
-#[input(rules = option_rules)]
 pub struct OptionInput {
     name: Text<1, MAX_NAME_CHARS>,
     /// Several values may be chosen
@@ -50,7 +51,7 @@ pub struct OptionInput {
     /// An import must choose it
     is_required: bool,
     /// At least one
-    values: List<OptionValueInput, MAX_VALUES>,
+    values: NonEmptyList<OptionValueInput, MAX_VALUES>,
 }
 
 /// A variant in a create body.
@@ -70,7 +71,7 @@ pub struct VariantInput {
 #[derive(Input)]
 #[input(rules = product_rules)]
 #[input(example = serde_json::json!({
-    "name": "Managed hosting", "categoryId": "7b9d1f3a-5c7e-4a9b-8d1f-3a5c7e9b1d3f",
+    "name": "Managed hosting", "categoryId": "dd1a60b7-9ef0-440d-a7b7-0812147e4225",
     "description": "<p>Hosting with <strong>daily backups</strong></p>",
     "priceFixed": 99, "priceSubscription": 49.9, "priceFrequency": 1,
     "contractPeriodMonths": 12, "renewalMode": "Automatic",
@@ -99,7 +100,7 @@ pub struct NewProductBody {
     /// Default Automatic when a subscription or per-unit price is above 0
     renewal_mode: Patch<RenewalMode>,
     /// At least one
-    variants: List<VariantInput, MAX_VARIANTS>,
+    variants: NonEmptyList<VariantInput, MAX_VARIANTS>,
     /// May be empty
     options: List<OptionInput, MAX_OPTIONS>,
     /// An image uploaded to this workspace (`POST /workspace/upload` returns its id); null or
@@ -134,24 +135,14 @@ pub fn parse_draft(value: &serde_json::Value) -> ApiResult<ProductDefinition> {
     input::parse::<NewProductBody>(value).map(draft)
 }
 
-/// An option has at least one value.
-fn option_rules(option: &OptionInputFields, at: &At, errors: &mut Errors) {
-    if option.values.as_ref().is_some_and(|v| v.0.is_empty()) {
-        errors.add(&at.child("values"), "values must hold at least one value");
-    }
-}
-
-/// The conditional rules of spec §2.8, on the fields that parsed:
-/// - at least one variant;
+/// The conditional rules of spec §2.8, on the fields that parsed (at least one variant and one
+/// value per option are the lists' own bounds, `NonEmptyList`):
 /// - a price per unit above 0 (of the product, a variant or an option value) needs
 ///   `priceUnitName`;
 /// - a subscription or per-unit price above 0 (anywhere in the product) makes the product
 ///   recurring: `priceFrequency` is then required (`contractPeriodMonths` defaults to 12 and
 ///   `renewalMode` to Automatic, in [`draft`]).
 fn product_rules(body: &NewProductBodyFields, _at: &At, errors: &mut Errors) {
-    if body.variants.as_ref().is_some_and(|v| v.0.is_empty()) {
-        errors.fail("variants", "variants must hold at least one variant");
-    }
     let variants = body.variants.iter().flat_map(|v| &v.0);
     let values = body.options.iter().flat_map(|o| &o.0).flat_map(|o| &o.values.0);
     let (per_unit, recurring) =

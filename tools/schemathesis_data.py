@@ -1,0 +1,94 @@
+"""Test data for schemathesis that the demo seed cannot hold (tools/schemathesis.toml).
+
+Some operations take an identifier that only the API makes, or data the seed does not hold: a
+file's signed URL, an express quotation, a potential invoice's subscription row, a tag, a work
+activity, an agent's managed-provider settings. This script makes them through the API on
+the demo workspace, as a client would, and prints `export NAME=value` lines that
+tools/schemathesis.toml reads as `${NAME}`:
+
+    eval "$(python3 tools/schemathesis_data.py BASE_URL TOKEN IMAGE)"
+
+The ids of the seed itself (seed/demo*.json: a project, a task, a contact, a category...) are
+fixed and written in tools/schemathesis.toml directly.
+"""
+
+import json
+import shlex
+import sys
+import urllib.parse
+import urllib.request
+import uuid
+
+base, token, image = sys.argv[1], sys.argv[2], sys.argv[3]
+# seed/demo.json: the web-shop project (express quotations on), its first task, the active
+# contact of the project's customer.
+PROJECT = "01e53df4-07b4-4a44-8242-85272b83de6a"
+TASK = "7c0f3a52-9d4e-4b1a-8e6f-2a3b4c5d6e7f"
+CONTACT = "feba6268-1a6d-44ce-bd62-936a18e5d37a"
+# seed/demo-agents.json: the first agent.
+AGENT = "6b1f3c2a-4d5e-4f60-8a7b-9c0d1e2f3a4b"
+
+
+def call(method, path, body=None, content_type="application/json"):
+    data = json.dumps(body).encode() if content_type == "application/json" and body is not None else body
+    request = urllib.request.Request(base + path, data=data, method=method)
+    request.add_header("Authorization", f"Bearer {token}")
+    if data is not None:
+        request.add_header("Content-Type", content_type)
+    with urllib.request.urlopen(request) as response:
+        return json.load(response)
+
+
+def upload():
+    boundary = uuid.uuid4().hex
+    with open(image, "rb") as f:
+        content = f.read()
+    form = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="logo.png"\r\n'
+        f"Content-Type: image/png\r\n\r\n"
+    ).encode() + content + f"\r\n--{boundary}--\r\n".encode()
+    return call("POST", "/workspace/upload", form, f"multipart/form-data; boundary={boundary}")
+
+
+exports = {}
+
+# The download: a file and its signed URL's parameters.
+file = upload()
+query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(file["url"]).query))
+exports |= {
+    "ST_FILE_ID": file["id"],
+    "ST_FILE_WORKSPACE": query["workspace"],
+    "ST_FILE_EXPIRES": query["expires"],
+    "ST_FILE_SIGNATURE": query["signature"],
+}
+
+# An express quotation of the first task, to read, accept and reject.
+quotation = call(
+    "POST", f"/tasks/{TASK}/express-quotations", {"contactUserId": CONTACT, "includeEstimate": True}
+)
+exports["ST_QUOTATION_ID"] = quotation["id"]
+
+# A subscription billing, whose first row shows on a potential invoice of the project.
+call(
+    "POST",
+    f"/projects/{PROJECT}/subscription-billings",
+    {"manualTitle": "Hosting", "fromDate": "2026-01-01", "toDate": "2026-12-31", "frequency": 1,
+     "payment": "fixed", "price": 30},
+)
+invoices = call("GET", "/billing/potential-invoices?responseShape=full")
+invoice = next(i for i in invoices if i["subscriptions"])
+exports["ST_INVOICE_ID"] = invoice["id"]
+exports["ST_INVOICE_ROW_ID"] = invoice["subscriptions"][0]["billingId"]
+
+# A tag to colour and a work activity to replace (the seed holds none).
+exports["ST_TAG_ID"] = call("POST", "/tags/task/create", {"name": "Schemathesis"})["id"]
+exports["ST_ACTIVITY_ID"] = call("POST", "/administration/task-settings/activities", {"name": "Schemathesis"})["id"]
+
+# Managed-provider settings of the first agent, to read: the document's own example body.
+document = call("GET", "/docs/json")
+save = document["paths"]["/agents/{id}/managed-provider"]["post"]["requestBody"]["content"]["application/json"]
+example = save.get("example") or document["components"]["schemas"]["SaveManagedProviderBody"]["examples"][0]
+call("POST", f"/agents/{AGENT}/managed-provider", example)
+
+for name, value in exports.items():
+    print(f"export {name}={shlex.quote(str(value))}")
