@@ -12,6 +12,7 @@
 #   bench/coldstart.sh                          # build (cargo lambda build --release) and measure
 #   LT_NO_BUILD=1 bench/coldstart.sh
 #   LT_FUNCTIONS="tags tasks" bench/coldstart.sh   # only these, beside the floor
+#   CARGO_TARGET_DIR=/elsewhere bench/coldstart.sh # builds and bootstraps there (target/ otherwise)
 #
 # Prints one markdown table at the end (docs/performance.md). Needs cargo-lambda
 # (pip install cargo-lambda==1.9.2), Java 17, and the cold-start tool of the workplace
@@ -19,6 +20,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+# Where cargo builds (and cargo lambda writes target/lambda/…): CARGO_TARGET_DIR when set.
+target="${CARGO_TARGET_DIR:-$root/target}"
 tool="${LT_COLDSTART_TOOL:-$root/../shared/tools/lambda-coldstart.py}"
 [ -f "$tool" ] || { echo "cold-start tool not found at $tool (set LT_COLDSTART_TOOL)" >&2; exit 1; }
 
@@ -49,7 +52,7 @@ export AWS_ENDPOINT_URL="http://127.0.0.1:$port"
 LT_TOKEN_KEY=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
 LT_SESSION_KEYS=$(python3 -c 'import json, secrets; print(json.dumps({"active": "k1", "k1": secrets.token_hex(32)}))')
 export LT_TOKEN_KEY LT_SESSION_KEYS
-cli() { ./target/debug/workapi --store dynamodb:bench "$@"; }
+cli() { "$target/debug/workapi" --store dynamodb:bench "$@"; }
 cli table create
 ws=$(cli workspace create --name Bench)
 user=$(cli user create --workspace "$ws" --email bench@bench.example --name Bench --role _root)
@@ -90,14 +93,14 @@ env_args=(--env TABLE_NAME=bench --env "LT_TOKEN_KEY=$LT_TOKEN_KEY" --env "LT_SE
   --env AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH=true --env RUST_LOG=warn)
 env_args+=(--env "LT_OBJECTS=dir:$work/files")
 for fn in floor "${functions[@]}"; do
-  bootstrap=target/lambda/$fn/bootstrap
+  bootstrap=$target/lambda/$fn/bootstrap
   printf '== %s: %s bytes stripped\n' "$fn" "$(stat -c %s "$bootstrap")" >&2
   python3 "$tool" --event "$work/$fn.event.json" -R 10 -N 50 --warmup 1 --label "$fn" --json "${env_args[@]}" \
     -- "$bootstrap" >"$work/$fn.result.json"
 done
-python3 - "$work" floor "${functions[@]}" <<'PY'
+python3 - "$work" "$target" floor "${functions[@]}" <<'PY'
 import json, os, sys
-work, names = sys.argv[1], sys.argv[2:]
+work, target, names = sys.argv[1], sys.argv[2], sys.argv[3:]
 def load(name):
     with open(os.path.join(work, f"{name}.result.json")) as f:
         return json.load(f)["summary"]
@@ -110,7 +113,7 @@ print("| Function, request | Bootstrap | Init (spawn → ready) | Spawn → firs
 print("|---|---:|---:|---:|---:|---:|---:|---|")
 for name in names:
     s = load(name)
-    size = os.path.getsize(f"target/lambda/{name}/bootstrap") / 1e6
+    size = os.path.getsize(f"{target}/lambda/{name}/bootstrap") / 1e6
     first, ready, warm, rss = s["t_first_ms"], s["t_ready_ms"], s["warm_ms"], s["peak_rss_kb"]
     print(f"| {name}, `{event(name)}` | {size:.1f} MB | {ready['median']:.1f} ms | "
           f"{first['min']:.1f} / {first['median']:.1f} / {first['max']:.1f} ms | {first['median'] / floor:.2f} | "

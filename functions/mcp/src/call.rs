@@ -28,8 +28,8 @@ pub enum Refused {
     Http(Response),
 }
 
-/// The routes of every function it runs (`FUNCTION.needs.runs`, the registry), merged without
-/// the shared layers: built once per container.
+/// The routes of every function it runs (`FUNCTION.needs.runs`: the registry's functions with
+/// bearer operations), merged without the shared layers: built once per container.
 fn routes() -> &'static Router<AppState> {
     static ROUTES: OnceLock<Router<AppState>> = OnceLock::new();
     ROUTES.get_or_init(|| crate::FUNCTION.needs.runs.iter().fold(Router::new(), |routes, f| routes.merge(f.routes())))

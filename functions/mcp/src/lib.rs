@@ -3,9 +3,9 @@
 //! process through the registry's routes as the caller authenticated here.
 //!
 //! This function is not in the registry (`registry::FUNCTIONS`): it depends on the registry, for
-//! the tools and for the routes it calls, so the registry cannot depend on it. The local server
-//! mounts it beside the registry's functions (`local::functions()`), and `/mcp` is JSON-RPC,
-//! not a REST operation, so it is not in the OpenAPI document.
+//! the routes it calls (`registry::BEARER_FUNCTIONS`), so the registry cannot depend on it. The
+//! local server mounts it beside the registry's functions (`local::functions()`), and `/mcp` is
+//! JSON-RPC, not a REST operation, so it is not in the OpenAPI document.
 
 mod call;
 pub mod protocol;
@@ -37,15 +37,16 @@ pub const FUNCTION: Function = Function {
     needs: Needs {
         summary: "the Model Context Protocol at /mcp; every bearer operation as a tool",
         note: "The MCP endpoint (docs/mcp.md): every documented bearer operation as a tool, run in process\n\
-               through the registry's routes. It links every function, so it holds the union of what they\n\
-               need (its descriptor's `runs`): the table, the uploaded files, the agents' credential secrets.",
+               through the routes of the functions that have them. It links those functions, so it holds the\n\
+               union of what they need (its descriptor's `runs`): the table, the uploaded files, the agents'\n\
+               credential secrets.",
         routes: &[Route::new("Mcp", PATH), Route::new("McpProxy", "/mcp/{proxy+}")],
         memory: Some(Memory {
             megabytes: 1024,
-            why: "Links every function, parses its tools on first use and builds every function's routes on the \
-                  first call: the most CPU at cold start.",
+            why: "Links every function with bearer operations, parses its tools on first use and builds their \
+                  routes on the first call: the most CPU at cold start.",
         }),
-        runs: registry::FUNCTIONS,
+        runs: registry::BEARER_FUNCTIONS,
         ..Needs::DATA
     },
 };

@@ -106,9 +106,19 @@ impl Serialize for Listing {
 }
 
 impl<'de> Deserialize<'de> for Listing {
-    /// One tool's tree at a time, never the catalog's.
+    /// The tool's JSON text as it is, and the two texts search reads: no tree is built (a cold
+    /// start's first `tools/list` parses the whole catalog).
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(Listing::from(&Value::deserialize(deserializer)?))
+        #[derive(Deserialize)]
+        struct Texts {
+            #[serde(default)]
+            title: String,
+            #[serde(default)]
+            description: String,
+        }
+        let raw = Box::<serde_json::value::RawValue>::deserialize(deserializer)?;
+        let Texts { title, description } = serde_json::from_str(raw.get()).map_err(serde::de::Error::custom)?;
+        Ok(Listing { json: raw.get().to_owned(), title, description })
     }
 }
 

@@ -28,6 +28,25 @@ pub const FUNCTIONS: &[&Function] = &[
     &docs::FUNCTION,
 ];
 
+/// The functions with operations that take a bearer token: every function but `oauth` (its
+/// endpoints are the OAuth server's, public or with credentials of their own) and `docs` (public
+/// documents). The MCP function runs their routes, and only theirs, so that its bootstrap links
+/// neither the OAuth server nor the embedded document and reference page (docs/mcp.md, "The
+/// registry and this function"). The test `bearer_operations_are_served_by_bearer_functions`
+/// keeps the list whole.
+pub const BEARER_FUNCTIONS: &[&Function] = &[
+    &tags::FUNCTION,
+    &administration::FUNCTION,
+    &projects::FUNCTION,
+    &contacts::FUNCTION,
+    &tasks::FUNCTION,
+    &workspace::FUNCTION,
+    &helpdesk::FUNCTION,
+    &account::FUNCTION,
+    &billing::FUNCTION,
+    &agents::FUNCTION,
+];
+
 /// The document generated from every function's declarations, built once on first use.
 pub fn document() -> &'static OpenApi {
     static DOCUMENT: OnceLock<OpenApi> = OnceLock::new();

@@ -154,3 +154,35 @@ fn creates_link_to_the_operations_that_take_their_id() {
         assert!(links.contains(expected), "missing {expected}; the links are {links:#?}");
     }
 }
+
+/// The operations of a function's finished document that take a bearer token
+/// (`security: [{bearer: …}]`).
+fn bearer_operations(function: &Function) -> Vec<String> {
+    let finished = workapi_kit::openapi::finish(function.document(), function.tags);
+    let document = serde_json::to_value(finished).unwrap();
+    let mut found = Vec::new();
+    for (path, item) in document["paths"].as_object().into_iter().flatten() {
+        for (method, operation) in item.as_object().into_iter().flatten() {
+            let bearer = operation["security"].as_array().into_iter().flatten().any(|r| r.get("bearer").is_some());
+            if bearer {
+                found.push(format!("{} {method} {path}", function.name));
+            }
+        }
+    }
+    found
+}
+
+/// The MCP function reaches every bearer operation through `BEARER_FUNCTIONS` alone.
+#[test]
+fn bearer_operations_are_served_by_bearer_functions() {
+    let outside: Vec<String> = FUNCTIONS
+        .iter()
+        .filter(|f| !BEARER_FUNCTIONS.iter().any(|b| b.name == f.name))
+        .flat_map(|f| bearer_operations(f))
+        .collect();
+    assert_eq!(outside, Vec::<String>::new(), "bearer operations outside BEARER_FUNCTIONS");
+    for function in BEARER_FUNCTIONS {
+        assert!(FUNCTIONS.iter().any(|f| f.name == function.name), "{} is not in FUNCTIONS", function.name);
+        assert!(!bearer_operations(function).is_empty(), "{} has no bearer operation", function.name);
+    }
+}
