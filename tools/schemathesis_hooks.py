@@ -65,17 +65,14 @@ def before_call(ctx, case, kwargs):
     """What a schema cannot ask of generated data, for schema-valid (positive) cases only.
 
     - An Idempotency-Key is a key per request (docs/conventions.md#idempotency): the generator
-      reuses its short keys across bodies, which is the documented 422. A valid generated key
-      is replaced by a fresh UUID; an invalid one (negative cases) is kept.
+      reuses its short keys across bodies, which is the documented 422. In a positive case the
+      generated key is replaced by a fresh UUID; a negative case keeps everything it was given.
     - The upload's `file` must be a PNG, JPEG, WebP or GIF image, which JSON Schema cannot say
       of bytes (`format: binary`): a positive case sends examples/logo.png.
     """
-    # A new mapping each time: the generated values may be kept by the generator and shown again.
-    key = (case.headers or {}).get("Idempotency-Key")
-    if isinstance(key, str) and PRINTABLE_KEY.match(key):
-        case.headers = {**case.headers, "Idempotency-Key": str(uuid.uuid4())}
-    # Only a case valid in every part: a case made invalid elsewhere (an unexpected header, say)
-    # must keep its generated file, or it would be refused for nothing but that part.
+    # Only a case valid in every part: a case made invalid anywhere (its own Idempotency-Key, an
+    # unexpected header) must keep what was generated, or it would become a valid request that
+    # schemathesis then expects refused (CI saw an upload whose invalid key was replaced: 201).
     meta = case.meta
     # The stateful phase can mark a case positive whose headers hold an undocumented one.
     documented = {"idempotency-key", "authorization", "content-type", "accept"}
@@ -85,5 +82,11 @@ def before_call(ctx, case, kwargs):
         and all(component.mode.name == "POSITIVE" for component in meta.components.values())
         and all(name.lower() in documented for name in (case.headers or {}))
     )
-    if positive and case.operation.label == "POST /workspace/upload" and isinstance(case.body, dict):
+    if not positive:
+        return
+    # A new mapping each time: the generated values may be kept by the generator and shown again.
+    key = (case.headers or {}).get("Idempotency-Key")
+    if isinstance(key, str) and PRINTABLE_KEY.match(key):
+        case.headers = {**case.headers, "Idempotency-Key": str(uuid.uuid4())}
+    if case.operation.label == "POST /workspace/upload" and isinstance(case.body, dict):
         case.body = {**case.body, "file": LOGO}
