@@ -84,9 +84,13 @@ def before_call(ctx, case, kwargs):
     )
     if not positive:
         return
+    # Not with a generated Idempotency-Key: schemathesis has judged such a case invalid in its
+    # header although its metadata said positive (ST201 in CI, twice), and the image would make
+    # the request valid. The upload's other positive cases still send the image.
+    generated_key = "Idempotency-Key" in (case.headers or {})
+    if case.operation.label == "POST /workspace/upload" and isinstance(case.body, dict) and not generated_key:
+        case.body = {**case.body, "file": LOGO}
     # A new mapping each time: the generated values may be kept by the generator and shown again.
     key = (case.headers or {}).get("Idempotency-Key")
     if isinstance(key, str) and PRINTABLE_KEY.match(key):
         case.headers = {**case.headers, "Idempotency-Key": str(uuid.uuid4())}
-    if case.operation.label == "POST /workspace/upload" and isinstance(case.body, dict):
-        case.body = {**case.body, "file": LOGO}
