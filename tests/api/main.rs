@@ -22,6 +22,7 @@ mod imposter;
 mod item_sizes;
 mod keep_alive;
 mod lambda_events;
+mod large_workspace;
 mod largest_bodies;
 mod mcp_api;
 mod oauth_flow;

@@ -3,27 +3,13 @@
 //! `Link: <…>; rel="next"`; paging one item at a time gives exactly the whole list, in order;
 //! a cursor survives inserts; anything but a cursor of the list is a 400 naming `cursor`.
 
-use api_tests::operations::{Catalogue, Request, catalogue};
+use api_tests::operations::{Catalogue, Request, catalogue, paged_operation_ids};
 use api_tests::{TestApi, assert_error_body, backends, next_page};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use workapi_domain::identity::UserKind;
 use workapi_domain::permissions::ROOT;
-
-/// The list operations of the served document: a GET with a `cursor` query parameter.
-fn paged_operations() -> BTreeSet<String> {
-    let document = serde_json::to_value(registry::document()).unwrap();
-    let mut paged = BTreeSet::new();
-    for item in document["paths"].as_object().unwrap().values() {
-        let Some(get) = item.get("get") else { continue };
-        let params = get["parameters"].as_array().cloned().unwrap_or_default();
-        if params.iter().any(|p| p["name"] == "cursor" && p["in"] == "query") {
-            paged.insert(get["operationId"].as_str().unwrap().to_owned());
-        }
-    }
-    paged
-}
 
 #[test]
 fn every_list_operation_takes_limit_and_cursor_and_documents_its_next_page() {
@@ -43,7 +29,7 @@ fn every_list_operation_takes_limit_and_cursor_and_documents_its_next_page() {
         assert!(names.contains(&"limit") && names.contains(&"cursor"), "GET {path} lists without paging: {names:?}");
         assert!(ok["headers"].get("Link").is_some(), "GET {path}: the 200 does not document Link");
     }
-    assert_eq!(lists, paged_operations().len());
+    assert_eq!(lists, paged_operation_ids().len());
     assert!(lists >= 21, "{lists} list operations");
 }
 
@@ -77,7 +63,7 @@ fn items(body: &Value) -> Vec<Value> {
 
 #[tokio::test]
 async fn every_list_pages_one_by_one_to_exactly_the_whole_list() {
-    let paged = paged_operations();
+    let paged = paged_operation_ids();
     for backend in backends().await {
         let api = TestApi::start(&backend).await;
         let catalogue = catalogue(&api).await;

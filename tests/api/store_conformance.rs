@@ -5,6 +5,7 @@ use api_tests::{Backend, backends};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use uuid::Uuid;
+use workapi_store::entity::{self, IndexKey};
 use workapi_store::*;
 
 /// A partition no other test touches.
@@ -232,6 +233,35 @@ async fn gsi1_holds_only_items_with_both_index_keys() {
             }
         }
         assert_eq!(seen, ["2", "1", "9"], "[{}] paginated index", b.name);
+    })
+    .await;
+}
+
+/// The list index (GSI2) orders by its sort key in byte order, and a query starts after any
+/// place built from keys (`entity::index_start`), whether or not an item is there: what a
+/// page's cursor does (docs/conventions.md#paging).
+#[tokio::test]
+async fn gsi2_lists_in_sort_key_order_from_any_start() {
+    each(async |b| {
+        let (pk, list) = (fresh_pk(), fresh_pk());
+        let s = &b.store;
+        // "host" + U+0001 sorts before "host plus": a prefix first, as the API's order says.
+        for (sk, place) in
+            [("1", "host plus\u{1}1"), ("2", "host\u{1}2"), ("3", "\u{e4}rger\u{1}3"), ("4", "zebra\u{1}4")]
+        {
+            s.put(item(&pk, sk, json!({"GSI2PK": list, "GSI2SK": place})), Condition::None).await.unwrap();
+        }
+        s.put(item(&pk, "5", json!({"GSI2PK": list})), Condition::None).await.unwrap();
+        let sks = |page: workapi_store::Page| -> Vec<String> {
+            page.items.iter().map(|i| i[SK].as_str().unwrap().to_owned()).collect()
+        };
+        assert_eq!(sks(s.query(Query::gsi2(&list)).await.unwrap()), ["2", "1", "4", "3"], "[{}]", b.name);
+        // After "host plus" (its item deleted meanwhile: the start is keys, not an item).
+        s.delete(&Key::new(&pk, "1"), Condition::None).await.unwrap();
+        let at = IndexKey { pk: list.clone(), sk: "host plus\u{1}1".into() };
+        let start = entity::index_start(Index::Gsi2, &Key::new(&pk, "1"), at);
+        let rest = s.query(Query::gsi2(&list).after(Some(start))).await.unwrap();
+        assert_eq!(sks(rest), ["4", "3"], "[{}] from a deleted item's place", b.name);
     })
     .await;
 }

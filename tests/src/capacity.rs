@@ -107,7 +107,8 @@ pub fn partition_kind(pk: &str, workspace: uuid::Uuid) -> String {
             s.into()
         }
     };
-    let (index, key) = pk.split_once(' ').filter(|(i, _)| *i == "GSI1").map_or(("", pk), |(i, k)| (i, k));
+    let (index, key) =
+        pk.split_once(' ').filter(|(i, _)| ["GSI1", "GSI2"].contains(i)).map_or(("", pk), |(i, k)| (i, k));
     // A segment may name its kind before a colon (`RL#token:<id>#<window>`).
     let part = |s: &str| -> String {
         if s.contains('@') {

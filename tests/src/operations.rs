@@ -208,6 +208,20 @@ fn png_upload() -> Body {
 }
 
 /// Seeds the test workspace of `api` and returns one request per documented operation.
+/// The list operations of the served document: a GET with a `cursor` query parameter.
+pub fn paged_operation_ids() -> std::collections::BTreeSet<String> {
+    let document = serde_json::to_value(registry::document()).expect("the document serialises");
+    let mut paged = std::collections::BTreeSet::new();
+    for item in document["paths"].as_object().into_iter().flat_map(|paths| paths.values()) {
+        let Some(get) = item.get("get") else { continue };
+        let params = get["parameters"].as_array().cloned().unwrap_or_default();
+        if params.iter().any(|p| p["name"] == "cursor" && p["in"] == "query") {
+            paged.insert(get["operationId"].as_str().unwrap_or_default().to_owned());
+        }
+    }
+    paged
+}
+
 pub async fn catalogue(api: &TestApi) -> Catalogue {
     // The Root user, with a password (login, the consent form), named by the admin seed.
     let email = format!("root-{}@catalogue.example", Uuid::new_v4().simple());

@@ -198,6 +198,19 @@ pub async fn unread_count(store: &dyn Store, scope: Scope) -> ApiResult<usize> {
     Ok(query_all(store, query).await?.len())
 }
 
+/// The puts that store a notification: its record, its timeline entry and, while unread, its
+/// unread entry (what [`write`] writes; the generator of large workspaces batches them).
+pub fn puts(scope: Scope, record: NotificationRecord) -> ApiResult<Vec<TxOp>> {
+    let mut ops = vec![TxOp::Put { item: entity::to_item(&record, scope)?, cond: Condition::None }];
+    let timeline = TimelineEntry(record.notification.clone());
+    ops.push(TxOp::Put { item: entity::to_item(&timeline, scope)?, cond: Condition::None });
+    if !record.notification.is_read {
+        let unread = UnreadEntry(record.notification);
+        ops.push(TxOp::Put { item: entity::to_item(&unread, scope)?, cond: Condition::None });
+    }
+    Ok(ops)
+}
+
 /// Writes a notification as given (the operator seed), its entries with it, in one
 /// transaction, unless it is stored so already. Whether it wrote.
 pub async fn write(store: &dyn Store, keys: WsKeys, notification: Notification, user_id: Uuid) -> ApiResult<bool> {
@@ -215,13 +228,9 @@ pub async fn write(store: &dyn Store, keys: WsKeys, notification: Notification, 
         ops.push(TxOp::Delete { key: entry_key::<TimelineEntry>(scope, old), cond: Condition::None });
         ops.push(TxOp::Delete { key: entry_key::<UnreadEntry>(scope, old), cond: Condition::None });
     }
-    ops.push(TxOp::Put { item: entity::to_item(&record, scope)?, cond: Condition::None });
-    let timeline = TimelineEntry(record.notification.clone());
-    ops.push(TxOp::Put { item: entity::to_item(&timeline, scope)?, cond: Condition::None });
-    if !record.notification.is_read {
-        let unread = UnreadEntry(record.notification.clone());
-        ops.push(TxOp::Put { item: entity::to_item(&unread, scope)?, cond: Condition::None });
-    } else if moved.is_none() {
+    let is_read = record.notification.is_read;
+    ops.extend(puts(scope, record)?);
+    if is_read && moved.is_none() {
         ops.push(TxOp::Delete { key: entry_key::<UnreadEntry>(scope, &at), cond: Condition::None });
     }
     store.transact(ops).await?;

@@ -87,6 +87,24 @@ pub enum SeedCommand {
         /// The seed file (JSON)
         file: PathBuf,
     },
+    /// Generate a large workspace's records (docs/seed.md#a-large-workspace): task tags,
+    /// projects (the user a member), catalog products at the largest size an item holds, and
+    /// the user's notifications. Not idempotent: every run adds as many again.
+    Generate {
+        #[arg(long)]
+        workspace: Uuid,
+        /// The projects' member, the notifications' owner and the tags' creator
+        #[arg(long)]
+        user: Uuid,
+        #[arg(long, default_value_t = crate::generate::Sizes::LARGE.tags)]
+        tags: usize,
+        #[arg(long, default_value_t = crate::generate::Sizes::LARGE.projects)]
+        projects: usize,
+        #[arg(long, default_value_t = crate::generate::Sizes::LARGE.products)]
+        products: usize,
+        #[arg(long, default_value_t = crate::generate::Sizes::LARGE.notifications)]
+        notifications: usize,
+    },
 }
 
 #[derive(Subcommand)]
@@ -195,8 +213,12 @@ pub enum TokenCommand {
 
 #[derive(Subcommand)]
 pub enum TableCommand {
-    /// Create the DynamoDB table (keys, GSI1, TTL) when it does not exist.
+    /// Create the DynamoDB table (keys, GSI1, GSI2, TTL) when it does not exist; add the indexes an
+    /// existing table lacks.
     Create,
+    /// Write the list index keys of tags, projects and catalog products stored before the
+    /// list index (GSI2) existed, in every workspace (docs/data-model.md#lists). Idempotent.
+    Reindex,
 }
 
 /// The chosen store, opened, and where the embedded store's token key lives.
@@ -416,6 +438,15 @@ pub async fn run_operator(command: Command, backend: &Backend) -> CliResult<()> 
             let secrets = backend.secrets();
             let report = crate::seed::load_with_secrets(store, secrets.as_ref(), workspace, &seed).await?;
             eprintln!("seed {} loaded into workspace {workspace}: {report}", file.display());
+        }
+        Command::Seed(SeedCommand::Generate { workspace, user, tags, projects, products, notifications }) => {
+            let sizes = crate::generate::Sizes { tags, projects, products, notifications };
+            crate::generate::generate(store, workspace, user, sizes).await.map_err(|e| e.to_string())?;
+            eprintln!("generated into workspace {workspace}: {sizes:?}");
+        }
+        Command::Table(TableCommand::Reindex) => {
+            let report = crate::reindex::reindex(store).await.map_err(|e| e.to_string())?;
+            eprintln!("list index keys written: {report}");
         }
         Command::Table(TableCommand::Create) => match backend.dynamo_table() {
             Some(table) => {

@@ -3,8 +3,10 @@
 
 pub mod cli;
 pub mod demo;
+pub mod generate;
 pub mod keep_alive;
 pub mod monitoring;
+pub mod reindex;
 pub mod seed;
 pub mod seed_agents;
 pub mod seed_billing;

@@ -19,11 +19,11 @@ use uuid::Uuid;
 use workapi_domain::permissions::Requirement;
 use workapi_domain::project::{self, ManualPositionCategory, Project, ProjectRecord};
 use workapi_domain::task::{self, Task};
-use workapi_kit::entity::{Entity, SEQUENCE};
+use workapi_kit::entity::{self, Entity, SEQUENCE};
 use workapi_kit::function::{Function, Needs, Route};
 use workapi_kit::idempotency::idempotent;
 use workapi_kit::openapi::ApiTag;
-use workapi_kit::paging::{PageParams, Paged, Paging};
+use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
 use workapi_kit::request::Path;
 use workapi_kit::{ApiResult, AppState, Caller};
 
@@ -91,7 +91,12 @@ pub struct ProjectPath {
     responses((status = 200, description = "The projects the caller may access, by name", body = [Project])))]
 async fn list_projects(State(state): State<AppState>, caller: Caller, paging: Paging) -> ApiResult<Paged<Project>> {
     caller.authorize(Requirement::Member)?;
-    paging.window(project::list_accessible(state.store(), caller.viewer()).await?, project::order)?.answer()
+    let (viewer, keys) = (caller.viewer(), caller.keys());
+    // A member sees the projects they belong to: the list index is read until a page of them.
+    let decode = |item| Ok(project::visible_to(viewer, entity::from_item(item)?));
+    let start = |after: &OrderKey| project::list_start(keys, after);
+    let window = paging.window_from_store(state.store(), project::list_query(keys), start, decode, project::order);
+    window.await?.answer()
 }
 
 /// Get a project

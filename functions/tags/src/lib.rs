@@ -2,7 +2,7 @@
 //! (spec §2.5, §4.6; docs/tags.md).
 
 pub mod domain;
-mod store;
+pub mod store;
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -106,8 +106,7 @@ async fn list_tags(
     paging: Paging,
 ) -> ApiResult<Paged<Tag>> {
     caller.authorize(workapi_domain::permissions::Requirement::Member)?;
-    let tags = store::list_live(state.store(), (caller.keys(), path.tag_type)).await?;
-    paging.window(tags, store::order)?.answer()
+    store::list_page(state.store(), (caller.keys(), path.tag_type), &paging).await?.answer()
 }
 
 /// Create a tag

@@ -7,14 +7,14 @@ use crate::domain::{Color, fold_name};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 pub use workapi_domain::tag::Tag;
-use workapi_domain::tag::{Scope, TagRecord, key as tag_key, partition};
+use workapi_domain::tag::{self, Scope, TagRecord, key as tag_key, partition};
 use workapi_kit::conditional::IfMatch;
 use workapi_kit::entity::{self, Attempt, Change, Entity};
 use workapi_kit::idempotency::Answer;
-use workapi_kit::paging::OrderKey;
+use workapi_kit::paging::{Paging, Window};
 use workapi_kit::{ApiError, ApiResult};
 use workapi_store::clock;
-use workapi_store::{Condition, Key, Query, Store, StoreError, TxOp, Update, query_all};
+use workapi_store::{Condition, GSI2PK, GSI2SK, Key, Store, StoreError, TxOp, Update};
 
 /// The response of the [P] tag endpoints (named, so the document can reference it).
 pub type TagProjection = workapi_kit::projection::Projected<Tag>;
@@ -52,6 +52,25 @@ fn live(record: Option<TagRecord>) -> ApiResult<TagRecord> {
     record.filter(|r| !r.tag.is_deleted).ok_or_else(|| ApiError::not_found("Tag not found"))
 }
 
+/// A new tag named `name` and the writes that create it: the tag and its name guard, each only
+/// where nothing is (`NotExists`), in one transaction.
+pub fn new_tag(scope: Scope, name: &str, by: Uuid) -> ApiResult<(TagRecord, Vec<TxOp>)> {
+    let folded = fold_name(name);
+    let record = TagRecord {
+        tag: Tag { id: Uuid::new_v4(), name: name.to_owned(), color: None, is_deleted: false },
+        folded_name: folded.clone(),
+        created_at: clock::now_rfc3339(),
+        created_by: by,
+        version: 1,
+    };
+    let guard = NameGuard { tag_id: record.tag.id, folded_name: folded };
+    let ops = vec![
+        TxOp::Put { item: entity::to_item(&guard, scope)?, cond: Condition::NotExists },
+        TxOp::Put { item: entity::to_item(&record, scope)?, cond: Condition::NotExists },
+    ];
+    Ok((record, ops))
+}
+
 /// Creates the tag, or returns the live tag whose name matches case-insensitively; `respond`
 /// turns the tag into the answer. A new tag's answer is built before its transaction, which
 /// records it (the request's idempotency completion: `workapi_kit::idempotency`), re-added on every
@@ -69,18 +88,8 @@ pub async fn create_or_get(
 ) -> ApiResult<Answer> {
     let folded = fold_name(name);
     entity::retry_on_conflict("The tag name is being changed concurrently; retry", |_| async {
-        let record = TagRecord {
-            tag: Tag { id: Uuid::new_v4(), name: name.to_owned(), color: None, is_deleted: false },
-            created_at: clock::now_rfc3339(),
-            created_by: by,
-            version: 1,
-        };
-        let guard = NameGuard { tag_id: record.tag.id, folded_name: folded.clone() };
+        let (record, ops) = new_tag(scope, name, by)?;
         let answer = respond(&record.tag)?;
-        let ops = vec![
-            TxOp::Put { item: entity::to_item(&guard, scope)?, cond: Condition::NotExists },
-            TxOp::Put { item: entity::to_item(&record, scope)?, cond: Condition::NotExists },
-        ];
         match entity::transact(store, ops, answer.completion()).await {
             Ok(()) => Ok(Attempt::Done(answer)),
             // Someone holds the name: theirs is the tag, unless it vanished meanwhile.
@@ -100,23 +109,18 @@ pub async fn create_or_get(
     .await
 }
 
-/// A tag's place in its list: by name, case-insensitively, then id.
-pub fn order(tag: &Tag) -> OrderKey {
-    OrderKey::new().text(fold_name(&tag.name)).id(tag.id)
-}
-
-/// Live tags of a type, ordered by name (case-insensitive).
-pub async fn list_live(store: &dyn Store, scope: Scope) -> ApiResult<Vec<Tag>> {
-    let query = Query::table(partition(scope)).begins_with(TagRecord::PREFIX);
-    let mut tags = Vec::new();
-    for item in query_all(store, query).await? {
-        let record: TagRecord = entity::from_item(item)?;
-        if !record.tag.is_deleted {
-            tags.push(record.tag);
-        }
-    }
-    tags.sort_by_cached_key(order);
-    Ok(tags)
+/// One page of the live tags of a type, by name (case-insensitive): read from the list index
+/// from the cursor on, never the whole list.
+pub async fn list_page(store: &dyn Store, scope: Scope, paging: &Paging) -> ApiResult<Window<Tag>> {
+    let decode = |item| Ok(Some(entity::from_item::<TagRecord>(item)?));
+    let window = paging.window_from_store(
+        store,
+        tag::list_query(scope),
+        |after| tag::list_start(scope, after),
+        decode,
+        tag::order,
+    );
+    Ok(window.await?.map(|record| record.tag))
 }
 
 /// Sets the colour while the tag is live and, with `If-Match`, still as the client read it.
@@ -145,7 +149,12 @@ pub async fn soft_delete(store: &dyn Store, scope: Scope, id: Uuid, if_match: &I
     let ops = vec![
         TxOp::Update {
             key: tag_key(scope, id),
-            update: Update::default().set("isDeleted", true).set(workapi_store::VERSION, record.version + 1),
+            // Out of the list index too: a deleted tag is not listed.
+            update: Update::default()
+                .set("isDeleted", true)
+                .set(workapi_store::VERSION, record.version + 1)
+                .remove(GSI2PK)
+                .remove(GSI2SK),
             cond: Condition::VersionEquals(record.version),
         },
         TxOp::Delete { key: guard_key(scope, &fold_name(&record.tag.name)), cond: Condition::None },

@@ -8,7 +8,7 @@ use uuid::Uuid;
 use workapi_richtext::Doc;
 use workapi_store::entity::{self, Entity, IndexKey};
 use workapi_store::keys::WsKeys;
-use workapi_store::{Key, Query, Store, StoreResult, query_all};
+use workapi_store::{Cursor, Index, Key, Query, Store, StoreResult, query_all};
 use workapi_wire::order::OrderKey;
 
 /// A catalog category. Seeded (docs/seed.md); the API only reads it.
@@ -206,10 +206,12 @@ impl Entity for ProductRecord {
 
     /// Listed by category through GSI1, by name.
     fn gsi1(&self, keys: WsKeys) -> Option<IndexKey> {
-        Some(IndexKey {
-            pk: category_index(keys, self.category_id),
-            sk: format!("{}{}#{}", Self::PREFIX, self.name.to_lowercase(), self.id),
-        })
+        Some(IndexKey { pk: category_index(keys, self.category_id), sk: product_order(self).sort_text() })
+    }
+
+    /// Listed by name in the list index (the whole catalog).
+    fn gsi2(&self, keys: WsKeys) -> Option<IndexKey> {
+        Some(IndexKey { pk: products_index(keys), sk: product_order(self).sort_text() })
     }
 }
 
@@ -221,23 +223,30 @@ fn category_index(keys: WsKeys, category_id: Uuid) -> String {
     keys.partition(&format!("{}{category_id}", CatalogCategory::PREFIX))
 }
 
+fn products_index(keys: WsKeys) -> String {
+    keys.partition("PRODUCTS")
+}
+
 pub async fn get_product(store: &dyn Store, keys: WsKeys, id: Uuid) -> StoreResult<Option<ProductRecord>> {
     entity::get(store, &product_key(keys, id)).await
 }
 
-/// Catalog products, of one category (one GSI1 query) or all (one table query), by name.
-pub async fn list_products(
-    store: &dyn Store,
-    keys: WsKeys,
-    category_id: Option<Uuid>,
-) -> StoreResult<Vec<ProductRecord>> {
-    let query = match category_id {
+/// The catalog's products by name, of one category (GSI1) or all (the list index, GSI2).
+pub fn products_query(keys: WsKeys, category_id: Option<Uuid>) -> Query {
+    match category_id {
         Some(category) => Query::gsi1(category_index(keys, category)),
-        None => Query::table(keys.root_pk()).begins_with(ProductRecord::PREFIX),
+        None => Query::gsi2(products_index(keys)),
+    }
+}
+
+/// Where [`products_query`] continues after a cursor's place (`None`: not a product's place).
+pub fn products_start(keys: WsKeys, category_id: Option<Uuid>, after: &OrderKey) -> Option<Cursor> {
+    let id = after.last_text()?.parse().ok()?;
+    let (index, pk) = match category_id {
+        Some(category) => (Index::Gsi1, category_index(keys, category)),
+        None => (Index::Gsi2, products_index(keys)),
     };
-    let mut all = query_all(store, query).await?.into_iter().map(entity::from_item).collect::<StoreResult<Vec<_>>>()?;
-    all.sort_by_cached_key(product_order);
-    Ok(all)
+    Some(entity::index_start(index, &product_key(keys, id), IndexKey { pk, sk: after.sort_text() }))
 }
 
 /// A variant as the API returns it: description as HTML (or null).
@@ -359,7 +368,10 @@ mod tests {
         let item = entity::to_item(&record, WsKeys::new(Uuid::nil())).unwrap();
         assert_eq!((item["name"].clone(), item["priceFixed"].clone()), (json!("Hosting"), json!(99.9)));
         assert!(item.get("definition").is_none() && item.get("prices").is_none() && item.get("logoId").is_none());
-        assert_eq!(item["GSI1SK"], json!(format!("PRODUCT#hosting#{}", record.id)));
+        // By name in the category's index and in the whole catalog's.
+        let place = format!("hosting\u{1}{}", record.id);
+        assert_eq!((&item["GSI1SK"], &item["GSI2SK"]), (&json!(place), &json!(place)));
+        assert_eq!(item["GSI2PK"], json!(format!("WS#{}#PRODUCTS", Uuid::nil())));
         let back: ProductRecord = entity::from_item(item).unwrap();
         assert_eq!((back, record.name.as_str()), (record.clone(), "Hosting"));
     }

@@ -10,9 +10,9 @@ use crate::money;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
-use workapi_store::entity::{self, Entity};
+use workapi_store::entity::{self, Entity, IndexKey};
 use workapi_store::keys::WsKeys;
-use workapi_store::{Key, Query, Store, StoreError, StoreResult, query_all};
+use workapi_store::{Cursor, Index, Key, Query, Store, StoreError, StoreResult, query_all};
 use workapi_wire::order::OrderKey;
 
 /// Most members a project may list (keeps the item far below DynamoDB's 400 KB).
@@ -63,6 +63,26 @@ impl Entity for ProjectRecord {
     fn key(&self, keys: WsKeys) -> Key {
         key(keys, self.project.id)
     }
+
+    /// Listed by name in the list index.
+    fn gsi2(&self, keys: WsKeys) -> Option<IndexKey> {
+        Some(list_index_key(keys, &order(&self.project)))
+    }
+}
+
+fn list_index_key(keys: WsKeys, order: &OrderKey) -> IndexKey {
+    IndexKey { pk: keys.partition("PROJECTS"), sk: order.sort_text() }
+}
+
+/// The workspace's projects by name: a query of the list index.
+pub fn list_query(keys: WsKeys) -> Query {
+    Query::gsi2(keys.partition("PROJECTS"))
+}
+
+/// Where the list continues after a cursor's place (`None`: not a project's place).
+pub fn list_start(keys: WsKeys, after: &OrderKey) -> Option<Cursor> {
+    let id = after.last_text()?.parse().ok()?;
+    Some(entity::index_start(Index::Gsi2, &key(keys, id), list_index_key(keys, after)))
 }
 
 pub fn key(keys: WsKeys, id: Uuid) -> Key {
@@ -137,16 +157,18 @@ pub fn category_order(category: &ManualPositionCategory) -> OrderKey {
     OrderKey::new().name(&category.name).id(category.id)
 }
 
-/// The projects the viewer may access, ordered by name.
+/// Every project the viewer may access, ordered by name (whole: the potential invoices are
+/// computed across them; the projects list pages through the list index instead).
 pub async fn list_accessible(store: &dyn Store, viewer: Viewer) -> StoreResult<Vec<Project>> {
-    let mut projects: Vec<Project> = list(store, viewer.keys)
-        .await?
-        .into_iter()
-        .filter(|r| may_access(r, viewer.user_id, viewer.views_all))
-        .map(|r| r.project)
-        .collect();
+    let mut projects: Vec<Project> =
+        list(store, viewer.keys).await?.into_iter().filter_map(|r| visible_to(viewer, r)).collect();
     projects.sort_by_cached_key(order);
     Ok(projects)
+}
+
+/// The project as the viewer sees it in the list: `None` when the viewer may not access it.
+pub fn visible_to(viewer: Viewer, record: ProjectRecord) -> Option<Project> {
+    may_access(&record, viewer.user_id, viewer.views_all).then_some(record.project)
 }
 
 /// A category of a project's manual positions. Seeded (docs/seed.md).

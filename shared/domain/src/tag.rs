@@ -5,9 +5,10 @@
 use crate::permissions::{Requirement, key};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
-use workapi_store::entity::{self, Entity, Versioned};
+use workapi_store::entity::{self, Entity, IndexKey, Versioned};
 use workapi_store::keys::WsKeys;
-use workapi_store::{Key, Store, StoreResult};
+use workapi_store::{Cursor, Index, Key, Query, Store, StoreResult};
+use workapi_wire::order::OrderKey;
 
 /// The seven tag types; each has its own partition and name space.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
@@ -120,6 +121,10 @@ impl workapi_wire::Compact for Tag {
 pub struct TagRecord {
     #[serde(flatten)]
     pub tag: Tag,
+    /// The name's case-insensitive identity (the tags function's `fold_name`): the tag's place
+    /// in its list. Tags stored before it was kept have none until `workapi reindex`.
+    #[serde(default)]
+    pub folded_name: String,
     pub created_at: String,
     pub created_by: Uuid,
     pub version: i64,
@@ -133,6 +138,31 @@ impl Entity for TagRecord {
     fn key(&self, scope: Scope) -> Key {
         key(scope, self.tag.id)
     }
+
+    /// Live tags are listed by name in the list index; a deleted tag leaves the list.
+    fn gsi2(&self, scope: Scope) -> Option<IndexKey> {
+        (!self.tag.is_deleted).then(|| list_index_key(scope, &order(self)))
+    }
+}
+
+/// A tag's place in its list: by name, case-insensitively, then id.
+pub fn order(record: &TagRecord) -> OrderKey {
+    OrderKey::new().text(&record.folded_name).id(record.tag.id)
+}
+
+fn list_index_key(scope: Scope, order: &OrderKey) -> IndexKey {
+    IndexKey { pk: partition(scope), sk: order.sort_text() }
+}
+
+/// The live tags of a type, by name: a query of the list index, started after `after`.
+pub fn list_query(scope: Scope) -> Query {
+    Query::gsi2(partition(scope))
+}
+
+/// Where the list continues after a cursor's place (`None`: not a tag's place).
+pub fn list_start(scope: Scope, after: &OrderKey) -> Option<Cursor> {
+    let id = after.last_text()?.parse().ok()?;
+    Some(entity::index_start(Index::Gsi2, &key(scope, id), list_index_key(scope, after)))
 }
 
 impl Versioned for TagRecord {

@@ -19,6 +19,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 use std::marker::PhantomData;
+use workapi_store::{Cursor, Item, Query, Store, limits};
 pub use workapi_wire::order::{OrderKey, Part};
 
 /// The largest `limit`.
@@ -141,6 +142,52 @@ impl Paging {
         let limit = self.limit_or(DEFAULT_LIMIT) as usize;
         let more = keyed.len() - start > limit;
         let (keys, items) = keyed.into_iter().skip(start).take(limit).unzip();
+        Ok(Window { items, rest: Rest { keys, more, link: self.link_builder() } })
+    }
+
+    /// The page after the cursor of a list the store keeps in its order (the list index,
+    /// GSI2: `workapi_store::entity::Entity::gsi2`), read from the cursor on rather than whole:
+    /// `query` names the list's partition, `start_after` turns a cursor's place into the
+    /// query's start (`None`: not a place in this list), `decode` reads an item (`None` skips
+    /// one the caller may not see) and `key` gives an item's place, which must be the order the
+    /// index keeps. Reads stop at `limit` items, or once the items read hold [`PAGE_BYTES`]
+    /// (their answer is rarely larger than the stored item), plus one more to know that more
+    /// remain.
+    pub async fn window_from_store<T>(
+        &self,
+        store: &dyn Store,
+        query: Query,
+        start_after: impl Fn(&OrderKey) -> Option<Cursor>,
+        mut decode: impl FnMut(Item) -> ApiResult<Option<T>>,
+        key: impl Fn(&T) -> OrderKey,
+    ) -> ApiResult<Window<T>> {
+        let mut start = match self.after()? {
+            Some(after) => Some(start_after(&after).ok_or_else(not_a_cursor)?),
+            None => None,
+        };
+        let limit = self.limit_or(DEFAULT_LIMIT) as usize;
+        let (mut items, mut bytes, mut more) = (Vec::new(), 0, false);
+        'pages: loop {
+            // Once the bytes are reached, one more item says whether more remain.
+            let wanted = if bytes >= PAGE_BYTES { 1 } else { (limit + 1 - items.len()) as u32 };
+            let page = store.query(query.clone().limit(wanted).after(start.take())).await?;
+            for item in page.items {
+                if items.len() == limit || bytes >= PAGE_BYTES {
+                    more = true;
+                    break 'pages;
+                }
+                let size = limits::item_size(&item);
+                if let Some(decoded) = decode(item)? {
+                    bytes += size;
+                    items.push(decoded);
+                }
+            }
+            match page.next {
+                Some(next) => start = Some(next),
+                None => break,
+            }
+        }
+        let keys = items.iter().map(&key).collect();
         Ok(Window { items, rest: Rest { keys, more, link: self.link_builder() } })
     }
 

@@ -9,13 +9,11 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, ConditionCheck, Delete, GlobalSecondaryIndex, KeySchemaElement,
-    KeyType, Projection, ProjectionType, Put, ReturnValue, ScalarAttributeType, TimeToLiveSpecification,
-    TransactWriteItem, Update as DynamoUpdate,
+    AttributeDefinition, AttributeValue, BillingMode, ConditionCheck, CreateGlobalSecondaryIndexAction, Delete,
+    GlobalSecondaryIndex, GlobalSecondaryIndexUpdate, KeySchemaElement, KeyType, Projection, ProjectionType, Put,
+    ReturnValue, ScalarAttributeType, TableStatus, TimeToLiveSpecification, TransactWriteItem, Update as DynamoUpdate,
 };
 use std::collections::HashMap;
-
-pub const GSI1: &str = "GSI1";
 
 #[derive(Clone)]
 pub struct DynamoStore {
@@ -53,30 +51,36 @@ impl DynamoStore {
         let key = |name: &str, kind: KeyType| {
             KeySchemaElement::builder().attribute_name(name).key_type(kind).build().expect("name and type are set")
         };
-        let gsi = GlobalSecondaryIndex::builder()
-            .index_name(GSI1)
-            .key_schema(key(GSI1PK, KeyType::Hash))
-            .key_schema(key(GSI1SK, KeyType::Range))
-            .projection(Projection::builder().projection_type(ProjectionType::All).build())
-            .build()
-            .expect("index fields are set");
+        // Every secondary index projects the whole item: a listing answers from the index alone.
+        let indexes = Index::SECONDARY.map(|index| {
+            let (pk, sk) = index.key_attrs();
+            GlobalSecondaryIndex::builder()
+                .index_name(index.name().expect("a secondary index has a name"))
+                .key_schema(key(pk, KeyType::Hash))
+                .key_schema(key(sk, KeyType::Range))
+                .projection(Projection::builder().projection_type(ProjectionType::All).build())
+                .build()
+                .expect("index fields are set")
+        });
+        let key_attrs = || {
+            [Index::Table].into_iter().chain(Index::SECONDARY).flat_map(|index| <[&str; 2]>::from(index.key_attrs()))
+        };
         let created = self
             .client
             .create_table()
             .table_name(&self.table)
             .billing_mode(BillingMode::PayPerRequest)
-            .attribute_definitions(attr(PK))
-            .attribute_definitions(attr(SK))
-            .attribute_definitions(attr(GSI1PK))
-            .attribute_definitions(attr(GSI1SK))
+            .set_attribute_definitions(Some(key_attrs().map(attr).collect()))
             .key_schema(key(PK, KeyType::Hash))
             .key_schema(key(SK, KeyType::Range))
-            .global_secondary_indexes(gsi)
+            .set_global_secondary_indexes(Some(indexes.to_vec()))
             .send()
             .await;
         match created {
             Ok(_) => {}
-            Err(e) if e.as_service_error().is_some_and(|s| s.is_resource_in_use_exception()) => return Ok(()),
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_resource_in_use_exception()) => {
+                return self.add_missing_indexes(&indexes, key_attrs().map(attr).collect()).await;
+            }
             Err(e) => return Err(sdk(e)),
         }
         self.client
@@ -88,6 +92,44 @@ impl DynamoStore {
             .send()
             .await
             .map_err(sdk)?;
+        Ok(())
+    }
+
+    /// Adds the secondary indexes an existing table lacks (a table created before the list
+    /// index, GSI2): DynamoDB builds one index per update and backfills it from the items.
+    async fn add_missing_indexes(
+        &self,
+        indexes: &[GlobalSecondaryIndex],
+        definitions: Vec<AttributeDefinition>,
+    ) -> StoreResult<()> {
+        let described = self.client.describe_table().table_name(&self.table).send().await.map_err(sdk)?;
+        let Some(table) = described.table().filter(|t| t.table_status() == Some(&TableStatus::Active)) else {
+            // Being created (by a concurrent call, with every index) or already being updated.
+            return Ok(());
+        };
+        let existing: Vec<&str> = table.global_secondary_indexes().iter().filter_map(|i| i.index_name()).collect();
+        for index in indexes.iter().filter(|i| !existing.contains(&i.index_name())) {
+            let create = CreateGlobalSecondaryIndexAction::builder()
+                .index_name(index.index_name())
+                .set_key_schema(Some(index.key_schema().to_vec()))
+                .set_projection(index.projection().cloned())
+                .build()
+                .map_err(|e| StoreError::Invalid(e.to_string()))?;
+            let added = self
+                .client
+                .update_table()
+                .table_name(&self.table)
+                .set_attribute_definitions(Some(definitions.clone()))
+                .global_secondary_index_updates(GlobalSecondaryIndexUpdate::builder().create(create).build())
+                .send()
+                .await;
+            match added {
+                Ok(_) => {}
+                // Another call is adding it right now.
+                Err(e) if e.as_service_error().is_some_and(|s| s.is_resource_in_use_exception()) => {}
+                Err(e) => return Err(sdk(e)),
+            }
+        }
         Ok(())
     }
 
@@ -373,10 +415,7 @@ impl Store for DynamoStore {
 
     async fn query(&self, query: Query) -> StoreResult<Page> {
         let mut expr = Expr::default();
-        let (pk_attr, sk_attr) = match query.index {
-            Index::Table => (PK, SK),
-            Index::Gsi1 => (GSI1PK, GSI1SK),
-        };
+        let (pk_attr, sk_attr) = query.index.key_attrs();
         let pk = format!("{} = {}", expr.name(pk_attr), expr.value(AttributeValue::S(query.pk.clone())));
         let key_condition = match &query.sk {
             SortKey::Any => pk,
@@ -399,7 +438,7 @@ impl Store for DynamoStore {
             .client
             .query()
             .table_name(&self.table)
-            .set_index_name((query.index == Index::Gsi1).then(|| GSI1.to_owned()))
+            .set_index_name(query.index.name().map(str::to_owned))
             // Index reads cannot be strongly consistent; table reads are.
             .consistent_read(query.index == Index::Table && !query.eventual)
             .key_condition_expression(key_condition)

@@ -4,7 +4,9 @@
 //! keep the counters of ordered collections. (Retrying a lost race (`modify`) and appending at the end of a
 //! collection answer HTTP errors, so they live in the kit: `workapi_kit::entity`.)
 
-use crate::{Condition, ENTITY, GSI1PK, GSI1SK, Item, Key, PK, SK, Store, StoreError, StoreResult, TxOp};
+use crate::{
+    Condition, ENTITY, GSI1PK, GSI1SK, GSI2PK, GSI2SK, Item, Key, PK, SK, Store, StoreError, StoreResult, TxOp,
+};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -19,7 +21,7 @@ pub struct EntityKind {
     pub prefix: &'static str,
 }
 
-/// A secondary-index key (GSI1).
+/// A secondary-index key (GSI1 or GSI2).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexKey {
     pub pk: String,
@@ -42,6 +44,14 @@ pub trait Entity: Serialize + DeserializeOwned + Send + Sync {
 
     /// The GSI1 key, for entities listed through the index.
     fn gsi1(&self, _scope: Self::Scope) -> Option<IndexKey> {
+        None
+    }
+
+    /// The list index key (GSI2), for entities whose list can be long: the list's partition
+    /// and the entity's place in the list's order (`workapi_wire::order::OrderKey::sort_text`),
+    /// so that a page is read from the cursor on instead of the whole list. `None` takes the
+    /// entity out of the list (a deleted tag).
+    fn gsi2(&self, _scope: Self::Scope) -> Option<IndexKey> {
         None
     }
 }
@@ -82,11 +92,27 @@ pub fn to_item<E: Entity>(entity: &E, scope: E::Scope) -> StoreResult<Item> {
     item.insert(PK.into(), key.pk.into());
     item.insert(SK.into(), key.sk.into());
     item.insert(ENTITY.into(), E::TYPE.into());
-    if let Some(index) = entity.gsi1(scope) {
+    if let Some(index) = entity.gsi1(scope.clone()) {
         item.insert(GSI1PK.into(), index.pk.into());
         item.insert(GSI1SK.into(), index.sk.into());
     }
+    if let Some(index) = entity.gsi2(scope) {
+        item.insert(GSI2PK.into(), index.pk.into());
+        item.insert(GSI2SK.into(), index.sk.into());
+    }
     Ok(item)
+}
+
+/// Where a query of a secondary index starts after an item: the item's table key and its
+/// index key, as DynamoDB's `ExclusiveStartKey` holds them. The item need not exist any more.
+pub fn index_start(index: crate::Index, table: &Key, at: IndexKey) -> crate::Cursor {
+    let (index_pk, index_sk) = index.key_attrs();
+    let mut item = Item::new();
+    item.insert(PK.into(), table.pk.clone().into());
+    item.insert(SK.into(), table.sk.clone().into());
+    item.insert(index_pk.into(), at.pk.into());
+    item.insert(index_sk.into(), at.sk.into());
+    crate::Cursor(item)
 }
 
 /// Reads an entity back from its item (key and bookkeeping attributes are ignored).

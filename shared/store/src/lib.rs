@@ -1,7 +1,7 @@
 //! The item-level store (DESIGN §2): one trait, two backends with the same semantics.
 //!
 //! Items are JSON objects carrying the generic key attributes `PK`, `SK` (and optionally
-//! `GSI1PK`/`GSI1SK`, `ttl`, and always `entity`). Keys are built only by [`keys`], so every
+//! `GSI1PK`/`GSI1SK`, `GSI2PK`/`GSI2SK`, `ttl`, and always `entity`). Keys are built only by [`keys`], so every
 //! tenant key starts with the workspace id.
 //!
 //! Semantics both backends guarantee:
@@ -34,6 +34,10 @@ pub const PK: &str = "PK";
 pub const SK: &str = "SK";
 pub const GSI1PK: &str = "GSI1PK";
 pub const GSI1SK: &str = "GSI1SK";
+/// The list index's keys (GSI2): an entity's place in its list's documented order, so that a
+/// page of a long list is one query from the cursor on (docs/data-model.md#lists).
+pub const GSI2PK: &str = "GSI2PK";
+pub const GSI2SK: &str = "GSI2SK";
 pub const TTL: &str = "ttl";
 pub const ENTITY: &str = "entity";
 /// Attribute used by [`Condition::VersionEquals`] for optimistic concurrency.
@@ -112,6 +116,31 @@ impl Update {
 pub enum Index {
     Table,
     Gsi1,
+    /// The list index: entities in their list's order (`entity::Entity::gsi2`).
+    Gsi2,
+}
+
+impl Index {
+    /// The index's name in DynamoDB (none for the table).
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            Index::Table => None,
+            Index::Gsi1 => Some("GSI1"),
+            Index::Gsi2 => Some("GSI2"),
+        }
+    }
+
+    /// The partition and sort key attributes the index is keyed by.
+    pub fn key_attrs(self) -> (&'static str, &'static str) {
+        match self {
+            Index::Table => (PK, SK),
+            Index::Gsi1 => (GSI1PK, GSI1SK),
+            Index::Gsi2 => (GSI2PK, GSI2SK),
+        }
+    }
+
+    /// Every secondary index of the table.
+    pub const SECONDARY: [Index; 2] = [Index::Gsi1, Index::Gsi2];
 }
 
 /// Sort-key condition of a query.
@@ -154,6 +183,10 @@ impl Query {
     }
     pub fn gsi1(pk: impl Into<String>) -> Self {
         Query { index: Index::Gsi1, ..Query::table(pk) }
+    }
+    /// A query of the list index (GSI2).
+    pub fn gsi2(pk: impl Into<String>) -> Self {
+        Query { index: Index::Gsi2, ..Query::table(pk) }
     }
     pub fn sk(mut self, sk: SortKey) -> Self {
         self.sk = sk;

@@ -16,12 +16,19 @@ CREATE TABLE IF NOT EXISTS items (
     sk     TEXT NOT NULL,
     gsi1pk TEXT,
     gsi1sk TEXT,
+    gsi2pk TEXT,
+    gsi2sk TEXT,
     ttl    INTEGER,
     body   TEXT NOT NULL,
     PRIMARY KEY (pk, sk)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS items_gsi1 ON items (gsi1pk, gsi1sk, pk, sk) WHERE gsi1pk IS NOT NULL;
 ";
+
+/// What a database made before the list index (GSI2) lacks; its index is created after it.
+const GSI2_COLUMNS: &str = "ALTER TABLE items ADD COLUMN gsi2pk TEXT; ALTER TABLE items ADD COLUMN gsi2sk TEXT;";
+const GSI2_INDEX: &str =
+    "CREATE INDEX IF NOT EXISTS items_gsi2 ON items (gsi2pk, gsi2sk, pk, sk) WHERE gsi2pk IS NOT NULL;";
 
 #[derive(Clone)]
 pub struct SqliteStore {
@@ -48,6 +55,13 @@ impl SqliteStore {
         conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(backend)?;
         conn.pragma_update(None, "synchronous", "NORMAL").map_err(backend)?;
         conn.execute_batch(SCHEMA).map_err(backend)?;
+        let has_gsi2: bool = conn
+            .query_row("SELECT count(*) FROM pragma_table_info('items') WHERE name = 'gsi2pk'", [], |row| row.get(0))
+            .map_err(backend)?;
+        if !has_gsi2 {
+            conn.execute_batch(GSI2_COLUMNS).map_err(backend)?;
+        }
+        conn.execute_batch(GSI2_INDEX).map_err(backend)?;
         Ok(SqliteStore { conn: Arc::new(Mutex::new(conn)) })
     }
 
@@ -99,17 +113,22 @@ fn parse_body(body: &str) -> Item {
 fn write(tx: &rusqlite::Transaction<'_>, item: &Item) -> rusqlite::Result<()> {
     let str_attr = |name: &str| item.get(name).and_then(Value::as_str).map(str::to_owned);
     // Like a DynamoDB GSI, the item is indexed only when both index keys are strings.
-    let (gsi1pk, gsi1sk) = match (str_attr(GSI1PK), str_attr(GSI1SK)) {
+    let index_keys = |(pk, sk): (&str, &str)| match (str_attr(pk), str_attr(sk)) {
         (Some(p), Some(s)) => (Some(p), Some(s)),
         _ => (None, None),
     };
+    let (gsi1pk, gsi1sk) = index_keys(Index::Gsi1.key_attrs());
+    let (gsi2pk, gsi2sk) = index_keys(Index::Gsi2.key_attrs());
     tx.execute(
-        "INSERT OR REPLACE INTO items (pk, sk, gsi1pk, gsi1sk, ttl, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT OR REPLACE INTO items (pk, sk, gsi1pk, gsi1sk, gsi2pk, gsi2sk, ttl, body) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         rusqlite::params![
             str_attr(PK),
             str_attr(SK),
             gsi1pk,
             gsi1sk,
+            gsi2pk,
+            gsi2sk,
             item.get(TTL).and_then(Value::as_i64),
             serde_json::to_string(item).expect("a JSON map serialises"),
         ],
@@ -283,6 +302,7 @@ fn run_query(tx: &rusqlite::Transaction<'_>, q: &Query, now: i64) -> rusqlite::R
     let (pk_col, sk_col, order_cols) = match q.index {
         Index::Table => ("pk", "sk", "sk"),
         Index::Gsi1 => ("gsi1pk", "gsi1sk", "gsi1sk, pk, sk"),
+        Index::Gsi2 => ("gsi2pk", "gsi2sk", "gsi2sk, pk, sk"),
     };
     let mut sql = format!("SELECT body FROM items WHERE {pk_col} = ?1 AND (ttl IS NULL OR ttl > ?2)");
     let mut args: Vec<SqlValue> = vec![q.pk.clone().into(), now.into()];
@@ -307,9 +327,10 @@ fn run_query(tx: &rusqlite::Transaction<'_>, q: &Query, now: i64) -> rusqlite::R
         let get = |name: &str| after.get(name).and_then(Value::as_str).unwrap_or_default().to_owned();
         match q.index {
             Index::Table => sql += &format!(" AND sk {cmp} {}", arg(&mut args, get(SK))),
-            Index::Gsi1 => {
-                let (a, b, c) = (arg(&mut args, get(GSI1SK)), arg(&mut args, get(PK)), arg(&mut args, get(SK)));
-                sql += &format!(" AND (gsi1sk, pk, sk) {cmp} ({a}, {b}, {c})");
+            Index::Gsi1 | Index::Gsi2 => {
+                let index_sk = get(q.index.key_attrs().1);
+                let (a, b, c) = (arg(&mut args, index_sk), arg(&mut args, get(PK)), arg(&mut args, get(SK)));
+                sql += &format!(" AND ({sk_col}, pk, sk) {cmp} ({a}, {b}, {c})");
             }
         }
     }
@@ -340,8 +361,8 @@ fn run_query(tx: &rusqlite::Transaction<'_>, q: &Query, now: i64) -> rusqlite::R
 /// The key attributes that position a cursor, as DynamoDB's LastEvaluatedKey holds them.
 pub(crate) fn cursor_of(item: &Item, index: Index) -> Item {
     let mut names = vec![PK, SK];
-    if index == Index::Gsi1 {
-        names.extend([GSI1PK, GSI1SK]);
+    if index != Index::Table {
+        names.extend(<[&str; 2]>::from(index.key_attrs()));
     }
     names.into_iter().filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone()))).collect()
 }

@@ -7,11 +7,13 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use workapi_domain::catalog::{self, CatalogCategory, CatalogProduct, ProductRecord};
 use workapi_domain::permissions::Requirement;
+use workapi_kit::entity;
 use workapi_kit::files;
 use workapi_kit::idempotency::{Answer, Idempotency};
-use workapi_kit::paging::{PageParams, Paged, Paging};
+use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
 use workapi_kit::{ApiResult, AppState, Caller};
 use workapi_store::keys::WsKeys;
+use workapi_store::read_all;
 
 /// List catalog categories
 ///
@@ -128,12 +130,17 @@ pub async fn list_products(
     paging: Paging,
 ) -> ApiResult<Paged<CatalogProduct>> {
     caller.authorize(Requirement::Member)?;
-    let records = catalog::list_products(state.store(), caller.keys(), filter.category_id).await?;
-    let page = paging.window(records, catalog::product_order)?;
-    let mut products = Vec::with_capacity(page.items.len());
-    for record in &page.items {
-        products.push(with_logo_url(&state, &headers, caller.keys(), record, None).await?);
-    }
+    let (keys, category) = (caller.keys(), filter.category_id);
+    let query = catalog::products_query(keys, category);
+    let start = |after: &OrderKey| catalog::products_start(keys, category, after);
+    let decode = |item| Ok(Some(entity::from_item::<ProductRecord>(item)?));
+    let page = paging.window_from_store(state.store(), query, start, decode, catalog::product_order).await?;
+    let (state, headers) = (&state, &headers);
+    // The logos' file records, read concurrently (a page may hold 100 products).
+    let products = read_all(page.items.iter().cloned(), |record| async move {
+        with_logo_url(state, headers, keys, &record, None).await
+    })
+    .await?;
     page.rest.answer(products)
 }
 
