@@ -33,14 +33,7 @@ async fn walk_with(api: &TestApi, token: &str, headers: &[(String, String)], pat
     let mut next = Some(path.to_owned());
     let started = Instant::now();
     while let Some(path) = next.take() {
-        let mut request = api.http.get(api.url(&path)).bearer_auth(token);
-        for (name, value) in headers {
-            request = request.header(name, value);
-        }
-        let response = request.send().await.unwrap();
-        let status = response.status().as_u16();
-        let headers = response.headers().clone();
-        let bytes = response.bytes().await.unwrap();
+        let (status, page_headers, bytes) = get_retrying(api, token, headers, &path).await;
         assert_eq!(status, 200, "{name}: {path}: {}", String::from_utf8_lossy(&bytes));
         let body: Value = serde_json::from_slice(&bytes).unwrap();
         let page = body.as_array().or_else(|| body["items"].as_array()).cloned().expect("a page");
@@ -52,10 +45,36 @@ async fn walk_with(api: &TestApi, token: &str, headers: &[(String, String)], pat
         }
         pages += 1;
         items.extend(page);
-        next = next_page(&headers).map(|url| url.strip_prefix(&api.base).unwrap().to_owned());
+        next = next_page(&page_headers).map(|url| url.strip_prefix(&api.base).unwrap().to_owned());
     }
     println!("{name}: {pages} pages in {:.1} s", started.elapsed().as_secs_f64());
     Walk { items, pages }
+}
+
+/// `GET path`, sent again after a 503 as its `Retry-After` asks (as a client does): a debug
+/// build on DynamoDB Local, with the other suites running, can take longer than the API's 8 s
+/// request deadline for a page of the largest products.
+async fn get_retrying(
+    api: &TestApi,
+    token: &str,
+    headers: &[(String, String)],
+    path: &str,
+) -> (u16, reqwest::header::HeaderMap, Vec<u8>) {
+    for _ in 0..4 {
+        let mut request = api.http.get(api.url(path)).bearer_auth(token);
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        let response = request.send().await.unwrap();
+        let (status, headers) = (response.status().as_u16(), response.headers().clone());
+        let bytes = response.bytes().await.unwrap().to_vec();
+        if status != 503 {
+            return (status, headers, bytes);
+        }
+        eprintln!("[{}] {path}: 503, retrying", api.backend);
+        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    }
+    panic!("[{}] {path}: 503 four times", api.backend)
 }
 
 fn names(items: &[Value]) -> Vec<&str> {

@@ -23,7 +23,7 @@ use workapi_kit::entity::{self, Entity, SEQUENCE};
 use workapi_kit::function::{Function, Needs, Route};
 use workapi_kit::idempotency::idempotent;
 use workapi_kit::openapi::ApiTag;
-use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
+use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging, StoreList};
 use workapi_kit::request::Path;
 use workapi_kit::{ApiResult, AppState, Caller};
 
@@ -93,10 +93,15 @@ async fn list_projects(State(state): State<AppState>, caller: Caller, paging: Pa
     caller.authorize(Requirement::Member)?;
     let (viewer, keys) = (caller.viewer(), caller.keys());
     // A member sees the projects they belong to: the list index is read until a page of them.
+    let list = StoreList {
+        query: project::list_query(keys),
+        start_after: |after: &OrderKey| project::list_start(keys, after),
+        key: project::order,
+        // Members' ids (up to 1,000) make the largest.
+        largest_item: 40 * 1024,
+    };
     let decode = |item| Ok(project::visible_to(viewer, entity::from_item(item)?));
-    let start = |after: &OrderKey| project::list_start(keys, after);
-    let window = paging.window_from_store(state.store(), project::list_query(keys), start, decode, project::order);
-    window.await?.answer()
+    paging.window_from_store(state.store(), list, decode).await?.answer()
 }
 
 /// Get a project

@@ -11,7 +11,7 @@ use workapi_domain::tag::{self, Scope, TagRecord, key as tag_key, partition};
 use workapi_kit::conditional::IfMatch;
 use workapi_kit::entity::{self, Attempt, Change, Entity};
 use workapi_kit::idempotency::Answer;
-use workapi_kit::paging::{Paging, Window};
+use workapi_kit::paging::{OrderKey, Paging, StoreList, Window};
 use workapi_kit::{ApiError, ApiResult};
 use workapi_store::clock;
 use workapi_store::{Condition, GSI2PK, GSI2SK, Key, Store, StoreError, TxOp, Update};
@@ -112,15 +112,14 @@ pub async fn create_or_get(
 /// One page of the live tags of a type, by name (case-insensitive): read from the list index
 /// from the cursor on, never the whole list.
 pub async fn list_page(store: &dyn Store, scope: Scope, paging: &Paging) -> ApiResult<Window<Tag>> {
+    let list = StoreList {
+        query: tag::list_query(scope),
+        start_after: |after: &OrderKey| tag::list_start(scope, after),
+        key: tag::order,
+        largest_item: 1024,
+    };
     let decode = |item| Ok(Some(entity::from_item::<TagRecord>(item)?));
-    let window = paging.window_from_store(
-        store,
-        tag::list_query(scope),
-        |after| tag::list_start(scope, after),
-        decode,
-        tag::order,
-    );
-    Ok(window.await?.map(|record| record.tag))
+    Ok(paging.window_from_store(store, list, decode).await?.map(|record| record.tag))
 }
 
 /// Sets the colour while the tag is live and, with `If-Match`, still as the client read it.

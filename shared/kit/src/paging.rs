@@ -147,36 +147,43 @@ impl Paging {
 
     /// The page after the cursor of a list the store keeps in its order (the list index,
     /// GSI2: `workapi_store::entity::Entity::gsi2`), read from the cursor on rather than whole:
-    /// `query` names the list's partition, `start_after` turns a cursor's place into the
-    /// query's start (`None`: not a place in this list), `decode` reads an item (`None` skips
-    /// one the caller may not see) and `key` gives an item's place, which must be the order the
-    /// index keeps. Reads stop at `limit` items, or once the items read hold [`PAGE_BYTES`]
-    /// (their answer is rarely larger than the stored item), plus one more to know that more
-    /// remain.
-    pub async fn window_from_store<T>(
+    /// `list.query` names the list's partition, `list.start_after` turns a cursor's place into
+    /// the query's start (`None`: not a place in this list), `decode` reads an item (`None`
+    /// skips one the caller may not see) and `list.key` gives an item's place, which must be
+    /// the order the index keeps. Reads stop at `limit` items, or once the items read hold
+    /// [`PAGE_BYTES`] (their answer is rarely larger than the stored item), plus one more to
+    /// know that more remain. Each query asks for no more items than the bytes left room for,
+    /// judged by the largest item seen (at first `list.largest_item`): DynamoDB stops a query
+    /// at 1 MB anyway, but DynamoDB Local reads every item asked for first.
+    pub async fn window_from_store<T, S, K>(
         &self,
         store: &dyn Store,
-        query: Query,
-        start_after: impl Fn(&OrderKey) -> Option<Cursor>,
+        list: StoreList<S, K>,
         mut decode: impl FnMut(Item) -> ApiResult<Option<T>>,
-        key: impl Fn(&T) -> OrderKey,
-    ) -> ApiResult<Window<T>> {
+    ) -> ApiResult<Window<T>>
+    where
+        S: Fn(&OrderKey) -> Option<Cursor>,
+        K: Fn(&T) -> OrderKey,
+    {
         let mut start = match self.after()? {
-            Some(after) => Some(start_after(&after).ok_or_else(not_a_cursor)?),
+            Some(after) => Some((list.start_after)(&after).ok_or_else(not_a_cursor)?),
             None => None,
         };
         let limit = self.limit_or(DEFAULT_LIMIT) as usize;
-        let (mut items, mut bytes, mut more) = (Vec::new(), 0, false);
+        let (mut items, mut bytes, mut more, mut largest_seen) = (Vec::new(), 0, false, 0);
         'pages: loop {
             // Once the bytes are reached, one more item says whether more remain.
-            let wanted = if bytes >= PAGE_BYTES { 1 } else { (limit + 1 - items.len()) as u32 };
-            let page = store.query(query.clone().limit(wanted).after(start.take())).await?;
+            let largest = if largest_seen > 0 { largest_seen } else { list.largest_item.max(1) };
+            let room = PAGE_BYTES.saturating_sub(bytes) / largest + 1;
+            let wanted = (limit + 1 - items.len()).min(room) as u32;
+            let page = store.query(list.query.clone().limit(wanted).after(start.take())).await?;
             for item in page.items {
                 if items.len() == limit || bytes >= PAGE_BYTES {
                     more = true;
                     break 'pages;
                 }
                 let size = limits::item_size(&item);
+                largest_seen = largest_seen.max(size);
                 if let Some(decoded) = decode(item)? {
                     bytes += size;
                     items.push(decoded);
@@ -187,7 +194,7 @@ impl Paging {
                 None => break,
             }
         }
-        let keys = items.iter().map(&key).collect();
+        let keys = items.iter().map(&list.key).collect();
         Ok(Window { items, rest: Rest { keys, more, link: self.link_builder() } })
     }
 
@@ -216,6 +223,18 @@ pub fn next_cursor(link: &str) -> Option<String> {
     let url = target.trim().strip_prefix('<')?.strip_suffix('>')?;
     let query = url.split_once('?')?.1;
     form_urlencoded::parse(query.as_bytes()).find(|(name, _)| name == "cursor").map(|(_, value)| value.into_owned())
+}
+
+/// A list the store keeps in its order, for [`Paging::window_from_store`].
+pub struct StoreList<S, K> {
+    /// The list's partition in its index.
+    pub query: Query,
+    /// Where the list continues after a cursor's place; `None` if it is not a place of the list.
+    pub start_after: S,
+    /// An item's place in the list: the order the index keeps.
+    pub key: K,
+    /// The largest item the list may hold (bytes), until the first is read.
+    pub largest_item: usize,
 }
 
 /// One page's items, before they are answered.

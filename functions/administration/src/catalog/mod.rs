@@ -10,9 +10,10 @@ use workapi_domain::permissions::Requirement;
 use workapi_kit::entity;
 use workapi_kit::files;
 use workapi_kit::idempotency::{Answer, Idempotency};
-use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
+use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging, StoreList};
 use workapi_kit::{ApiResult, AppState, Caller};
 use workapi_store::keys::WsKeys;
+use workapi_store::limits::MAX_ITEM_BYTES;
 use workapi_store::read_all;
 
 /// List catalog categories
@@ -131,10 +132,14 @@ pub async fn list_products(
 ) -> ApiResult<Paged<CatalogProduct>> {
     caller.authorize(Requirement::Member)?;
     let (keys, category) = (caller.keys(), filter.category_id);
-    let query = catalog::products_query(keys, category);
-    let start = |after: &OrderKey| catalog::products_start(keys, category, after);
+    let list = StoreList {
+        query: catalog::products_query(keys, category),
+        start_after: |after: &OrderKey| catalog::products_start(keys, category, after),
+        key: catalog::product_order,
+        largest_item: MAX_ITEM_BYTES,
+    };
     let decode = |item| Ok(Some(entity::from_item::<ProductRecord>(item)?));
-    let page = paging.window_from_store(state.store(), query, start, decode, catalog::product_order).await?;
+    let page = paging.window_from_store(state.store(), list, decode).await?;
     let (state, headers) = (&state, &headers);
     // The logos' file records, read concurrently (a page may hold 100 products).
     let products = read_all(page.items.iter().cloned(), |record| async move {
