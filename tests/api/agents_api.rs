@@ -592,3 +592,96 @@ async fn the_skill_cap_holds_when_creates_race() {
     })
     .await;
 }
+
+/// The document says the managed provider's rules across fields (docs/conventions.md, "What the
+/// document says"): each body below is valid against the documented request schema exactly
+/// when the API takes it, and a body the API refuses names the field the rule is about.
+#[tokio::test]
+async fn the_documented_body_says_what_each_agent_source_and_auth_mode_takes() {
+    let document = serde_json::to_value(registry::document()).unwrap();
+    let schema = json!({
+        "$ref": "#/components/schemas/SaveManagedProviderBody",
+        "components": {"schemas": document["components"]["schemas"].clone()}
+    });
+    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    let backend = backends().await.into_iter().next().unwrap();
+    let api = TestApi::start(&backend).await;
+    let (admin, token) = api.user(ROOT, UserKind::Employee).await;
+    let w = seeded(&api, admin.id).await;
+    let existing = |extra: Value| {
+        let mut config = json!({"agentSource": "existing", "agentId": "agent_01", "environmentId": "env_01"});
+        config.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        json!({"enabled": false, "config": config})
+    };
+    let managed = |agent: Value, extra: Value| {
+        let mut config = json!({"agentSource": "serviceManaged", "managedAgent": agent});
+        config.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        json!({"enabled": false, "config": config})
+    };
+    let server = |server: Value| managed(json!({"modelId": "m", "mcpServers": [server]}), json!({}));
+    let mut saved_key = managed(json!({"modelId": "m"}), json!({}));
+    saved_key["providerApiKeyId"] = json!(w.saved_key);
+    saved_key["vendorApiKey"] = Value::Null;
+    let mut both_keys = saved_key.clone();
+    both_keys["vendorApiKey"] = json!(VENDOR_KEY);
+    let taken = [
+        existing(json!({})),
+        existing(json!({"managedAgent": {"modelId": "m", "skills": []}})),
+        existing(json!({"managedAgent": null})),
+        managed(json!({"modelId": "m"}), json!({"agentId": null, "environmentId": null})),
+        managed(json!({"modelId": "m", "skills": [{"skillId": "pdf", "type": "vendor"}]}), json!({})),
+        server(json!({"url": "https://a.example/mcp", "bearerToken": null, "oauthCredential": null})),
+        server(json!({"url": "https://a.example/mcp", "authMode": "bearer", "bearerToken": "t"})),
+        server(json!({"url": "https://a.example/mcp", "authMode": "oauth", "oauthCredential": {"accessToken": "a"}})),
+        saved_key,
+        full_body(&w),
+    ];
+    for body in taken {
+        assert!(validator.is_valid(&body), "the document admits {body}");
+        let (status, answer) = api.post(&format!("/agents/{}/managed-provider", w.agent), &token, body.clone()).await;
+        assert!(status < 300, "the API takes {body}: {status} {answer}");
+    }
+    let refused = [
+        (existing(json!({"environmentId": null})), "config.environmentId"),
+        (json!({"enabled": false, "config": {"agentSource": "existing", "agentId": "a"}}), "config.environmentId"),
+        (
+            existing(json!({"managedAgent": {"modelId": "m", "skills": [{"skillId": "pdf", "type": "vendor"}]}})),
+            "config.managedAgent.skills",
+        ),
+        (managed(json!({"modelId": "m"}), json!({"agentId": "a"})), "config.agentId"),
+        (json!({"enabled": false, "config": {"agentSource": "serviceManaged"}}), "config.managedAgent"),
+        (managed(Value::Null, json!({})), "config.managedAgent"),
+        (both_keys, "vendorApiKey"),
+        (
+            server(json!({"url": "https://a.example/mcp", "bearerToken": "t"})),
+            "config.managedAgent.mcpServers[0].bearerToken",
+        ),
+        (
+            server(json!({"url": "https://a.example/mcp", "authMode": "bearer", "bearerToken": null})),
+            "config.managedAgent.mcpServers[0].bearerToken",
+        ),
+        (
+            server(
+                json!({"url": "https://a.example/mcp", "authMode": "oauth", "oauthCredential": {"accessToken": "a"}, "bearerToken": "t"}),
+            ),
+            "config.managedAgent.mcpServers[0].bearerToken",
+        ),
+        (
+            server(
+                json!({"url": "https://a.example/mcp", "authMode": "bearer", "bearerToken": "t", "oauthCredential": {"accessToken": "a"}}),
+            ),
+            "config.managedAgent.mcpServers[0].oauthCredential",
+        ),
+        (
+            server(json!({"url": "https://a.example/mcp", "authMode": "oauth", "oauthCredential": null})),
+            "config.managedAgent.mcpServers[0].oauthCredential",
+        ),
+        (managed(json!({"modelId": "m"}), json!({"userVaultIds": ["v1", "v1"]})), "config.userVaultIds[1]"),
+    ];
+    for (body, field) in refused {
+        assert!(!validator.is_valid(&body), "the document refuses {body}");
+        let (status, answer) = api.post(&format!("/agents/{}/managed-provider", w.agent), &token, body.clone()).await;
+        assert_eq!(status, 400, "{body}: {answer}");
+        assert!(answer["errors"].get(field).is_some(), "{body}: the 400 names {field}: {answer}");
+    }
+}

@@ -740,6 +740,11 @@ pub fn self_contained(mut schema: Value, schemas: &Map<String, Value>) -> Value 
         rewrite_refs(&mut defs);
         schema["$defs"] = defs;
     }
+    // OpenAPI's `discriminator` is no JSON Schema keyword and its mapping names the document's
+    // components; each branch's own `enum` for the property tells the branches apart as well.
+    rewrite_schemas(&mut schema, &|object| {
+        object.remove("discriminator");
+    });
     schema
 }
 
@@ -851,6 +856,27 @@ mod tests {
             input,
             json!({"anyOf": [{"type": "string", "maxLength": 5}, {"type": "null"}], "description": "A note"})
         );
+    }
+
+    #[test]
+    fn a_self_contained_schema_names_no_component_and_has_no_discriminator() {
+        let schemas = json!({
+            "Config": {"oneOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}],
+                "discriminator": {"propertyName": "kind", "mapping": {"a": "#/components/schemas/A", "b": "#/components/schemas/B"}}},
+            "A": {"type": "object", "properties": {"kind": {"enum": ["a"]}}, "required": ["kind"]},
+            "B": {"type": "object", "properties": {"kind": {"enum": ["b"]}, "discriminator": {"type": "string"}}, "required": ["kind"]}
+        });
+        let schema = json!({"type": "object", "properties": {"config": {"$ref": "#/components/schemas/Config"}}});
+        let contained = self_contained(schema, schemas.as_object().unwrap());
+        assert!(!contained.to_string().contains("#/components/"), "{contained}");
+        assert_eq!(contained["$defs"]["Config"], json!({"oneOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}]}));
+        assert_eq!(
+            contained["$defs"]["B"]["properties"]["discriminator"],
+            json!({"type": "string"}),
+            "a property stays"
+        );
+        assert!(jsonschema::draft202012::is_valid(&contained, &json!({"config": {"kind": "b"}})));
+        assert!(!jsonschema::draft202012::is_valid(&contained, &json!({"config": {"kind": "c"}})));
     }
 
     #[test]

@@ -76,8 +76,11 @@ fn api() -> OpenApiRouter<AppState> {
 
 /// The upload form (multipart/form-data)
 #[derive(ToSchema)]
-#[schema(examples(json!({"file": "(the image's bytes)"})))]
+// The example is a real image, a 1×1 GIF whose bytes are all ASCII (no colour table), so that
+// the JSON document carries them as they are and a client sending the example uploads an image.
+#[schema(examples(json!({"file": "GIF89a\x01\x00\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;"})))]
 #[allow(dead_code)] // documents the form; the handler reads the parts itself
+#[serde(deny_unknown_fields)] // `additionalProperties: false`: any part but `file` is a 400
 struct UploadForm {
     /// The image, at most 4 MiB, 10,000 pixels a side and 25 megapixels: PNG, JPEG, WebP or GIF,
     /// recognised by its content (the part's declared type and file name are ignored). SVG is
@@ -128,7 +131,8 @@ pub struct UploadedFile {
 /// 25 megapixels are refused with 400. At most 4 MiB (413 above), within the workspace's storage
 /// quota (1 GiB by default; 413 naming it when full). Needs an employee of the workspace.
 #[utoipa::path(post, path = "/workspace/upload", operation_id = "uploadFile", tag = "workspace",
-    request_body(content = UploadForm, content_type = "multipart/form-data",
+    request_body(content((UploadForm = "multipart/form-data",
+            encoding(("file" = (content_type = "image/png, image/jpeg, image/webp, image/gif"))))),
         description = "One part, `file`, holding the image"),
     responses((status = 201, description = "The stored image", body = UploadedFile)))]
 async fn upload(

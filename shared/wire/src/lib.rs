@@ -270,6 +270,9 @@ pub trait Input: Field + utoipa::ToSchema {
     fn read_fields(map: &Map<String, Value>, at: &At, errors: &mut Errors) -> Self::Fields;
     /// The value, when every field parsed.
     fn complete(fields: Self::Fields) -> Option<Self>;
+    /// The object schema its fields declare (before a `#[input(schema = …)]` function adds the
+    /// rules across fields).
+    fn generated_object() -> ObjectBuilder;
 }
 
 /// A body read field by field whose verdict is still open: rules that need the store look at

@@ -1,6 +1,8 @@
 //! The body of `POST /agents/{id}/managed-provider` (spec §4.11), field by field. Types carry
 //! the bounds; the rules between fields (agentSource, auth modes, credentials kept or cleared)
-//! are checked by [`super::plan`].
+//! are checked by [`super::plan`] and documented by [`schema`] wherever JSON Schema can say them.
+
+mod schema;
 
 use super::model::{AgentSource, AuthMode, SkillType, TokenEndpointAuthType, ToolMode};
 use crate::fields::{AgentInstructions, FullName, HttpsUrl, Ident, McpUrl, Secret};
@@ -22,6 +24,7 @@ pub type Token = Secret<1, 8192>;
 /// Managed-provider settings. Credentials are write-only: leave one out to keep the stored
 /// value, send null to clear it.
 #[derive(Input)]
+#[input(schema = schema::save_body)]
 #[input(example = serde_json::json!({
     "enabled": true,
     "vendorApiKey": "<API_KEY>",
@@ -44,17 +47,23 @@ pub type Token = Secret<1, 8192>;
     }
 }))]
 pub struct SaveManagedProviderBody {
-    /// Enables or disables the connection; enabling needs a credential
+    /// Enables or disables the connection; enabling needs a credential: providerApiKeyId or
+    /// vendorApiKey, sent or stored
     pub enabled: bool,
-    /// A saved provider key of the workspace (preferred over a raw key); null clears it
+    /// A saved provider key of the workspace (preferred over a raw key; it must exist); null
+    /// clears it. Not together with a vendorApiKey
     pub provider_api_key_id: Patch<Uuid>,
-    /// A raw provider API key, kept in the secret store; null clears it
+    /// A raw provider API key, kept in the secret store; null clears it. Not together with a
+    /// providerApiKeyId
     pub vendor_api_key: Patch<VendorKey>,
     pub config: ConfigInput,
 }
 
-/// The connection's configuration: replaced as a whole on every save (its credentials aside)
+/// The connection's configuration: replaced as a whole on every save (its credentials aside).
+/// One object per agentSource: `existing` names the provider's agent (agentId and
+/// environmentId), `serviceManaged` defines it (managedAgent)
 #[derive(Input)]
+#[input(schema = schema::config)]
 pub struct ConfigInput {
     pub agent_source: AgentSource,
     /// The provider's agent id: required for existing, refused for serviceManaged
@@ -70,9 +79,9 @@ pub struct ConfigInput {
     pub expose_raw_api_credential_to_agent: Option<bool>,
     /// Default basic
     pub tool_mode: Option<ToolMode>,
-    /// Distinct; default none
+    /// Distinct (unique items); default none
     pub user_vault_ids: Option<List<Ident<200>, MAX_VAULTS>>,
-    /// Distinct by id; default none
+    /// Distinct by id, each name the repository part of its fullName; default none
     pub github_repository_defaults: Option<List<RepositoryInput, MAX_REPOSITORIES>>,
     /// Required for serviceManaged
     pub managed_agent: Patch<ManagedAgentInput>,
@@ -96,13 +105,15 @@ pub struct ManagedAgentInput {
     /// Markdown, HTML or IDoc JSON (object or string); default empty
     pub instructions: Patch<AgentInstructions>,
     pub mcp_servers: Option<List<McpServerInput, MAX_MCP_SERVERS>>,
-    /// At most 20; only when agentSource is serviceManaged
+    /// At most 20, distinct by type and skillId; only when agentSource is serviceManaged
     pub skills: Option<List<SkillRefInput, MAX_SKILLS>>,
 }
 
 /// An MCP server. Its credentials are kept by `id`: a server sent without `id` takes the id of
-/// the stored server with the same URL, else a new one.
+/// the stored server with the same URL, else a new one. Ids are distinct. One object per
+/// authMode: each takes its own credential and refuses the other's.
 #[derive(Input)]
+#[input(schema = schema::mcp_server)]
 pub struct McpServerInput {
     pub url: McpUrl,
     /// Default: the URL's host
@@ -119,6 +130,9 @@ pub struct McpServerInput {
 
 /// OAuth credentials. The secret fields (accessToken, refreshToken, clientSecret) are kept
 /// when left out and cleared by null; the other fields are saved as sent (left out: null).
+/// After that: an accessToken or a refreshToken is needed, a refreshToken needs a
+/// tokenEndpoint, and tokenEndpointAuthType client_secret_basic or client_secret_post needs a
+/// clientId and a clientSecret.
 #[derive(Input)]
 pub struct OAuthCredentialInput {
     pub access_token: Patch<Token>,
@@ -133,7 +147,7 @@ pub struct OAuthCredentialInput {
 
 #[derive(Input)]
 pub struct SkillRefInput {
-    /// A vendor skill's id, or a workspace skill's id for type custom
+    /// A vendor skill's id, or for type custom the id of a skill of the workspace
     pub skill_id: Ident<200>,
     #[input(rename = "type")]
     pub skill_type: SkillType,

@@ -6,7 +6,10 @@
 //! wire; `#[input(hidden)]` reads a field without documenting it (a field refused with a
 //! message, say); `#[input(rules = path)]` on the struct names its rules across fields, a
 //! `fn(&<Name>Fields, &At, &mut Errors)` run on every field that parsed, so that a broken field
-//! never hides another field's rule (workapi_wire, "Rules").
+//! never hides another field's rule (workapi_wire, "Rules"); `#[input(schema = path)]` on the
+//! struct documents those rules where JSON Schema can say them: a
+//! `fn(Object, &mut Schemas) -> SchemaRef` that gets the generated object schema and returns the
+//! documented one, adding the named schemas it refers to (a `oneOf` of one object per case).
 //!
 //! Beside the struct it generates `<Name>Fields`: every field as an `Option` (None: absent from
 //! the parse because it failed), which the rules and `workapi_wire::Checked` read.
@@ -35,6 +38,7 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
     };
     let mut example: Option<Expr> = None;
     let mut rules: Option<syn::Path> = None;
+    let mut documented: Option<syn::Path> = None;
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("input")) {
         attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("example") {
@@ -43,8 +47,13 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
             } else if meta.path.is_ident("rules") {
                 rules = Some(meta.value()?.parse()?);
                 Ok(())
+            } else if meta.path.is_ident("schema") {
+                documented = Some(meta.value()?.parse()?);
+                Ok(())
             } else {
-                Err(meta.error("expected `example = <serde_json::Value expression>` or `rules = <fn path>`"))
+                Err(meta.error(
+                    "expected `example = <serde_json::Value expression>`, `rules = <fn path>` or `schema = <fn path>`",
+                ))
             }
         })?;
     }
@@ -106,6 +115,14 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
         Some(path) => quote! { #path(&fields, at, errors); },
         None => quote! {},
     };
+    // The generated object, or what the struct's `schema` function documents from it.
+    let (schema_body, documented_schemas) = match documented {
+        Some(path) => (
+            quote! { #path(object.build(), &mut ::std::vec::Vec::new()) },
+            quote! { let _ = #path(<Self as ::workapi_wire::Input>::generated_object().build(), out); },
+        ),
+        None => (quote! { object.into() }, quote! {}),
+    };
     let fields_doc = format!("The fields of [`{name_text}`] that parsed (None: failed), for its rules.");
 
     Ok(quote! {
@@ -141,12 +158,8 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
 
         impl ::utoipa::PartialSchema for #name {
             fn schema() -> ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema> {
-                let mut object = ::utoipa::openapi::schema::ObjectBuilder::new()
-                    .schema_type(::utoipa::openapi::schema::Type::Object)
-                    .description(::workapi_wire::non_empty(#description));
-                #(#properties)*
-                #example
-                object.into()
+                let object = <Self as ::workapi_wire::Input>::generated_object();
+                #schema_body
             }
         }
 
@@ -159,11 +172,21 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
                 out: &mut ::std::vec::Vec<(::std::string::String, ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema>)>,
             ) {
                 #(#nested_all)*
+                #documented_schemas
             }
         }
 
         impl ::workapi_wire::Input for #name {
             type Fields = #fields_name;
+
+            fn generated_object() -> ::utoipa::openapi::schema::ObjectBuilder {
+                let mut object = ::utoipa::openapi::schema::ObjectBuilder::new()
+                    .schema_type(::utoipa::openapi::schema::Type::Object)
+                    .description(::workapi_wire::non_empty(#description));
+                #(#properties)*
+                #example
+                object
+            }
 
             fn read_fields(
                 map: &::serde_json::Map<::std::string::String, ::serde_json::Value>,
