@@ -43,7 +43,7 @@ pub const FUNCTION: Function = Function {
         routes: &[Route::new("Mcp", PATH), Route::new("McpProxy", "/mcp/{proxy+}")],
         memory: Some(Memory {
             megabytes: 1024,
-            why: "Links every function with bearer operations, parses its tools on first use and builds their \
+            why: "Links every function with bearer operations, parses its tools as it starts and builds their \
                   routes on the first call: the most CPU at cold start.",
         }),
         runs: registry::BEARER_FUNCTIONS,

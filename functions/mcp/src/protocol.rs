@@ -10,6 +10,8 @@ use crate::surface::Surface;
 use crate::tools;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use workapi_kit::AppState;
 use workapi_kit::auth::Caller;
@@ -69,12 +71,36 @@ pub fn rpc_error(status: StatusCode, id: &Value, code: i64, message: &str, data:
 
 /// A result; under 2026-07-28 with the fields that revision requires of every result
 /// (`resultType`) and asks of every response (the server's identity in `_meta`).
-fn rpc_result(id: &Value, version: &str, mut result: Value) -> Response {
+fn rpc_result(id: &Value, version: &str, result: Value) -> Response {
+    axum::Json(json!({"jsonrpc": "2.0", "id": id, "result": complete(result, version)})).into_response()
+}
+
+fn complete(mut result: Value, version: &str) -> Value {
     if version == STATELESS {
         result["resultType"] = json!("complete");
         result["_meta"] = json!({"io.modelcontextprotocol/serverInfo": server_info()});
     }
-    axum::Json(json!({"jsonrpc": "2.0", "id": id, "result": result})).into_response()
+    result
+}
+
+/// `tools/list`'s result: `tools` written from the listings' text as the catalog keeps it
+/// (`tools::Listing`), never parsed into trees and written out again, beside the result's
+/// other fields.
+fn tools_result(id: &Value, version: &str, tools: &[&RawValue], result: Value) -> Response {
+    #[derive(Serialize)]
+    struct Listed<'a> {
+        tools: &'a [&'a RawValue],
+        #[serde(flatten)]
+        rest: Value,
+    }
+    #[derive(Serialize)]
+    struct Answer<'a> {
+        jsonrpc: &'static str,
+        id: &'a Value,
+        result: Listed<'a>,
+    }
+    let result = Listed { tools, rest: complete(result, version) };
+    axum::Json(Answer { jsonrpc: "2.0", id, result }).into_response()
 }
 
 /// A 2026-07-28 cacheable result's scope and lifetime (ignored by older clients).
@@ -198,12 +224,14 @@ pub async fn handle(
         "ping" => rpc_result(&id, &version, json!({})),
         "tools/list" => {
             // The two reaching tools, then the surface's operations in document order.
-            let reaching = reach::listings(surface, &caller.scopes);
+            let reaching = reach::listings(surface, &caller.scopes)
+                .map(|listing| serde_json::value::to_raw_value(&listing).expect("a Value serialises"));
             let operations =
                 tools::all().iter().filter(|tool| caller.scopes.contains(&tool.scope) && surface.lists(tool));
-            let visible: Vec<Value> = reaching.into_iter().chain(operations.map(|tool| tool.listing.value())).collect();
+            let visible: Vec<&RawValue> =
+                reaching.iter().map(|listing| &**listing).chain(operations.map(|tool| tool.listing.raw())).collect();
             // Per caller (its scopes): private, in the result and for HTTP caches.
-            let mut response = rpc_result(&id, &version, cacheable(json!({"tools": visible}), "private", &version));
+            let mut response = tools_result(&id, &version, &visible, cacheable(json!({}), "private", &version));
             let headers = response.headers_mut();
             headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
             headers.insert(header::VARY, HeaderValue::from_static("Authorization, X-MCP-Toolsets, X-MCP-Readonly"));

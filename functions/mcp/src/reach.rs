@@ -130,7 +130,7 @@ pub fn search(surface: &Surface, scopes: &[String], arguments: &Map<String, Valu
 fn describe(tool: &Tool) -> Value {
     json!({
         "operationId": tool.name,
-        "summary": tool.listing.title,
+        "summary": tool.listing.title(),
         "toolset": tool.toolset,
         "access": if tool.reads { "read" } else { "write" },
         "scope": tool.scope,
@@ -157,7 +157,7 @@ fn words(query: &str) -> Vec<String> {
 /// words run together, so `subscription billing` finds `createSubscriptionBilling` too) and
 /// summary; then the description and toolset.
 fn haystacks(tool: &Tool) -> (String, String) {
-    let (title, description) = (&tool.listing.title, &tool.listing.description);
+    let (title, description) = (tool.listing.title(), tool.listing.description());
     let strong = format!("{} {} {}", tool.name, split_camel_case(&tool.name), title).to_lowercase();
     let weak = format!("{description} {}", tool.toolset).to_lowercase();
     (strong, weak)

@@ -13,6 +13,7 @@
 //!   response is wrapped as `{"result": …}` (MCP wants objects as structured content).
 use axum::http::Method;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
@@ -55,70 +56,91 @@ pub struct Tool {
     pub wraps_output: bool,
     /// The tool as `tools/list` shows it.
     pub listing: Listing,
-    /// The full input schema when `fit` left definitions out of the listing's.
+    /// The full input schema when `fit` left definitions out of the listing's, as its text
+    /// (parsed when `searchOperations` answers it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub full_input_schema: Option<Value>,
+    pub full_input_schema: Option<Box<RawValue>>,
 }
 
 impl Tool {
     /// The full input schema, which `searchOperations` answers.
     pub fn input_schema(&self) -> Value {
         match &self.full_input_schema {
-            Some(schema) => schema.clone(),
+            Some(schema) => serde_json::from_str(schema.get()).expect("serialised from a Value"),
             None => self.listing.value()["inputSchema"].take(),
         }
     }
 }
 
-/// A tool's listing held as compact JSON text, with the title and description search reads:
-/// the catalog's 60 listings as `Value` trees were the largest part of the function's memory
-/// (docs/performance.md, "The MCP function's first response"). Each is parsed again for the
-/// requests that list it. In `tools.json` it is the JSON object itself.
-#[derive(Debug, Clone, PartialEq)]
+/// A tool's listing held as the compact JSON text it is in `tools.json`: a cold start's first
+/// `tools/list` parses the catalog without building a tree of any listing or schema, and
+/// answers with the listings' text as it is (docs/performance.md, "The MCP function's first
+/// response"). The title and description search reads are read out of it on the first search.
+#[derive(Debug, Clone)]
 pub struct Listing {
-    json: String,
-    pub title: String,
-    pub description: String,
+    json: Box<RawValue>,
+    texts: OnceLock<Texts>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+struct Texts {
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    description: String,
 }
 
 impl Listing {
     pub fn value(&self) -> Value {
-        serde_json::from_str(&self.json).expect("serialised from a Value")
+        serde_json::from_str(self.json.get()).expect("serialised from a Value")
+    }
+
+    /// The listing as `tools/list` writes it.
+    pub fn raw(&self) -> &RawValue {
+        &self.json
     }
 
     /// Its size in bytes, as `tools/list` writes it.
     pub fn bytes(&self) -> usize {
-        self.json.len()
+        self.json.get().len()
+    }
+
+    /// The operation's summary.
+    pub fn title(&self) -> &str {
+        &self.texts().title
+    }
+
+    pub fn description(&self) -> &str {
+        &self.texts().description
+    }
+
+    fn texts(&self) -> &Texts {
+        self.texts.get_or_init(|| serde_json::from_str(self.json.get()).unwrap_or_default())
+    }
+}
+
+impl PartialEq for Listing {
+    fn eq(&self, other: &Self) -> bool {
+        self.json.get() == other.json.get()
     }
 }
 
 impl From<&Value> for Listing {
     fn from(value: &Value) -> Self {
-        let text = |key: &str| value[key].as_str().unwrap_or_default().to_owned();
-        Listing { json: value.to_string(), title: text("title"), description: text("description") }
+        Listing { json: serde_json::value::to_raw_value(value).expect("a Value serialises"), texts: OnceLock::new() }
     }
 }
 
 impl Serialize for Listing {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.value().serialize(serializer)
+        self.json.serialize(serializer)
     }
 }
 
 impl<'de> Deserialize<'de> for Listing {
-    /// The tool's JSON text as it is, and the two texts search reads: no tree is built (a cold
-    /// start's first `tools/list` parses the whole catalog).
+    /// The tool's JSON text as it is: no tree is built.
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        struct Texts {
-            #[serde(default)]
-            title: String,
-            #[serde(default)]
-            description: String,
-        }
-        let raw = Box::<serde_json::value::RawValue>::deserialize(deserializer)?;
-        let Texts { title, description } = serde_json::from_str(raw.get()).map_err(serde::de::Error::custom)?;
-        Ok(Listing { json: raw.get().to_owned(), title, description })
+        Ok(Listing { json: Box::<RawValue>::deserialize(deserializer)?, texts: OnceLock::new() })
     }
 }
 
@@ -324,7 +346,8 @@ fn tool(path: &str, method: Method, operation: &Value, schemas: &Map<String, Val
         listing["outputSchema"] = output;
     }
     fit(&mut listing);
-    let full_input_schema = (listing["inputSchema"] != full_input_schema).then_some(full_input_schema);
+    let full_input_schema = (listing["inputSchema"] != full_input_schema)
+        .then(|| serde_json::value::to_raw_value(&full_input_schema).expect("a Value serialises"));
     let listing = Listing::from(&listing);
     Some(Tool {
         name,
