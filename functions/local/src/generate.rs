@@ -80,10 +80,11 @@ pub async fn generate(store: &dyn Store, workspace: Uuid, user: Uuid, sizes: Siz
         }
     }
     for i in 0..sizes.notifications {
-        // One a minute, back from 2026-11-01; every tenth unread.
+        // One a minute, back from 2026-11-01; every hundredth unread (each page of the list
+        // counts the unread: docs/performance.md, "Lists at scale").
         let at = time::macros::datetime!(2026-11-01 00:00 UTC) - time::Duration::minutes(i as i64);
         let created_at = workapi_store::clock::rfc3339(at);
-        let is_read = i % 10 != 0;
+        let is_read = i % 100 != 0;
         let notification = Notification {
             id: Uuid::new_v4(),
             title: format!("Generated notification {i}"),
