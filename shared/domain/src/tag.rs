@@ -145,9 +145,13 @@ impl Entity for TagRecord {
     }
 }
 
-/// A tag's place in its list: by name, case-insensitively, then id.
+/// A tag's place in its list: by name, case-insensitively, then id. A tag stored before its
+/// folded name was kept (until `workapi table reindex`) is placed by its lowercased name.
 pub fn order(record: &TagRecord) -> OrderKey {
-    OrderKey::new().text(&record.folded_name).id(record.tag.id)
+    match record.folded_name.as_str() {
+        "" => OrderKey::new().name(&record.tag.name).id(record.tag.id),
+        folded => OrderKey::new().text(folded).id(record.tag.id),
+    }
 }
 
 fn list_index_key(scope: Scope, order: &OrderKey) -> IndexKey {

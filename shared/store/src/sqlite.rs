@@ -366,3 +366,30 @@ pub(crate) fn cursor_of(item: &Item, index: Index) -> Item {
     }
     names.into_iter().filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone()))).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database made before the list index (no GSI2 columns) opens, gains them, and lists
+    /// what is written after.
+    #[tokio::test]
+    async fn a_database_made_before_the_list_index_gains_it_when_opened() {
+        let path = std::env::temp_dir().join(format!("workapi-old-{}.db", uuid::Uuid::new_v4().simple()));
+        let old = "CREATE TABLE items (pk TEXT NOT NULL, sk TEXT NOT NULL, gsi1pk TEXT, gsi1sk TEXT, \
+                   ttl INTEGER, body TEXT NOT NULL, PRIMARY KEY (pk, sk)) WITHOUT ROWID;
+                   INSERT INTO items (pk, sk, body) VALUES ('P', 'old', '{\"PK\":\"P\",\"SK\":\"old\",\"entity\":\"T\"}');";
+        Connection::open(&path).unwrap().execute_batch(old).unwrap();
+
+        let store = SqliteStore::open(&path).unwrap();
+        let item = serde_json::json!({"PK": "P", "SK": "new", "entity": "T", "GSI2PK": "L", "GSI2SK": "a"});
+        store.put(item.as_object().unwrap().clone(), Condition::None).await.unwrap();
+        let listed = store.query(Query::gsi2("L")).await.unwrap();
+        assert_eq!(listed.items.iter().map(|i| i[SK].clone()).collect::<Vec<_>>(), ["new"]);
+        assert!(store.get(&Key::new("P", "old")).await.unwrap().is_some(), "the old item is kept");
+        drop(store);
+        // Opened again: the columns are there already.
+        SqliteStore::open(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+    }
+}
