@@ -186,6 +186,10 @@ async fn invalid_metadata_is_refused() {
             json!({"client_name": "\u{202e}moc.elgoog"}),
             json!({"client_name": "goo\u{200b}gle"}),
             json!({"client_name": "Acme\u{2066}Corp"}),
+            // RFC 7592's own fields keep their documented types on a registration too.
+            json!({"client_secret": 1}),
+            json!({"client_id": ["dcr_x"]}),
+            json!({"rotate_client_secret": "yes"}),
         ] {
             let mut body = extra.as_object().unwrap().clone();
             body.insert("redirect_uris".into(), uris.clone());

@@ -37,6 +37,36 @@ const REFUSED_SCHEMES: &[&str] = &[
     "sms",
 ];
 
+/// What the document admits as a web URI (`client_uri`, `logo_uri`, and the web form of a
+/// redirect URI), as a regular expression without anchors: `https` with a host name, or `http`
+/// on a loopback host, an optional port, a path and a query of URI characters. It is narrower
+/// than what [`problem`] accepts (no IP literals but loopback, no percent-escapes), so that every
+/// URI it admits is accepted: a property test generates URIs from it.
+pub const WEB_URI_PATTERN: &str = concat!(
+    r"(https://([A-Za-z0-9]([A-Za-z0-9-]{0,20}[A-Za-z0-9])?\.){0,3}[A-Za-z]([A-Za-z0-9-]{0,20}[A-Za-z0-9])?",
+    r"|http://(localhost|127\.0\.0\.1|\[::1\]))",
+    r"(:([1-9][0-9]{0,3}|[1-5][0-9]{4}))?(/[A-Za-z0-9._~!$&'()*+,;=:@-]*)*(\?[A-Za-z0-9._~!$&'()*+,;=:@/?-]*)?"
+);
+/// What the document admits as a native app's redirect URI, without anchors: a reverse-domain
+/// scheme or a known client's, then a path (`:/callback`) or a host and a path (`://host/cb`).
+/// Schemes the operator adds are accepted too but not in the document (it is the same for every
+/// deployment).
+pub const NATIVE_URI_PATTERN: &str = concat!(
+    r"([A-Za-z]([A-Za-z0-9-]{0,20}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,20}[A-Za-z0-9])?){1,3}",
+    r"|cursor|vscode|vscode-insiders|windsurf)",
+    r":(/[A-Za-z0-9._~!$&'()*+,;=-]+(/[A-Za-z0-9._~!$&'()*+,;=-]*)*|//[A-Za-z0-9][A-Za-z0-9.-]{0,40}(/[A-Za-z0-9._~!$&'()*+,;=-]*)*)"
+);
+
+/// The documented pattern of a web URI, anchored.
+pub fn web_uri_pattern() -> String {
+    format!("^{WEB_URI_PATTERN}$")
+}
+
+/// The documented pattern of a redirect URI, anchored.
+pub fn redirect_uri_pattern() -> String {
+    format!("^({WEB_URI_PATTERN}|{NATIVE_URI_PATTERN})$")
+}
+
 /// The allowed non-reverse-domain schemes: the known clients' and the operator's, read once.
 fn allowed_schemes() -> &'static [String] {
     static SCHEMES: OnceLock<Vec<String>> = OnceLock::new();
@@ -123,6 +153,54 @@ fn problem_with(uri: &str, native: &[String]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        // The document's patterns admit only URIs the API accepts (schema-valid bodies are not
+        // refused; issue 38).
+        #[test]
+        fn every_web_uri_the_document_admits_is_accepted(uri in WEB_URI_PATTERN) {
+            proptest::prop_assert_eq!(check(&uri), None);
+            let parsed = url::Url::parse(&uri).unwrap();
+            proptest::prop_assert!(parsed.scheme() == "https" && parsed.host().is_some() || is_loopback_host(&parsed));
+        }
+
+        #[test]
+        fn every_native_uri_the_document_admits_is_accepted(uri in NATIVE_URI_PATTERN) {
+            proptest::prop_assert_eq!(problem_with(&uri, &allowed_from("")), None);
+        }
+    }
+
+    #[test]
+    fn the_documented_patterns_refuse_what_the_api_refuses() {
+        let redirect = regex_lite::Regex::new(&redirect_uri_pattern()).unwrap();
+        let web = regex_lite::Regex::new(&web_uri_pattern()).unwrap();
+        for refused in [
+            "http://app.example/cb",
+            "https://app.example/cb#frag",
+            "https://user@app.example/cb",
+            "javascript:alert(1)",
+            "data:text/html,x",
+            "ftp://files.example/",
+            "myapp:/callback",
+            "com.example.app://u@h/cb",
+            "https://app.example/c b",
+        ] {
+            assert!(!redirect.is_match(refused), "{refused}");
+            assert!(check(refused).is_some(), "{refused}");
+        }
+        for accepted in [
+            "https://claude.ai/api/mcp/auth_callback",
+            "http://127.0.0.1:33418/callback",
+            "http://localhost/cb?x=1",
+            "com.example.app:/callback",
+            "cursor://anysphere.cursor-retrieval/oauth/callback",
+        ] {
+            assert!(redirect.is_match(accepted), "{accepted}");
+            assert_eq!(check(accepted), None, "{accepted}");
+        }
+        assert!(web.is_match("https://app.example/home"));
+        assert!(!web.is_match("com.example.app:/callback"));
+    }
 
     fn check(uri: &str) -> Option<String> {
         problem_with(uri, &allowed_from("org-client, javascript, no way"))

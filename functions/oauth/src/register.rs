@@ -125,31 +125,29 @@ fn no_store() -> [(header::HeaderName, &'static str); 2] {
     "response_types": ["code"], "scope": "api:read api:write"
 }))]
 pub struct ClientMetadataBody {
-    /// Where the authorization server may send the user back: absolute `https` URIs, or `http`
-    /// on a loopback host (127.0.0.1, [::1], localhost; any port matches at authorization
-    /// time). No fragment, no user info.
-    #[schema(required = true, min_items = 1, max_items = 10, value_type = Vec<String>, example = json!(["https://app.example/callback"]))]
+    /// Where the authorization server may send the user back (described in the schema).
+    #[schema(required = true, schema_with = redirect_uris_schema)]
     redirect_uris: Option<Value>,
-    /// Shown on the consent page; default "Dynamically registered client"
-    #[schema(min_length = 1, max_length = 200, value_type = Option<String>)]
+    /// Shown on the consent page (described in the schema).
+    #[schema(schema_with = client_name_schema)]
     client_name: Option<Value>,
-    /// The client's home page (`https`, or `http` on loopback)
-    #[schema(max_length = 2000, value_type = Option<String>)]
+    /// The client's home page (described in the schema).
+    #[schema(schema_with = client_uri_schema)]
     client_uri: Option<Value>,
-    /// The client's logo (`https`, or `http` on loopback)
-    #[schema(max_length = 2000, value_type = Option<String>)]
+    /// The client's logo (described in the schema).
+    #[schema(schema_with = logo_uri_schema)]
     logo_uri: Option<Value>,
     /// Client authentication at the token endpoint; a secret is issued for the two secret methods
     #[schema(value_type = Option<AuthMethod>)]
     token_endpoint_auth_method: Option<Value>,
-    /// If sent: a subset of `authorization_code`, `refresh_token`
-    #[schema(value_type = Option<Vec<String>>)]
+    /// The grant types (described in the schema).
+    #[schema(schema_with = grant_types_schema)]
     grant_types: Option<Value>,
-    /// If sent: `["code"]`
-    #[schema(value_type = Option<Vec<String>>)]
+    /// The response types (described in the schema).
+    #[schema(schema_with = response_types_schema)]
     response_types: Option<Value>,
     /// If sent: space-separated subset of `api:read api:write`
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, pattern = "^(api:read|api:write)( (api:read|api:write))*$")]
     scope: Option<Value>,
     /// RFC 7592 update only: true issues a new client secret (confidential clients)
     #[schema(value_type = Option<bool>)]
@@ -160,6 +158,97 @@ pub struct ClientMetadataBody {
     /// RFC 7592 update only: if sent, the current secret
     #[schema(value_type = Option<String>)]
     client_secret: Option<Value>,
+}
+
+/// The document's schemas of the fields above, with their descriptions: what [`metadata`]
+/// accepts, as far as JSON Schema can say it (issue 38: a body the document admits is one the API
+/// takes). The rule across fields (the 4,096 stored bytes) is in the descriptions.
+fn redirect_uris_schema() -> utoipa::openapi::schema::Array {
+    let uri = utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::Type::String)
+        .max_length(Some(MAX_URI_CHARS))
+        .pattern(Some(crate::redirect_uri::redirect_uri_pattern()));
+    utoipa::openapi::schema::ArrayBuilder::new()
+        .items(uri)
+        .min_items(Some(1))
+        .max_items(Some(MAX_REDIRECT_URIS))
+        .description(Some(
+            "Where the authorization server may send the user back: absolute `https` URIs, or `http` on a \
+             loopback host (127.0.0.1, [::1], localhost; any port matches at authorization time), or a \
+             native app's reverse-domain scheme (`com.example.app:/callback`) or a known client's \
+             (`cursor`, `vscode`, `vscode-insiders`, `windsurf`; the operator may allow more). No \
+             fragment, no user info. The name and all URIs together take at most 4,096 bytes; a \
+             repeated URI is kept once",
+        ))
+        .examples([serde_json::json!(["https://app.example/callback"])])
+        .build()
+}
+
+fn web_uri_schema(what: &str) -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(nullable(utoipa::openapi::Type::String))
+        .max_length(Some(MAX_URI_CHARS))
+        .pattern(Some(crate::redirect_uri::web_uri_pattern()))
+        .description(Some(format!("{what} (`https`, or `http` on a loopback host; no user info)")))
+        .build()
+}
+
+fn client_uri_schema() -> utoipa::openapi::Object {
+    web_uri_schema("The client's home page")
+}
+
+fn logo_uri_schema() -> utoipa::openapi::Object {
+    web_uri_schema("The client's logo")
+}
+
+fn client_name_schema() -> workapi_kit::input::SchemaRef {
+    let mut schema = <workapi_kit::input::Text<1, MAX_CLIENT_NAME_CHARS> as workapi_kit::input::Field>::schema();
+    if let utoipa::openapi::RefOr::T(utoipa::openapi::Schema::Object(object)) = &mut schema {
+        object.schema_type = nullable(utoipa::openapi::Type::String);
+        object.description = Some(format!(
+            "Shown on the consent page; default \"{DEFAULT_CLIENT_NAME}\". No control, bidirectional or \
+             invisible formatting characters"
+        ));
+    }
+    schema
+}
+
+/// `kind` or null: every optional field reads null as absent.
+fn nullable(kind: utoipa::openapi::Type) -> utoipa::openapi::schema::SchemaType {
+    utoipa::openapi::schema::SchemaType::from_iter([kind, utoipa::openapi::Type::Null])
+}
+
+/// A non-empty array of `allowed` values, containing `required` when given.
+fn subset_schema(allowed: &[&str], required: Option<&str>, description: &str) -> utoipa::openapi::schema::Array {
+    let item = utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::Type::String)
+        .enum_values(Some(allowed.iter().copied()));
+    let mut array = utoipa::openapi::schema::ArrayBuilder::new()
+        .schema_type(nullable(utoipa::openapi::Type::Array))
+        .items(item)
+        .min_items(Some(1))
+        .description(Some(description))
+        .build();
+    if let Some(value) = required {
+        // JSON Schema 2020-12's `contains`, which utoipa 5's Array has no field for: extensions
+        // are written as they are named.
+        let contains = serde_json::json!({ "type": "string", "const": value });
+        array.extensions.get_or_insert_with(Default::default).insert("contains".into(), contains);
+    }
+    array
+}
+
+fn grant_types_schema() -> utoipa::openapi::schema::Array {
+    subset_schema(
+        GRANT_TYPES,
+        Some("authorization_code"),
+        "If sent: a subset of `authorization_code`, `refresh_token` that includes `authorization_code` \
+         (RFC 7591 §2.1: the `code` response type needs it)",
+    )
+}
+
+fn response_types_schema() -> utoipa::openapi::schema::Array {
+    subset_schema(RESPONSE_TYPES, None, "If sent: `[\"code\"]`")
 }
 
 /// A registered client (RFC 7591 §3.2.1).
@@ -322,6 +411,13 @@ pub fn metadata(body: &ClientMetadataBody) -> RegResult<Metadata> {
             return Err(RegistrationError::Metadata(
                 "scope must be a space-separated subset of \"api:read api:write\"".into(),
             ));
+        }
+    }
+    // RFC 7592's own fields, checked on an update; a registration ignores them but, like every
+    // field, they must be of their documented type.
+    for (field, value) in [("client_id", &body.client_id), ("client_secret", &body.client_secret)] {
+        if !matches!(value, None | Some(Value::Null) | Some(Value::String(_))) {
+            return Err(RegistrationError::Metadata(format!("{field} must be a string")));
         }
     }
     match body.rotate_client_secret.as_ref() {
