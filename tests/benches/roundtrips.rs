@@ -95,7 +95,7 @@ fn scale_table(api: &TestApi, loads: &[(bool, PartitionUnits)]) {
 async fn main() {
     let backend = backends().await.into_iter().next().expect("the embedded backend");
     // Each store call is delayed, so that concurrent calls overlap and the depth shows.
-    let api = TestApi::builder(&backend).store_latency(STORE_ROUND_TRIP).start().await;
+    let api = TestApi::builder(&backend).store_latency(STORE_ROUND_TRIP).warm_roles_cache().start().await;
     let template =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../template.yaml")).expect("template.yaml");
     let catalogue = catalogue(&api).await;

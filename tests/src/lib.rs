@@ -278,6 +278,9 @@ pub struct TestApi {
     /// harness's response check: for in-process calls (`tower::ServiceExt::oneshot`, the
     /// handler bench). Requests need a `ConnectInfo<SocketAddr>` extension, as served.
     pub router: axum::Router,
+    /// Whether [`TestApi::round_trips`] measures with the roles this container read in the last
+    /// second ([`TestApiBuilder::warm_roles_cache`]) rather than without (the default).
+    warm_roles: bool,
 }
 
 impl TestApi {
@@ -307,6 +310,7 @@ impl TestApi {
             metadata_fetch: Default::default(),
             store_latency: None,
             setup_store: None,
+            warm_roles: false,
         }
     }
 
@@ -421,7 +425,14 @@ impl TestApi {
         self.store_partitions.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
+    ///
+    /// Unless built with [`TestApiBuilder::warm_roles_cache`], the request is measured as one
+    /// whose container read the workspace's custom roles more than a second ago (the most a
+    /// request reads; `workapi_kit::auth::roles_cache`), so counts do not depend on timing.
     pub async fn round_trips<T>(&self, request: impl Future<Output = T>) -> (RoundTrips, T) {
+        if !self.warm_roles {
+            workapi_kit::auth::roles_cache::forget(self.workspace_id);
+        }
         let (reads, writes) = (self.store_reads.load(Ordering::SeqCst), self.store_writes.load(Ordering::SeqCst));
         let capacity = *self.store_capacity.lock().unwrap_or_else(|p| p.into_inner());
         self.store_calls.lock().unwrap_or_else(|p| p.into_inner()).clear();
@@ -455,6 +466,7 @@ pub struct TestApiBuilder<'a> {
     metadata_fetch: workapi_kit::oauth::MetadataFetchForTests,
     store_latency: Option<Duration>,
     setup_store: Option<Arc<dyn Store>>,
+    warm_roles: bool,
 }
 
 impl TestApiBuilder<'_> {
@@ -468,6 +480,13 @@ impl TestApiBuilder<'_> {
 
     /// Delays every store call of the server by `latency` (default none), so that the bench can
     /// tell concurrent calls from sequential ones ([`TestApi::round_trips`]).
+    /// [`TestApi::round_trips`] leaves the container's cached roles as they are (the round-trip
+    /// bench: a busy container reads them once a second).
+    pub fn warm_roles_cache(mut self) -> Self {
+        self.warm_roles = true;
+        self
+    }
+
     pub fn store_latency(mut self, latency: Duration) -> Self {
         self.store_latency = Some(latency);
         self
@@ -592,6 +611,7 @@ impl TestApiBuilder<'_> {
             objects,
             secrets,
             router,
+            warm_roles: self.warm_roles,
         }
     }
 }

@@ -23,8 +23,9 @@ use workapi_store::{Condition, Cursor, Item, Key, PK, Query, SK, Store, TxOp, Up
 /// Whose notifications: the workspace and the user.
 pub type Scope = (WsKeys, Uuid);
 
+/// The user's own partition, beside the user record.
 fn partition((keys, user_id): Scope) -> String {
-    keys.partition(&format!("USER#{user_id}"))
+    keys.user_pk(user_id)
 }
 
 /// A notification as the API returns it.

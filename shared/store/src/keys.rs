@@ -46,11 +46,32 @@ impl WsKeys {
         Key::new(self.root_pk(), "WORKSPACE")
     }
 
-    pub fn user(&self, user_id: Uuid) -> Key {
-        Key::new(self.root_pk(), format!("USER#{user_id}"))
+    /// A user's own partition: the user (`USER`) and the user's notifications. Users are not in
+    /// the workspace partition, which would make it hot: every request reads its caller
+    /// (docs/performance.md, "Scale").
+    pub fn user_pk(&self, user_id: Uuid) -> String {
+        self.partition(&format!("USER#{user_id}"))
     }
 
-    pub const USER_PREFIX: &'static str = "USER#";
+    pub fn user(&self, user_id: Uuid) -> Key {
+        Key::new(self.user_pk(user_id), Self::USER_SK)
+    }
+
+    pub const USER_SK: &'static str = "USER";
+
+    /// Where a user was stored before users had partitions of their own: still read when the
+    /// user is not found at [`WsKeys::user`], until `workapi table reindex` has moved it
+    /// (docs/data-model.md#lists).
+    pub fn legacy_user(&self, user_id: Uuid) -> Key {
+        Key::new(self.root_pk(), format!("{}{user_id}", Self::LEGACY_USER_PREFIX))
+    }
+
+    pub const LEGACY_USER_PREFIX: &'static str = "USER#";
+
+    /// List-index (GSI2) partition of the workspace's users.
+    pub fn users_gsi2pk(&self) -> String {
+        self.partition("USERS")
+    }
 
     /// Uniqueness guard of a user's e-mail (case-folded) inside the workspace.
     pub fn user_email(&self, folded_email: &str) -> Key {

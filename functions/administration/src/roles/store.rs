@@ -97,15 +97,23 @@ pub async fn create(
         let answer = respond(&with_role(&roles, role.clone()), &id)?;
         let mut ops = vec![TxOp::Put { item: entity::to_item(&role, keys)?, cond: Condition::NotExists }];
         ops.extend(pin_chain(keys, &checked.chain));
-        written(entity::transact(store, ops, answer.completion()).await, || answer)
+        written(keys, entity::transact(store, ops, answer.completion()).await, || answer)
     })
     .await
 }
 
-/// A transaction's outcome as an attempt: lost races are retried.
-fn written<T>(result: Result<(), workapi_store::StoreError>, done: impl FnOnce() -> T) -> ApiResult<Attempt<T>> {
+/// A transaction's outcome as an attempt: lost races are retried. A write that landed drops
+/// this container's cached roles, so its next request authenticates with what it wrote.
+fn written<T>(
+    keys: WsKeys,
+    result: Result<(), workapi_store::StoreError>,
+    done: impl FnOnce() -> T,
+) -> ApiResult<Attempt<T>> {
     match result {
-        Ok(()) => Ok(Attempt::Done(done())),
+        Ok(()) => {
+            workapi_kit::auth::roles_cache::forget(keys.workspace_id());
+            Ok(Attempt::Done(done()))
+        }
         Err(e) if entity::is_conflict(&e) => Ok(Attempt::Conflict),
         Err(e) => Err(e.into()),
     }
@@ -169,7 +177,7 @@ pub async fn update(
         if draft.parent_id != current.parent_id {
             ops.extend(pin_chain(keys, &checked.chain));
         }
-        written(store.transact(ops).await, || with_role(&roles, role))
+        written(keys, store.transact(ops).await, || with_role(&roles, role))
     })
     .await
 }
@@ -197,7 +205,7 @@ pub async fn delete(
             )));
         }
         let delete = TxOp::Delete { key: key.clone(), cond: Condition::VersionEquals(current.version) };
-        written(store.transact(vec![delete]).await, || ())
+        written(keys, store.transact(vec![delete]).await, || ())
     })
     .await
 }

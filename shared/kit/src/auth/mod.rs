@@ -8,6 +8,7 @@
 //! follows from its method: reads need `api:read`, everything else `api:write`.
 
 mod imposter;
+pub mod roles_cache;
 
 pub use imposter::{CUSTOM_NOW_HEADER, IMPOSTER_USER_HEADER};
 
@@ -22,7 +23,7 @@ use axum::http::{Method, request::Parts};
 use time::OffsetDateTime;
 use uuid::Uuid;
 use workapi_domain::identity::{self, SCOPE_READ, SCOPE_WRITE, TokenRecord, User};
-use workapi_domain::permissions::{PermissionSet, Requirement, Roles};
+use workapi_domain::permissions::{PermissionSet, Requirement};
 use workapi_domain::project::{AccessError, Viewer};
 use workapi_domain::token::{self, Kind};
 use workapi_store::clock;
@@ -240,7 +241,7 @@ impl FromRequestParts<AppState> for Caller {
             // Charged to the token (an imposter's requests too), once its record is known to be
             // valid, so that forged or revoked tokens cannot exhaust a real token's quota.
             ratelimit::hit(store, state.rate_limits(), Bucket::Token(&token_bucket), now),
-            Roles::load_eventually(store, workspace),
+            roles_cache::load(store, workspace),
             async {
                 match imposter_target {
                     Some(id) => Some((id, identity::get_user_eventually(store, verified.workspace_id, id).await)),
@@ -261,7 +262,7 @@ impl FromRequestParts<AppState> for Caller {
                 if workapi_domain::permissions::base_role(&user.role_id).is_none()
                     && loaded.custom(&user.role_id).is_none() =>
             {
-                Roles::load(store, workspace).await
+                roles_cache::reload(store, workspace).await
             }
             other => other,
         };
