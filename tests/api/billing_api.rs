@@ -586,7 +586,7 @@ async fn each_operation_makes_the_documented_store_round_trips() {
 /// The potential invoices read a project's inputs at once, then every task with unbilled time
 /// (and its quotation) at once: the depth does not grow with the number of tasks
 /// (docs/billing.md, "Store round trips"). Two round trips of authentication, the project's
-/// access, the time-entry query (beside the other three input queries), the quotation guards,
+/// access, the time-entry query (beside the other five input queries), the quotation guards,
 /// the tasks: 6; an update then reads and writes the invoice's record: 8. Before, each task
 /// added two (its guard, then the task itself).
 #[tokio::test]
@@ -600,6 +600,12 @@ async fn potential_invoices_read_their_tasks_in_one_round_trip() {
                              "frequency": 1, "payment": "fixed", "price": 10});
         let (status, created) = api.post(&billings(w.project), &token, billing).await;
         assert_eq!(status, 201, "[{}] {created}", api.backend);
+        // Manual positions are one query beside the others, however many there are.
+        for name in ["Setup", "Training", "Licence"] {
+            let path = format!("/projects/{}/manual-positions", w.project);
+            let (status, created) = api.post(&path, &token, json!({"name": name, "price": 10})).await;
+            assert_eq!(status, 200, "[{}] {created}", api.backend);
+        }
         let march = invoice_path(&invoice_id("subscription", w.project, "2026-03", "31"));
         let list = format!("/billing/potential-invoices?projectId={}", w.project);
         let patch = Some(json!({"contactId": w.contact}));

@@ -261,11 +261,20 @@ mod tests {
 
     /// (type, dateFrom, line ids, netTotal) of each potential invoice.
     fn run(today: Date, invoices: &[IssuedInvoiceRecord]) -> Vec<(InvoiceType, String, Vec<String>, Decimal)> {
-        let (project, products, positions) = (project(), [monthly_product()], [position()]);
+        run_with(today, invoices, &[], monthly_product())
+    }
+
+    fn run_with(
+        today: Date,
+        invoices: &[IssuedInvoiceRecord],
+        billings: &[SubscriptionBilling],
+        product: ProjectProductRecord,
+    ) -> Vec<(InvoiceType, String, Vec<String>, Decimal)> {
+        let (project, products, positions) = (project(), [product], [position()]);
         let inputs = Inputs {
             project: &project,
             today,
-            billings: &[],
+            billings,
             unbilled: &[],
             tasks: &HashMap::new(),
             quotations: &HashMap::new(),
@@ -310,6 +319,42 @@ mod tests {
             run(date!(2026 - 03 - 31), &invoices),
             [(sub, "2026-01-01".into(), vec![product("2026-01-01")], Decimal::from(10))]
         );
+    }
+
+    /// A billing of the project from `from` (its rows are not the point: none).
+    fn billing_from(from: Date) -> SubscriptionBilling {
+        SubscriptionBilling {
+            id: Uuid::new_v4(),
+            project_id: Uuid::from_u128(1),
+            manual_title: "Hosting".into(),
+            from_date: from,
+            to_date: from,
+            frequency: 1,
+            payment: crate::subscriptions::Payment::Fixed,
+            price: Decimal::ONE,
+            quantity: Decimal::ONE,
+            billing_timing: BillingTiming::Arrears,
+            subscription_type: crate::subscriptions::SubscriptionType::Manual,
+            currency: "EUR".into(),
+            created_at: String::new(),
+            created_by: Uuid::nil(),
+            rows: vec![],
+        }
+    }
+
+    /// `ProjectBilling`: from the first month of the project's earliest subscription billing,
+    /// not before the import (1 January 2026); nothing while the project has no billing.
+    #[test]
+    fn a_product_active_with_the_project_s_billing_starts_with_its_earliest_billing() {
+        let mut product = monthly_product();
+        product.import.active_from_type = workapi_domain::catalog::ActiveFromType::ProjectBilling;
+        let months = |billings: &[SubscriptionBilling]| -> Vec<String> {
+            run_with(date!(2026 - 03 - 09), &[], billings, product.clone()).into_iter().map(|i| i.1).collect()
+        };
+        assert_eq!(months(&[]), Vec::<String>::new());
+        let later = [billing_from(date!(2026 - 03 - 20)), billing_from(date!(2026 - 02 - 15))];
+        assert_eq!(months(&later), ["2026-02-01", "2026-03-01"], "from 1 February, the earliest billing's month");
+        assert_eq!(months(&[billing_from(date!(2025 - 06 - 01))]), ["2026-01-01", "2026-02-01", "2026-03-01"]);
     }
 
     #[test]
