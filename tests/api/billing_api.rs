@@ -571,9 +571,9 @@ async fn each_operation_makes_the_documented_store_round_trips() {
             (Method::POST, billings(w.project), Some(body), (1, 1)),
             (Method::GET, billings(w.project), None, (2, 0)),
             (Method::GET, format!("/projects/{}/support-contingents", w.project), None, (1 + 3 + 2, 0)),
-            (Method::GET, invoices, None, (1 + 4 + 2 + 2, 0)),
-            (Method::GET, march.clone(), None, (1 + 4 + 2 + 2, 0)),
-            (Method::PATCH, march.clone(), Some(json!({"contactId": w.contact})), (1 + 4 + 2 + 2 + 1 + 1, 1)),
+            (Method::GET, invoices, None, (1 + 6 + 2 + 2, 0)),
+            (Method::GET, march.clone(), None, (1 + 6 + 2 + 2, 0)),
+            (Method::PATCH, march.clone(), Some(json!({"contactId": w.contact})), (1 + 6 + 2 + 2 + 1 + 1, 1)),
         ];
         for (method, path, body, expected) in cases {
             let (reads, writes) = count(method.clone(), &path, body).await;
@@ -586,7 +586,7 @@ async fn each_operation_makes_the_documented_store_round_trips() {
 /// The potential invoices read a project's inputs at once, then every task with unbilled time
 /// (and its quotation) at once: the depth does not grow with the number of tasks
 /// (docs/billing.md, "Store round trips"). Two round trips of authentication, the project's
-/// access, the time-entry query (beside the other three input queries), the quotation guards,
+/// access, the time-entry query (beside the other five input queries), the quotation guards,
 /// the tasks: 6; an update then reads and writes the invoice's record: 8. Before, each task
 /// added two (its guard, then the task itself).
 #[tokio::test]
@@ -600,6 +600,12 @@ async fn potential_invoices_read_their_tasks_in_one_round_trip() {
                              "frequency": 1, "payment": "fixed", "price": 10});
         let (status, created) = api.post(&billings(w.project), &token, billing).await;
         assert_eq!(status, 201, "[{}] {created}", api.backend);
+        // Manual positions are one query beside the others, however many there are.
+        for name in ["Setup", "Training", "Licence"] {
+            let path = format!("/projects/{}/manual-positions", w.project);
+            let (status, created) = api.post(&path, &token, json!({"name": name, "price": 10})).await;
+            assert_eq!(status, 200, "[{}] {created}", api.backend);
+        }
         let march = invoice_path(&invoice_id("subscription", w.project, "2026-03", "31"));
         let list = format!("/billing/potential-invoices?projectId={}", w.project);
         let patch = Some(json!({"contactId": w.contact}));
@@ -723,6 +729,162 @@ async fn a_potential_invoice_patch_with_a_stale_if_match_is_412_and_changes_noth
         let (status, _, refused) = patch(&tag, "2026-01-07").await;
         assert_error_body(b, status, &refused, 412);
         assert_eq!(read().await.1["billedFrom"], "2026-01-05", "[{b}] the old tag is stale now");
+    })
+    .await;
+}
+
+/// Issue 36, item 1 (docs/billing.md, "Positions and products"): a project's manual positions
+/// and its imported catalog products are lines of its potential invoices, with the amounts
+/// computed by hand there; a line an issued invoice lists (`lineIds`) no longer appears.
+#[tokio::test]
+async fn manual_positions_and_imported_products_are_potential_invoice_lines() {
+    each_backend(async |_, api| {
+        let (root, token) = api.user(ROOT, UserKind::Employee).await;
+        let w = seeded(api, &[root.id]).await;
+        let (category, hosting, hours) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
+        let catalog = json!({"version": 1,
+        "catalogCategories": [{"id": category, "name": "Hosting"}],
+        "catalogProducts": [
+            {"id": hosting, "name": "Managed hosting", "categoryId": category, "description": "Hosting",
+             "priceFixed": 99, "priceSubscription": 49.9, "priceFrequency": 1,
+             "variants": [{"name": "Small", "description": null, "priceSubscription": 29.9}],
+             "options": [{"name": "Region", "isMultiple": false, "isRequired": true,
+                          "values": [{"name": "Frankfurt", "extraPriceFixed": 10, "extraPriceSubscription": 5}]}]},
+            {"id": hours, "name": "Support hours", "categoryId": category, "description": "Hours",
+             "pricePerUnit": 95, "priceUnitName": "hour", "priceFrequency": 1,
+             "variants": [{"name": "Standard", "description": null}], "options": []}
+        ]});
+        load(api, &catalog).await.expect("the catalog loads");
+        let (_, product) = api.get(&format!("/administration/product-catalog/{hosting}"), &token).await;
+        let small = product["variants"][0]["id"].as_str().unwrap().to_owned();
+        let region = &product["options"][0];
+        let imports = format!("/projects/{}/products", w.project);
+        // Small at a custom 25 a quarter, Frankfurt +10 once and +5 a quarter, from 15 January
+        // 2026 for 4 months.
+        let body = json!({"productId": hosting, "quantity": 1,
+            "options": [{"id": region["id"], "value": [region["values"][0]["id"]]}],
+            "customPrices": {format!("variant_{small}"): {"priceSubscription": 25}}, "activeVariantId": small,
+            "activeFromType": "FixedDate", "activeFromFixedDate": "2026-01-15", "priceFrequency": 3,
+            "contractPeriodMonths": 4, "renewalMode": "Stops"});
+        let (status, answer) = api.post(&imports, &token, body).await;
+        assert_eq!(status, 201, "[{}] {answer}", api.backend);
+        // 2.5 hours at a custom 90 for February 2026 only.
+        let body = json!({"productId": hours, "quantity": 2.5, "options": [],
+            "customPrices": {"base": {"pricePerUnit": 90}}, "activeFromType": "FixedDate",
+            "activeFromFixedDate": "2026-02-01", "contractPeriodMonths": 1, "renewalMode": "Stops"});
+        let (status, answer) = api.post(&imports, &token, body).await;
+        assert_eq!(status, 201, "[{}] {answer}", api.backend);
+        let positions = format!("/projects/{}/manual-positions?responseShape=full", w.project);
+        let (status, domain) = api
+            .post(
+                &positions,
+                &token,
+                json!({"name": "Domain registration", "price": 199.99,
+                "discountType": "Percentage", "discountAmount": 12.5}),
+            )
+            .await;
+        assert_eq!(status, 200, "[{}] {domain}", api.backend);
+        let body = json!({"name": "Setup", "price": 250, "discountType": "Fixed", "discountAmount": 30});
+        let (status, setup) = api.post(&positions, &token, body).await;
+        assert_eq!(status, 200, "[{}] {setup}", api.backend);
+
+        // The business clock is the wall clock: the positions are on the time invoice of the
+        // month they were created.
+        let list = format!("/billing/potential-invoices?projectId={}", w.project);
+        let find = |invoices: &Value, kind: &str, from: &str| -> Value {
+            let all = invoices.as_array().unwrap();
+            let found = all.iter().find(|i| i["type"] == kind && i["dateFrom"] == from);
+            found.cloned().unwrap_or_else(|| panic!("[{}] no {kind} invoice from {from}: {invoices}", api.backend))
+        };
+        let products = |invoice: &Value| -> Vec<Value> {
+            let lines = invoice["products"].as_array().unwrap();
+            lines
+                .iter()
+                .map(|l| {
+                    let extras: Vec<Value> =
+                        l["extras"].as_array().unwrap().iter().map(|e| e["amount"].clone()).collect();
+                    json!([
+                        l["name"],
+                        l["charge"],
+                        l["periodStart"],
+                        l["quantity"],
+                        l["unitPrice"],
+                        l["baseAmount"],
+                        extras,
+                        l["amount"]
+                    ])
+                })
+                .collect()
+        };
+        let (status, invoices) = api.get(&list, &token).await;
+        assert_eq!(status, 200, "[{}] {invoices}", api.backend);
+        // January: once 99 + Frankfurt 10 = 109; 15 Jan – 14 Apr: 25 + 5 = 30; 139 in all.
+        let january = find(&invoices, "subscription", "2026-01-01");
+        assert_eq!(
+            products(&january),
+            [
+                json!(["Managed hosting", "oneTime", null, 1, 99, 99, [10], 109]),
+                json!(["Managed hosting", "subscription", "2026-01-15", 1, 25, 25, [5], 30])
+            ],
+            "[{}] {january}",
+            api.backend
+        );
+        assert_eq!((&january["netTotal"], &january["products"][1]["variantName"]), (&json!(139), &json!("Small")));
+        // February: 2.5 h × 90 = 225.
+        let february = find(&invoices, "subscription", "2026-02-01");
+        assert_eq!(products(&february), [json!(["Support hours", "perUnit", "2026-02-01", 2.5, 90, 225, [], 225])]);
+        assert_eq!(february["netTotal"], 225);
+        // April: 15 Apr – 14 May is 1 month of the quarter: 25 ÷ 3 = 8.333… → 8.33, 5 ÷ 3 =
+        // 1.666… → 1.67; 10.
+        let april = find(&invoices, "subscription", "2026-04-01");
+        assert_eq!(
+            products(&april),
+            [json!(["Managed hosting", "subscription", "2026-04-15", 1, 25, 8.33, [1.67], 10])]
+        );
+        assert_eq!((&april["netTotal"], &april["products"][0]["months"]), (&json!(10), &json!(1)));
+        // The positions: 199.99 − 12.5 % (24.99875 → 25) = 174.99; 250 − 30 = 220; 394.99.
+        let month = &domain["createdAt"].as_str().unwrap()[..7];
+        let time = find(&invoices, "time", &format!("{month}-01"));
+        let lines: Vec<Value> = time["positions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| json!([l["lineId"], l["name"], l["price"], l["discount"], l["amount"]]))
+            .collect();
+        let (domain_line, setup_line) = (
+            format!("position:{}", domain["id"].as_str().unwrap()),
+            format!("position:{}", setup["id"].as_str().unwrap()),
+        );
+        assert_eq!(
+            lines,
+            [
+                json!([domain_line, "Domain registration", 199.99, 25, 174.99]),
+                json!([setup_line, "Setup", 250, 30, 220])
+            ],
+            "[{}] {time}",
+            api.backend
+        );
+        assert_eq!(time["netTotal"], json!(394.99), "[{}]", api.backend);
+        // One invoice read alone is the same.
+        let (status, alone) = api.get(&invoice_path(january["id"].as_str().unwrap()), &token).await;
+        assert_eq!((status, &alone), (200, &january), "[{}]", api.backend);
+
+        // An issued invoice that lists the one-time charge and a position: they are gone.
+        let one_time = january["products"][0]["lineId"].as_str().unwrap().to_owned();
+        let issued = |line_ids: Value| {
+            json!({"version": 1, "issuedInvoices": [{"id": Uuid::new_v4(), "projectId": w.project,
+            "number": "RE-9", "dateFrom": "2026-06-10", "dateTo": "2026-06-10", "lineIds": line_ids}]})
+        };
+        let refused = load(api, &issued(json!(["position:42"]))).await.unwrap_err();
+        assert!(refused.contains("issuedInvoices[0].lineIds[0]"), "[{}] {refused}", api.backend);
+        load(api, &issued(json!([one_time, domain_line]))).await.expect("the invoice loads");
+        let (_, invoices) = api.get(&list, &token).await;
+        let january = find(&invoices, "subscription", "2026-01-01");
+        assert_eq!(products(&january), [json!(["Managed hosting", "subscription", "2026-01-15", 1, 25, 25, [5], 30])]);
+        assert_eq!(january["netTotal"], 30, "[{}]", api.backend);
+        let time = find(&invoices, "time", &format!("{month}-01"));
+        assert_eq!(time["positions"].as_array().unwrap().len(), 1, "[{}] {time}", api.backend);
+        assert_eq!((&time["positions"][0]["lineId"], &time["netTotal"]), (&json!(setup_line), &json!(220)));
     })
     .await;
 }

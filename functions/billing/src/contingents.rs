@@ -256,6 +256,7 @@ mod tests {
                 ContingentConsumption { contingent_id: Uuid::from_u128(8), hours: Decimal::from(100) },
             ],
             task_ids: vec![],
+            line_ids: vec![],
         }
     }
 

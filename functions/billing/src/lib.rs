@@ -1,6 +1,6 @@
 //! The `billing` function (spec §2.5a, §2.7, §4.7, §4.8; docs/billing.md): subscription
-//! billings of a project, the potential invoices computed from them and from unbilled time,
-//! and support contingents with their balances. The date and money maths are plain functions
+//! billings of a project, the potential invoices computed from them, from unbilled time and
+//! from the project's manual positions and imported products, and support contingents with their balances. The date and money maths are plain functions
 //! (`periods`, `subscriptions::rows`, `contingents::balance`, `potential_invoices::compute`)
 //! with table and property tests.
 //!
@@ -10,10 +10,12 @@
 //! function (docs/billing.md, "Routing").
 
 pub mod contingents;
-pub mod periods;
 pub mod potential_invoices;
 pub mod subscriptions;
 pub mod world;
+
+/// The calendar maths, shared with the invoice lines of the domain floor.
+pub use workapi_domain::periods;
 
 use serde::Deserialize;
 use time::Date;

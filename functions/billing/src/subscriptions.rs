@@ -248,11 +248,7 @@ pub fn draft(body: NewSubscriptionBillingBody) -> Draft {
 /// (a oneTime row is never prorated), rounded once to the currency's minor unit.
 pub fn row_amount(price: Decimal, quantity: Decimal, months: u32, frequency: u32, payment: Payment) -> Decimal {
     let full = price * quantity;
-    if payment == Payment::OneTime || months == frequency {
-        full
-    } else {
-        full * Decimal::from(months) / Decimal::from(frequency)
-    }
+    if payment == Payment::OneTime { full } else { pricing::prorate(full, months, frequency) }
 }
 
 /// The rows of a draft: one per period, or one for the first period of a oneTime payment.

@@ -60,6 +60,9 @@ pub struct IssuedInvoiceEntry {
     pub consumed: Vec<ConsumptionEntry>,
     #[serde(default)]
     pub task_ids: Vec<Uuid>,
+    /// Potential-invoice lines it billed, by their ids (`position:<id>`, `product:…`).
+    #[serde(default)]
+    pub line_ids: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -206,6 +209,11 @@ pub async fn validate(
                 problems.push(format!("{at}.taskIds[{j}]: no such task in the project"));
             }
         }
+        for (j, line_id) in e.line_ids.iter().enumerate() {
+            if !workapi_domain::invoice_lines::is_line_id(line_id) {
+                problems.push(format!("{at}.lineIds[{j}]: not a line id (position:<id> or product:<id>:…)"));
+            }
+        }
         records.invoices.push(IssuedInvoiceRecord {
             id: e.id,
             project_id: e.project_id,
@@ -218,6 +226,7 @@ pub async fn validate(
                 .map(|c| ContingentConsumption { contingent_id: c.contingent_id, hours: c.hours.normalize() })
                 .collect(),
             task_ids: e.task_ids.clone(),
+            line_ids: e.line_ids.clone(),
         });
     }
     Ok(records)

@@ -10,8 +10,11 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 use workapi_domain::money;
 use workapi_domain::permissions::{Requirement, key};
+use workapi_domain::position;
+/// The stored position and its discount type live in the domain floor (billing reads them).
+pub use workapi_domain::position::{DiscountType, ManualPositionRecord};
 use workapi_domain::project::{self, ProjectScope};
-use workapi_kit::entity::{self, Entity};
+use workapi_kit::entity;
 use workapi_kit::idempotency::{Answer, Idempotency};
 use workapi_kit::input::{self, At, Checked, EditorText, Errors, Input, Patch, Text};
 use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
@@ -20,24 +23,13 @@ use workapi_kit::request::{Body, Path};
 use workapi_kit::{ApiResult, AppState, Caller};
 use workapi_richtext::{self as richtext, Doc};
 use workapi_store::clock;
-use workapi_store::{Key, Query, Store, query_all};
+use workapi_store::{Key, Store};
 
 pub const MAX_NAME_CHARS: usize = 200;
 /// Largest price and fixed discount: a billion in the workspace currency.
 pub const MAX_AMOUNT: i64 = 1_000_000_000;
 
 const MANAGE: Requirement = Requirement::Permission(key::PROJECTS_MANAGE_MANUAL_POSITIONS);
-
-/// How a discount is given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
-pub enum DiscountType {
-    /// An amount off the price
-    #[default]
-    Fixed,
-    /// Percent off the price (0–100)
-    Percentage,
-}
-workapi_wire::closed_enum!(DiscountType);
 
 /// A manual position as the API returns it (spec §2.4).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -74,47 +66,18 @@ impl workapi_kit::projection::Compact for ManualPosition {
 /// The response of the [P] manual-position create (named, so the document can reference it).
 pub type ManualPositionProjection = workapi_kit::projection::Projected<ManualPosition>;
 
-/// The stored position: the description as IDoc.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ManualPositionRecord {
-    pub id: Uuid,
-    pub project_id: Uuid,
-    pub name: String,
-    pub description: Doc,
-    #[serde(with = "money")]
-    pub price: Decimal,
-    pub category_id: Option<Uuid>,
-    pub discount_type: DiscountType,
-    #[serde(with = "money")]
-    pub discount_amount: Decimal,
-    pub sort: i64,
-    pub created_at: String,
-    pub created_by: Uuid,
-}
-
-impl Entity for ManualPositionRecord {
-    const TYPE: &'static str = "ManualPosition";
-    const PREFIX: &'static str = "MPOS#";
-    type Scope = workapi_store::keys::WsKeys;
-
-    fn key(&self, keys: Self::Scope) -> Key {
-        project::project_item((keys, self.project_id), format!("{}{}", Self::PREFIX, self.id))
-    }
-}
-
-impl ManualPositionRecord {
-    pub fn to_response(&self) -> ManualPosition {
+impl From<&ManualPositionRecord> for ManualPosition {
+    fn from(record: &ManualPositionRecord) -> ManualPosition {
         ManualPosition {
-            id: self.id,
-            name: self.name.clone(),
-            description: richtext::to_html(&self.description),
-            price: self.price,
-            category_id: self.category_id,
-            discount_type: self.discount_type,
-            discount_amount: self.discount_amount,
-            sort: self.sort,
-            created_at: self.created_at.clone(),
+            id: record.id,
+            name: record.name.clone(),
+            description: richtext::to_html(&record.description),
+            price: record.price,
+            category_id: record.category_id,
+            discount_type: record.discount_type,
+            discount_amount: record.discount_amount,
+            sort: record.sort,
+            created_at: record.created_at.clone(),
         }
     }
 }
@@ -197,12 +160,7 @@ pub fn order(position: &ManualPosition) -> OrderKey {
 
 /// A project's manual positions, by `sort`.
 pub async fn list(store: &dyn Store, scope: ProjectScope) -> ApiResult<Vec<ManualPosition>> {
-    let query = Query::table(project::partition(scope)).begins_with(ManualPositionRecord::PREFIX);
-    let mut all = query_all(store, query)
-        .await?
-        .into_iter()
-        .map(|i| entity::from_item::<ManualPositionRecord>(i).map(|r| r.to_response()))
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut all: Vec<ManualPosition> = position::list(store, scope).await?.iter().map(ManualPosition::from).collect();
     all.sort_by_cached_key(order);
     Ok(all)
 }
@@ -247,7 +205,7 @@ pub async fn create(
         created_at: clock::now_rfc3339(),
         created_by: by,
     };
-    let answer = respond(&record.to_response())?;
+    let answer = respond(&ManualPosition::from(&record))?;
     entity::create(store, &record, scope.0, "Manual position exists", answer.completion()).await?;
     Ok(answer)
 }

@@ -9,9 +9,13 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
 use uuid::Uuid;
 use workapi_domain::catalog::{self, CatalogProduct, PriceFrequency, Prices, ProductRecord, RenewalMode};
+/// The stored import and its parts live in the domain floor (billing reads them).
+pub use workapi_domain::catalog::{
+    ActiveFromType, ChosenOption, CustomPrice, Import, PriceTarget, ProjectProductRecord,
+};
 use workapi_domain::permissions::{Requirement, key};
 use workapi_domain::project;
-use workapi_kit::entity::{self, Entity};
+use workapi_kit::entity;
 use workapi_kit::http::Success;
 use workapi_kit::idempotency::{Answer, Idempotency};
 use workapi_kit::input::{self, At, Checked, DateOnly, Errors, Field, Input, Integer, List, Patch, SchemaRef, Schemas};
@@ -19,9 +23,8 @@ use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
 use workapi_kit::projection::{Projection, SuccessProjection};
 use workapi_kit::request::{Body, Path};
 use workapi_kit::{ApiError, ApiResult, AppState, Caller};
+use workapi_store::Store;
 use workapi_store::clock;
-use workapi_store::keys::WsKeys;
-use workapi_store::{Key, Query, Store, query_all};
 
 /// Importing a product changes the project's commercial plan.
 const EDIT_PROJECT: Requirement = Requirement::Permission(key::PROJECTS_EDIT);
@@ -35,19 +38,6 @@ pub const MAX_CUSTOM_PRICES: usize = 200;
 pub const DEFAULT_CONTRACT_MONTHS: i64 = 12;
 
 type Price = input::Decimal<0, { crate::manual_positions::MAX_AMOUNT }, 2>;
-
-/// When an imported product starts to count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
-pub enum ActiveFromType {
-    /// At once
-    #[default]
-    Immediately,
-    /// With the project's billing
-    ProjectBilling,
-    /// On `activeFromFixedDate`
-    FixedDate,
-}
-workapi_wire::closed_enum!(ActiveFromType);
 
 /// The values chosen for one option of the product.
 #[derive(Input)]
@@ -65,36 +55,6 @@ pub struct PriceOverride {
     price_fixed: Patch<Price>,
     price_subscription: Patch<Price>,
     price_per_unit: Patch<Price>,
-}
-
-/// The key of a custom price: the product itself, one of its variants or one of its option
-/// values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum PriceTarget {
-    Base,
-    Variant(Uuid),
-    OptionValue(Uuid),
-}
-
-impl PriceTarget {
-    pub fn parse(text: &str) -> Option<PriceTarget> {
-        if text == "base" {
-            return Some(PriceTarget::Base);
-        }
-        let uuid = |rest: &str| Uuid::parse_str(rest).ok();
-        if let Some(rest) = text.strip_prefix("variant_") {
-            return uuid(rest).map(PriceTarget::Variant);
-        }
-        text.strip_prefix("option_").and_then(uuid).map(PriceTarget::OptionValue)
-    }
-
-    pub fn key(self) -> String {
-        match self {
-            PriceTarget::Base => "base".into(),
-            PriceTarget::Variant(id) => format!("variant_{id}"),
-            PriceTarget::OptionValue(id) => format!("option_{id}"),
-        }
-    }
 }
 
 /// `customPrices`: key → overrides.
@@ -179,42 +139,6 @@ pub struct ImportBody {
     price_frequency: Option<PriceFrequency>,
     /// Default: the catalog product's, else Automatic
     renewal_mode: Option<RenewalMode>,
-}
-
-/// A chosen option as stored and returned: ids with the names of the copy.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ChosenOption {
-    pub id: Uuid,
-    pub name: String,
-    /// The chosen value ids
-    pub value: Vec<Uuid>,
-}
-
-/// A custom price as stored and returned.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct CustomPrice {
-    /// base, variant_<variantId> or option_<optionValueId>
-    pub key: String,
-    #[serde(flatten)]
-    pub prices: Prices,
-}
-
-/// An import, validated against its product; stored flat in its [`ProjectProductRecord`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Import {
-    #[serde(with = "workapi_domain::money")]
-    pub quantity: rust_decimal::Decimal,
-    pub options: Vec<ChosenOption>,
-    pub custom_prices: Vec<CustomPrice>,
-    pub active_variant_id: Option<Uuid>,
-    pub active_from_type: ActiveFromType,
-    pub active_from_fixed_date: Option<String>,
-    pub contract_period_months: i64,
-    pub price_frequency: Option<i64>,
-    pub renewal_mode: RenewalMode,
 }
 
 /// `activeFromFixedDate` is given exactly when `activeFromType` is FixedDate (skipped when
@@ -336,31 +260,6 @@ pub fn import_of(body: ImportBody, product: &ProductRecord) -> Import {
     }
 }
 
-/// The stored import: a copy of the catalog product and the import's choices.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ProjectProductRecord {
-    pub id: Uuid,
-    pub project_id: Uuid,
-    /// The catalog product as it was at the import
-    pub product: ProductRecord,
-    /// The import's choices, flat beside the product
-    #[serde(flatten)]
-    pub import: Import,
-    pub created_at: String,
-    pub created_by: Uuid,
-}
-
-impl Entity for ProjectProductRecord {
-    const TYPE: &'static str = "ProjectProduct";
-    const PREFIX: &'static str = "PPRODUCT#";
-    type Scope = WsKeys;
-
-    fn key(&self, keys: WsKeys) -> Key {
-        project::project_item((keys, self.project_id), format!("{}{}", Self::PREFIX, self.id))
-    }
-}
-
 /// A product of a project as the API returns it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -457,12 +356,7 @@ pub fn order(product: &ProjectProduct) -> OrderKey {
 
 /// A project's products, oldest import first.
 pub async fn list(store: &dyn Store, scope: project::ProjectScope) -> ApiResult<Vec<ProjectProduct>> {
-    let query = Query::table(project::partition(scope)).begins_with(ProjectProductRecord::PREFIX);
-    let all = query_all(store, query)
-        .await?
-        .into_iter()
-        .map(entity::from_item::<ProjectProductRecord>)
-        .collect::<Result<Vec<_>, _>>()?;
+    let all = catalog::project_products(store, scope).await?;
     let mut all: Vec<ProjectProduct> = all.iter().map(ProjectProduct::from).collect();
     all.sort_by_cached_key(order);
     Ok(all)
@@ -516,6 +410,7 @@ mod tests {
     use super::*;
     use serde_json::{Value, json};
     use workapi_domain::catalog::{OptionValue, ProductDefinition, ProductOption, VariantRecord};
+    use workapi_store::keys::WsKeys;
 
     fn value(name: &str) -> OptionValue {
         OptionValue {

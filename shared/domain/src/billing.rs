@@ -10,13 +10,10 @@
 use crate::money;
 use crate::project::{self, ProjectScope};
 use rust_decimal::Decimal;
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use time::Date;
 use uuid::Uuid;
-use workapi_store::entity::{self, Entity};
-use workapi_store::keys::WsKeys;
-use workapi_store::{Key, Query, Store, StoreResult, query_all};
+use workapi_store::{Store, StoreResult};
 
 /// Dates as `YYYY-MM-DD` text (spec §1.2), in records and responses, read by the one date
 /// parser (`workapi_wire::calendar`, its range included).
@@ -98,6 +95,10 @@ pub struct IssuedInvoiceRecord {
     pub consumed: Vec<ContingentConsumption>,
     #[serde(default)]
     pub task_ids: Vec<Uuid>,
+    /// The potential-invoice lines it billed, by their stable ids (`invoice_lines`:
+    /// `position:<id>`, `product:<projectProductId>:…`): a listed line never appears again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub line_ids: Vec<String>,
 }
 
 /// Hours an invoice drew from one support contingent.
@@ -132,39 +133,20 @@ pub struct SupportContingentRecord {
     pub updated_at: String,
 }
 
-macro_rules! project_entity {
-    ($record:ty, $type:literal, $prefix:literal) => {
-        impl Entity for $record {
-            const TYPE: &'static str = $type;
-            const PREFIX: &'static str = $prefix;
-            type Scope = WsKeys;
-
-            fn key(&self, keys: WsKeys) -> Key {
-                project::project_item((keys, self.project_id), format!("{}{}", Self::PREFIX, self.id))
-            }
-        }
-    };
-}
-
-project_entity!(TimeEntryRecord, "TimeEntry", "TIME#");
-project_entity!(IssuedInvoiceRecord, "IssuedInvoice", "INVOICE#");
-project_entity!(SupportContingentRecord, "SupportContingent", "CONTINGENT#");
-
-async fn list<E: Entity + DeserializeOwned>(store: &dyn Store, scope: ProjectScope) -> StoreResult<Vec<E>> {
-    let query = Query::table(project::partition(scope)).begins_with(E::PREFIX);
-    query_all(store, query).await?.into_iter().map(entity::from_item).collect()
-}
+crate::project::project_entity!(TimeEntryRecord, "TimeEntry", "TIME#");
+crate::project::project_entity!(IssuedInvoiceRecord, "IssuedInvoice", "INVOICE#");
+crate::project::project_entity!(SupportContingentRecord, "SupportContingent", "CONTINGENT#");
 
 pub async fn time_entries(store: &dyn Store, scope: ProjectScope) -> StoreResult<Vec<TimeEntryRecord>> {
-    list(store, scope).await
+    project::items(store, scope).await
 }
 
 pub async fn issued_invoices(store: &dyn Store, scope: ProjectScope) -> StoreResult<Vec<IssuedInvoiceRecord>> {
-    list(store, scope).await
+    project::items(store, scope).await
 }
 
 pub async fn support_contingents(store: &dyn Store, scope: ProjectScope) -> StoreResult<Vec<SupportContingentRecord>> {
-    list(store, scope).await
+    project::items(store, scope).await
 }
 
 /// The first issued invoice of the project that billed the task (by number), if any.
@@ -182,6 +164,8 @@ pub async fn invoice_billing_task(
 mod tests {
     use super::*;
     use time::macros::date;
+    use workapi_store::entity;
+    use workapi_store::keys::WsKeys;
 
     #[test]
     fn records_keep_dates_as_text_and_hours_exact() {

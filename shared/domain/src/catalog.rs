@@ -2,6 +2,7 @@
 //! `POST /administration/product-catalog`, read by the project import).
 
 use crate::money;
+use crate::project::{self, ProjectScope};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -337,6 +338,110 @@ impl From<&ProductRecord> for CatalogProduct {
             created_at: r.created_at.clone(),
         }
     }
+}
+
+// The catalog products imported into a project (spec §4.4): written by the projects
+// function's import, read by billing (invoice lines, `invoice_lines`).
+
+/// When an imported product starts to count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
+pub enum ActiveFromType {
+    /// At once
+    #[default]
+    Immediately,
+    /// With the project's billing
+    ProjectBilling,
+    /// On `activeFromFixedDate`
+    FixedDate,
+}
+workapi_wire::closed_enum!(ActiveFromType);
+
+/// The key of a custom price: the product itself, one of its variants or one of its option
+/// values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PriceTarget {
+    Base,
+    Variant(Uuid),
+    OptionValue(Uuid),
+}
+
+impl PriceTarget {
+    pub fn parse(text: &str) -> Option<PriceTarget> {
+        if text == "base" {
+            return Some(PriceTarget::Base);
+        }
+        let uuid = |rest: &str| Uuid::parse_str(rest).ok();
+        if let Some(rest) = text.strip_prefix("variant_") {
+            return uuid(rest).map(PriceTarget::Variant);
+        }
+        text.strip_prefix("option_").and_then(uuid).map(PriceTarget::OptionValue)
+    }
+
+    pub fn key(self) -> String {
+        match self {
+            PriceTarget::Base => "base".into(),
+            PriceTarget::Variant(id) => format!("variant_{id}"),
+            PriceTarget::OptionValue(id) => format!("option_{id}"),
+        }
+    }
+}
+
+/// A chosen option as stored and returned: ids with the names of the copy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChosenOption {
+    pub id: Uuid,
+    pub name: String,
+    /// The chosen value ids
+    pub value: Vec<Uuid>,
+}
+
+/// A custom price as stored and returned.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CustomPrice {
+    /// base, variant_<variantId> or option_<optionValueId>
+    pub key: String,
+    #[serde(flatten)]
+    pub prices: Prices,
+}
+
+/// An import, validated against its product; stored flat in its [`ProjectProductRecord`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Import {
+    #[serde(with = "money")]
+    pub quantity: rust_decimal::Decimal,
+    pub options: Vec<ChosenOption>,
+    pub custom_prices: Vec<CustomPrice>,
+    pub active_variant_id: Option<Uuid>,
+    pub active_from_type: ActiveFromType,
+    pub active_from_fixed_date: Option<String>,
+    pub contract_period_months: i64,
+    pub price_frequency: Option<i64>,
+    pub renewal_mode: RenewalMode,
+}
+
+/// The stored import: a copy of the catalog product and the import's choices.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectProductRecord {
+    pub id: Uuid,
+    pub project_id: Uuid,
+    /// The catalog product as it was at the import
+    pub product: ProductRecord,
+    /// The import's choices, flat beside the product
+    #[serde(flatten)]
+    pub import: Import,
+    pub created_at: String,
+    pub created_by: Uuid,
+}
+
+project::project_entity!(ProjectProductRecord, "ProjectProduct", "PPRODUCT#");
+
+/// A project's imported products as stored (one query of the project's partition), unordered.
+pub async fn project_products(store: &dyn Store, scope: ProjectScope) -> StoreResult<Vec<ProjectProductRecord>> {
+    project::items(store, scope).await
 }
 
 #[cfg(test)]

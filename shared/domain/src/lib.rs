@@ -5,18 +5,27 @@
 //! - [`organization`]: customer organizations (contacts are users with an `organizationId`).
 //! - [`project`]: projects (members inside), their manual-position categories, and the access
 //!   rule every project operation applies.
-//! - [`catalog`]: catalog categories and catalog products (read by the project import).
+//! - [`catalog`]: catalog categories and catalog products (read by the project import), and
+//!   the products imported into a project (read by billing).
+//! - [`position`]: a project's manual positions (written by the projects function, read by
+//!   billing).
 //! - [`money`]: exact decimals serialised as JSON numbers.
 //! - [`task`]: tasks (seeded), found by id or number, and their access rule (the project's).
 //! - [`quotation`]: express quotations, their items generated from a task, their decisions.
 //! - [`pricing`]: quotation arithmetic and its one rounding rule.
 //! - [`billing`]: the seeded billing world: time entries, issued invoices, support contingents.
+//! - [`periods`]: the calendar maths of billing (subscription periods, contingent periods).
+//! - [`invoice_lines`]: the invoice lines of manual positions and imported products, and their
+//!   stable ids.
 //! - [`tag`]: tags (written by the tags function; referenced by helpdesk accounts).
 
 pub mod billing;
 pub mod catalog;
+pub mod invoice_lines;
 pub mod money;
 pub mod organization;
+pub mod periods;
+pub mod position;
 pub mod pricing;
 pub mod project;
 pub mod quotation;

@@ -38,6 +38,13 @@ pub fn round_amount(amount: Decimal, minor_units: u32) -> Decimal {
     amount.round_dp_with_strategy(minor_units, RoundingStrategy::MidpointAwayFromZero).normalize()
 }
 
+/// The share of a period's price for `months` of its `frequency` months (a shorter last
+/// period, prorated by whole months): `full × months ÷ frequency`, unrounded (the caller rounds
+/// the amount once). The full price when the months are the frequency (or the frequency is 0).
+pub fn prorate(full: Decimal, months: u32, frequency: u32) -> Decimal {
+    if months == frequency || frequency == 0 { full } else { full * Decimal::from(months) / Decimal::from(frequency) }
+}
+
 /// Prices the lines under a tax rate in percent, rounding to `minor_units` (see the module
 /// comment). The inputs' bounds (docs/tasks.md) keep every product far inside `Decimal`.
 pub fn price(lines: &[Line], tax_rate: Decimal, minor_units: u32) -> (Vec<PricedLine>, Totals) {

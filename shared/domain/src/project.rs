@@ -102,6 +102,32 @@ pub fn project_item(scope: ProjectScope, sort_key: impl Into<String>) -> Key {
     Key::new(partition(scope), sort_key)
 }
 
+/// `Entity` for a record kept in its project's partition (`project_id`) under
+/// `<prefix><id>`.
+macro_rules! project_entity {
+    ($record:ty, $type:literal, $prefix:literal) => {
+        impl workapi_store::entity::Entity for $record {
+            const TYPE: &'static str = $type;
+            const PREFIX: &'static str = $prefix;
+            type Scope = workapi_store::keys::WsKeys;
+
+            fn key(&self, keys: workapi_store::keys::WsKeys) -> workapi_store::Key {
+                $crate::project::project_item((keys, self.project_id), format!("{}{}", Self::PREFIX, self.id))
+            }
+        }
+    };
+}
+pub(crate) use project_entity;
+
+/// Every item of one kind in a project's partition (one query by the kind's prefix), unordered.
+pub async fn items<E: Entity + serde::de::DeserializeOwned>(
+    store: &dyn Store,
+    scope: ProjectScope,
+) -> StoreResult<Vec<E>> {
+    let query = Query::table(partition(scope)).begins_with(E::PREFIX);
+    query_all(store, query).await?.into_iter().map(entity::from_item).collect()
+}
+
 pub async fn get(store: &dyn Store, keys: WsKeys, id: Uuid) -> StoreResult<Option<ProjectRecord>> {
     entity::get(store, &key(keys, id)).await
 }

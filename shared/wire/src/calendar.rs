@@ -5,7 +5,7 @@
 //! A date is `YYYY-MM-DD`, ISO 8601's plain form: exactly ten characters, a four-digit year
 //! without sign, a real calendar day, in [`FIRST_DAY`]..=[`LAST_DAY`]. The range is a product
 //! decision: it holds every date a business record means, and it keeps the calendar maths of
-//! billing (`functions/billing/src/periods.rs`) small and exact: a day plus a period of up to
+//! billing (`workapi_domain::periods`) small and exact: a day plus a period of up to
 //! 12 months never leaves the calendar type's ±9999 years (so no step saturates), and the most
 //! periods any computation walks is one per month of the range, 13,200.
 

@@ -1,17 +1,22 @@
-//! The computation (a pure function of what was read): which subscription rows are due and
-//! which time is unbilled, grouped into potential invoices by type and calendar month.
+//! The computation (a pure function of what was read): which subscription rows, imported
+//! products' charges and manual positions are due and not yet billed, and which time is
+//! unbilled, grouped into potential invoices by type and calendar month. The positions' and
+//! products' lines are `workapi_domain::invoice_lines`'.
 
 use super::id::{InvoiceId, InvoiceType};
-use super::model::{PotentialInvoice, SubscriptionLine, TimeLine};
+use super::model::{PositionLine, PotentialInvoice, ProductLine, SubscriptionLine, TimeLine};
 use super::record::PotentialInvoiceRecord;
 use crate::periods;
 use crate::subscriptions::{BillingTiming, SubscriptionBilling};
 use crate::world::UnbilledEntry;
 use rust_decimal::Decimal;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use time::Date;
 use uuid::Uuid;
 use workapi_domain::billing::IssuedInvoiceRecord;
+use workapi_domain::catalog::ProjectProductRecord;
+use workapi_domain::invoice_lines;
+use workapi_domain::position::ManualPositionRecord;
 use workapi_domain::pricing;
 use workapi_domain::project::Project;
 use workapi_domain::quotation::ExpressQuotationRecord;
@@ -27,6 +32,8 @@ pub struct Inputs<'a> {
     /// Accepted quotations by task.
     pub quotations: &'a HashMap<Uuid, ExpressQuotationRecord>,
     pub invoices: &'a [IssuedInvoiceRecord],
+    pub positions: &'a [ManualPositionRecord],
+    pub products: &'a [ProjectProductRecord],
     pub records: &'a HashMap<InvoiceId, PotentialInvoiceRecord>,
 }
 
@@ -38,16 +45,29 @@ pub fn due(timing: BillingTiming, period: periods::Period) -> (Date, periods::Pe
     }
 }
 
+/// The lines of one potential invoice, by kind.
+#[derive(Default)]
+struct Lines {
+    subscriptions: Vec<SubscriptionLine>,
+    tasks: Vec<TimeLine>,
+    positions: Vec<PositionLine>,
+    products: Vec<ProductLine>,
+}
+
 /// The project's potential invoices on `today`, by dateFrom then type: only non-empty ones.
 pub fn compute(inputs: &Inputs) -> Vec<PotentialInvoice> {
     let minor = pricing::minor_units(&inputs.project.currency);
-    let mut subscriptions: BTreeMap<(Date, Date), Vec<SubscriptionLine>> = BTreeMap::new();
+    let mut invoices: BTreeMap<(Date, InvoiceType), Lines> = BTreeMap::new();
+    // A month an issued invoice covers whole is settled for subscriptions; a line an issued
+    // invoice lists is billed (docs/billing.md).
+    let settled =
+        |month: periods::Period| inputs.invoices.iter().any(|i| i.date_from <= month.start && month.end <= i.date_to);
+    let issued: HashSet<&str> = inputs.invoices.iter().flat_map(|i| i.line_ids.iter().map(String::as_str)).collect();
     for billing in inputs.billings {
         for row in &billing.rows {
             let (due_on, month) =
                 due(billing.billing_timing, periods::Period { start: row.period_start, end: row.period_end });
-            let settled = inputs.invoices.iter().any(|i| i.date_from <= month.start && month.end <= i.date_to);
-            if inputs.today < due_on || settled {
+            if inputs.today < due_on || settled(month) {
                 continue;
             }
             let id = InvoiceId {
@@ -65,20 +85,43 @@ pub fn compute(inputs: &Inputs) -> Vec<PotentialInvoice> {
                 billing.frequency,
                 billing.payment,
             );
-            subscriptions.entry((month.start, month.end)).or_default().push(SubscriptionLine {
-                billing_id: row.billing_id,
-                subscription_billing_id: billing.id,
-                title: billing.manual_title.clone(),
-                period_start: row.period_start,
-                period_end: row.period_end,
-                payment: billing.payment,
-                billing_timing: billing.billing_timing,
-                default_quantity: row.quantity,
-                quantity,
-                custom_quantity: custom.is_some(),
-                unit_price: row.unit_price,
-                amount: pricing::round_amount(amount, minor),
-            });
+            invoices.entry((month.start, InvoiceType::Subscription)).or_default().subscriptions.push(
+                SubscriptionLine {
+                    billing_id: row.billing_id,
+                    subscription_billing_id: billing.id,
+                    title: billing.manual_title.clone(),
+                    period_start: row.period_start,
+                    period_end: row.period_end,
+                    payment: billing.payment,
+                    billing_timing: billing.billing_timing,
+                    default_quantity: row.quantity,
+                    quantity,
+                    custom_quantity: custom.is_some(),
+                    unit_price: row.unit_price,
+                    amount: pricing::round_amount(amount, minor),
+                },
+            );
+        }
+    }
+    // Imported products: on the subscription invoice of the month each charge is due, from
+    // the day the product became active (`ProjectBilling`: the first period of the project's
+    // earliest subscription billing).
+    let billing_start = inputs.billings.iter().map(|b| periods::month_start(b.from_date)).min();
+    for product in inputs.products {
+        let Some(from) = invoice_lines::active_from(product, billing_start) else { continue };
+        for line in invoice_lines::product_lines(product, from, inputs.today, minor) {
+            let month = periods::month_of(line.due_on);
+            if !settled(month) && !issued.contains(line.line_id.as_str()) {
+                invoices.entry((month.start, InvoiceType::Subscription)).or_default().products.push(line);
+            }
+        }
+    }
+    // Manual positions: once, on the time invoice of the month each was created.
+    for position in inputs.positions {
+        let Some(created) = invoice_lines::utc_date(&position.created_at) else { continue };
+        let line = invoice_lines::position_line(position, minor);
+        if created <= inputs.today && !issued.contains(line.line_id.as_str()) {
+            invoices.entry((periods::month_start(created), InvoiceType::Time)).or_default().positions.push(line);
         }
     }
     // Time: hours per (month, task); a quotation's amount goes on the task's first month.
@@ -90,7 +133,6 @@ pub fn compute(inputs: &Inputs) -> Vec<PotentialInvoice> {
         let first = first_month.entry(u.entry.task_id).or_insert(month);
         *first = (*first).min(month);
     }
-    let mut time: BTreeMap<Date, Vec<TimeLine>> = BTreeMap::new();
     for ((month, task_id), hours) in hours {
         let task = inputs.tasks.get(&task_id);
         let rate = task.map(|t| t.effective_hour_rate(inputs.project)).unwrap_or(inputs.project.hour_rate);
@@ -102,7 +144,7 @@ pub fn compute(inputs: &Inputs) -> Vec<PotentialInvoice> {
                 if !invoiced && first_month.get(&task_id) == Some(&month) { q.sub_total } else { Decimal::ZERO }
             }
         };
-        time.entry(month).or_default().push(TimeLine {
+        invoices.entry((month, InvoiceType::Time)).or_default().tasks.push(TimeLine {
             task_id,
             short_number: task.map(|t| t.short_number).unwrap_or_default(),
             title: task.map(|t| t.title.clone()).unwrap_or_default(),
@@ -113,30 +155,27 @@ pub fn compute(inputs: &Inputs) -> Vec<PotentialInvoice> {
         });
     }
     let mut all = Vec::new();
-    for ((from, to), mut lines) in subscriptions {
-        lines.sort_by(|a, b| (a.period_start, &a.title, a.billing_id).cmp(&(b.period_start, &b.title, b.billing_id)));
-        let id = InvoiceId { kind: InvoiceType::Subscription, project_id: inputs.project.id, from, to };
-        all.push(assemble(inputs, id, lines, Vec::new()));
-    }
-    for (from, mut lines) in time {
-        lines.sort_by_key(|l| (l.short_number, l.task_id));
-        let id =
-            InvoiceId { kind: InvoiceType::Time, project_id: inputs.project.id, from, to: periods::month_end(from) };
-        all.push(assemble(inputs, id, Vec::new(), lines));
+    for ((from, kind), mut lines) in invoices {
+        lines
+            .subscriptions
+            .sort_by(|a, b| (a.period_start, &a.title, a.billing_id).cmp(&(b.period_start, &b.title, b.billing_id)));
+        lines.tasks.sort_by_key(|l| (l.short_number, l.task_id));
+        lines.positions.sort_by_key(|l| (l.sort, l.position_id));
+        lines.products.sort_by(|a, b| (a.due_on, &a.name, &a.line_id).cmp(&(b.due_on, &b.name, &b.line_id)));
+        let id = InvoiceId { kind, project_id: inputs.project.id, from, to: periods::month_end(from) };
+        all.push(assemble(inputs, id, lines));
     }
     all.sort_by_key(|i| (i.date_from, i.kind));
     all
 }
 
-fn assemble(
-    inputs: &Inputs,
-    id: InvoiceId,
-    subscriptions: Vec<SubscriptionLine>,
-    tasks: Vec<TimeLine>,
-) -> PotentialInvoice {
+fn assemble(inputs: &Inputs, id: InvoiceId, lines: Lines) -> PotentialInvoice {
     let record = inputs.records.get(&id);
-    let net_total: Decimal =
-        subscriptions.iter().map(|l| l.amount).sum::<Decimal>() + tasks.iter().map(|l| l.amount).sum::<Decimal>();
+    let Lines { subscriptions, tasks, positions, products } = lines;
+    let net_total: Decimal = subscriptions.iter().map(|l| l.amount).sum::<Decimal>()
+        + tasks.iter().map(|l| l.amount).sum::<Decimal>()
+        + positions.iter().map(|l| l.amount).sum::<Decimal>()
+        + products.iter().map(|l| l.amount).sum::<Decimal>();
     PotentialInvoice {
         id: id.to_string(),
         kind: id.kind,
@@ -149,6 +188,8 @@ fn assemble(
         currency: inputs.project.currency.clone(),
         subscriptions,
         tasks,
+        positions,
+        products,
         net_total: net_total.normalize(),
         record_version: record.map_or(0, |r| r.version),
     }
@@ -157,7 +198,164 @@ fn assemble(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use time::macros::date;
+    use workapi_domain::billing::day;
+    use workapi_domain::position::DiscountType;
+
+    fn project() -> Project {
+        Project {
+            id: Uuid::from_u128(1),
+            name: "Shop".into(),
+            customer_organization_id: None,
+            express_quotations_enabled: false,
+            hour_rate: Decimal::from(100),
+            currency: "EUR".into(),
+            tax_rate: Decimal::from(19),
+        }
+    }
+
+    /// 10 a month from 1 January 2026 (renewing), imported on 1 January.
+    fn monthly_product() -> ProjectProductRecord {
+        let description = serde_json::to_value(workapi_richtext::Doc::empty()).unwrap();
+        serde_json::from_value(json!({"id": Uuid::from_u128(2), "projectId": Uuid::from_u128(1),
+            "product": {"id": Uuid::from_u128(3), "categoryId": Uuid::nil(), "name": "Hosting",
+                "description": description, "priceSubscription": 10, "priceUnitName": null,
+                "priceFrequency": 1, "contractPeriodMonths": 12, "renewalMode": "Automatic",
+                "variants": [], "options": [], "createdAt": "2026-01-01T00:00:00Z"},
+            "quantity": 1, "options": [], "customPrices": [], "activeVariantId": null,
+            "activeFromType": "Immediately", "activeFromFixedDate": null, "contractPeriodMonths": 12,
+            "priceFrequency": 1, "renewalMode": "Automatic", "createdAt": "2026-01-01T09:00:00Z",
+            "createdBy": Uuid::nil()}))
+        .unwrap()
+    }
+
+    fn position() -> ManualPositionRecord {
+        ManualPositionRecord {
+            id: Uuid::from_u128(4),
+            project_id: Uuid::from_u128(1),
+            name: "Setup".into(),
+            description: workapi_richtext::Doc::empty(),
+            price: Decimal::from(250),
+            category_id: None,
+            discount_type: DiscountType::Fixed,
+            discount_amount: Decimal::from(30),
+            sort: 1,
+            created_at: "2026-03-10T12:00:00.000Z".into(),
+            created_by: Uuid::nil(),
+        }
+    }
+
+    fn issued(from: Date, to: Date, line_ids: Vec<String>) -> IssuedInvoiceRecord {
+        IssuedInvoiceRecord {
+            id: Uuid::new_v4(),
+            project_id: Uuid::from_u128(1),
+            number: "RE-1".into(),
+            date_from: from,
+            date_to: to,
+            consumed: vec![],
+            task_ids: vec![],
+            line_ids,
+        }
+    }
+
+    /// (type, dateFrom, line ids, netTotal) of each potential invoice.
+    fn run(today: Date, invoices: &[IssuedInvoiceRecord]) -> Vec<(InvoiceType, String, Vec<String>, Decimal)> {
+        run_with(today, invoices, &[], monthly_product())
+    }
+
+    fn run_with(
+        today: Date,
+        invoices: &[IssuedInvoiceRecord],
+        billings: &[SubscriptionBilling],
+        product: ProjectProductRecord,
+    ) -> Vec<(InvoiceType, String, Vec<String>, Decimal)> {
+        let (project, products, positions) = (project(), [product], [position()]);
+        let inputs = Inputs {
+            project: &project,
+            today,
+            billings,
+            unbilled: &[],
+            tasks: &HashMap::new(),
+            quotations: &HashMap::new(),
+            invoices,
+            positions: &positions,
+            products: &products,
+            records: &HashMap::new(),
+        };
+        compute(&inputs)
+            .into_iter()
+            .map(|i| {
+                let ids =
+                    i.products.iter().map(|l| l.line_id.clone()).chain(i.positions.iter().map(|l| l.line_id.clone()));
+                (i.kind, day::text(i.date_from), ids.collect(), i.net_total)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn positions_and_products_land_on_their_type_and_month_until_issued() {
+        let product = |start: &str| format!("product:{}:subscription:{start}", Uuid::from_u128(2));
+        let position = format!("position:{}", Uuid::from_u128(4));
+        let sub = InvoiceType::Subscription;
+        // 9 March: the position (created 10 March) is not due yet.
+        assert_eq!(
+            run(date!(2026 - 03 - 09), &[]),
+            [
+                (sub, "2026-01-01".into(), vec![product("2026-01-01")], Decimal::from(10)),
+                (sub, "2026-02-01".into(), vec![product("2026-02-01")], Decimal::from(10)),
+                (sub, "2026-03-01".into(), vec![product("2026-03-01")], Decimal::from(10)),
+            ]
+        );
+        let all = run(date!(2026 - 03 - 10), &[]);
+        assert_eq!(all[3], (InvoiceType::Time, "2026-03-01".into(), vec![position.clone()], Decimal::from(220)));
+        // February settled by an invoice covering it whole; March's charge and the position
+        // listed by another: only January is left.
+        let invoices = [
+            issued(date!(2026 - 02 - 01), date!(2026 - 02 - 28), vec![]),
+            issued(date!(2026 - 03 - 05), date!(2026 - 03 - 05), vec![product("2026-03-01"), position]),
+        ];
+        assert_eq!(
+            run(date!(2026 - 03 - 31), &invoices),
+            [(sub, "2026-01-01".into(), vec![product("2026-01-01")], Decimal::from(10))]
+        );
+    }
+
+    /// A billing of the project from `from` (its rows are not the point: none).
+    fn billing_from(from: Date) -> SubscriptionBilling {
+        SubscriptionBilling {
+            id: Uuid::new_v4(),
+            project_id: Uuid::from_u128(1),
+            manual_title: "Hosting".into(),
+            from_date: from,
+            to_date: from,
+            frequency: 1,
+            payment: crate::subscriptions::Payment::Fixed,
+            price: Decimal::ONE,
+            quantity: Decimal::ONE,
+            billing_timing: BillingTiming::Arrears,
+            subscription_type: crate::subscriptions::SubscriptionType::Manual,
+            currency: "EUR".into(),
+            created_at: String::new(),
+            created_by: Uuid::nil(),
+            rows: vec![],
+        }
+    }
+
+    /// `ProjectBilling`: from the first month of the project's earliest subscription billing,
+    /// not before the import (1 January 2026); nothing while the project has no billing.
+    #[test]
+    fn a_product_active_with_the_project_s_billing_starts_with_its_earliest_billing() {
+        let mut product = monthly_product();
+        product.import.active_from_type = workapi_domain::catalog::ActiveFromType::ProjectBilling;
+        let months = |billings: &[SubscriptionBilling]| -> Vec<String> {
+            run_with(date!(2026 - 03 - 09), &[], billings, product.clone()).into_iter().map(|i| i.1).collect()
+        };
+        assert_eq!(months(&[]), Vec::<String>::new());
+        let later = [billing_from(date!(2026 - 03 - 20)), billing_from(date!(2026 - 02 - 15))];
+        assert_eq!(months(&later), ["2026-02-01", "2026-03-01"], "from 1 February, the earliest billing's month");
+        assert_eq!(months(&[billing_from(date!(2025 - 06 - 01))]), ["2026-01-01", "2026-02-01", "2026-03-01"]);
+    }
 
     #[test]
     fn arrears_rows_are_due_after_their_period_and_advance_rows_from_its_first_day() {

@@ -12,9 +12,10 @@ use workapi_domain::billing::day;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum InvoiceType {
-    /// Due subscription billing rows
+    /// Due subscription billing rows and imported catalog products' charges
     Subscription,
-    /// Unbilled time, or the accepted express quotation that replaces a task's time
+    /// Unbilled time (or the accepted express quotation that replaces a task's time) and
+    /// manual positions
     Time,
 }
 

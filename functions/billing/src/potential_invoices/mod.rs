@@ -4,8 +4,10 @@
 //! range, recipient, row quantities) is kept in a small record under the same id.
 //!
 //! Types: `subscription` (due subscription rows, in the month their period ends for arrears
-//! or starts for advance) and `time` (unbilled time by the month it was booked, a task with an
-//! accepted express quotation billed by the quotation instead).
+//! or starts for advance, and imported products' charges in the month they are due) and
+//! `time` (unbilled time by the month it was booked, a task with an accepted express
+//! quotation billed by the quotation instead, and manual positions by the month they were
+//! created).
 //!
 //! Here the routes; the id in `id`, the answer in `model`, the computation in `compute`, its
 //! reads in `read`, the client's settings in `record`, the request bodies in `body`.
@@ -93,8 +95,11 @@ pub struct InvoiceFilter {
 /// What the caller's projects could be invoiced for now (by the business clock:
 /// `LT_CUSTOM_NOW` in imposter mode), one potential invoice per project, type and calendar
 /// month: due subscription rows (`subscription`; arrears rows once their period has ended,
-/// advance rows from its first day) and unbilled time (`time`; a task with an accepted express
-/// quotation is billed by the quotation). Ordered by dateFrom, then type. `projectId` limits
+/// advance rows from its first day) with the imported catalog products' charges (`products`:
+/// one-time prices once active, recurring prices from each period's first day), and unbilled
+/// time (`time`; a task with an accepted express quotation is billed by the quotation) with the
+/// manual positions not yet billed (`positions`, in the month each was created). Every line
+/// of a position or product has a stable `lineId`. Ordered by dateFrom, then type. `projectId` limits
 /// the list to one project. Needs `Invoices.manage`.
 #[utoipa::path(get, path = "/billing/potential-invoices", operation_id = "listPotentialInvoices", tag = "billing",
     params(InvoiceFilter, PageParams),

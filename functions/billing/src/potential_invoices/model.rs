@@ -1,4 +1,5 @@
-//! A potential invoice as the API returns it: its subscription rows and its tasks' time.
+//! A potential invoice as the API returns it: its subscription rows, its tasks' time, its
+//! manual positions and its imported products' charges (`workapi_domain::invoice_lines`).
 
 use super::id::InvoiceType;
 use crate::subscriptions::{BillingTiming, Payment};
@@ -7,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use time::Date;
 use uuid::Uuid;
 use workapi_domain::billing::day;
+pub use workapi_domain::invoice_lines::{PositionLine, ProductLine};
 use workapi_domain::money;
 
 /// A subscription row on a potential invoice.
@@ -79,7 +81,7 @@ pub struct TimeLine {
         "subscriptionBillingId": "7c6b5a49-3827-4165-9a4b-3c2d1e0f9a8b", "title": "Hosting",
         "periodStart": "2026-01-01", "periodEnd": "2026-03-31", "payment": "fixed", "billingTiming": "arrears",
         "defaultQuantity": 1, "quantity": 1, "customQuantity": false, "unitPrice": 300, "amount": 300}],
-    "tasks": [], "netTotal": 300})))]
+    "tasks": [], "positions": [], "products": [], "netTotal": 300})))]
 pub struct PotentialInvoice {
     #[schema(value_type = String)]
     pub id: String,
@@ -108,6 +110,13 @@ pub struct PotentialInvoice {
     pub subscriptions: Vec<SubscriptionLine>,
     /// The tasks' unbilled time (type time)
     pub tasks: Vec<TimeLine>,
+    /// The project's manual positions not yet billed, in the month each was created (type
+    /// time), by sort
+    pub positions: Vec<PositionLine>,
+    /// The imported catalog products' charges due in the month (type subscription): one-time
+    /// prices in the month the product becomes active, recurring prices per period in the
+    /// month the period starts
+    pub products: Vec<ProductLine>,
     /// Sum of the amounts, before tax
     #[serde(with = "money")]
     #[schema(value_type = f64)]

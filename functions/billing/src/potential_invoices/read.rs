@@ -8,6 +8,8 @@ use crate::world;
 use std::collections::{BTreeMap, HashMap};
 use uuid::Uuid;
 use workapi_domain::billing;
+use workapi_domain::catalog;
+use workapi_domain::position;
 use workapi_domain::project::{Project, ProjectScope};
 use workapi_domain::quotation::{self as quotation_domain, ExpressQuotationRecord};
 use workapi_domain::task::{self, TaskRecord};
@@ -18,13 +20,16 @@ use workapi_store::{Store, read_all};
 /// Reads what a project's potential invoices are computed from, and computes them.
 pub async fn for_project(store: &dyn Store, caller: &Caller, project: &Project) -> ApiResult<Vec<PotentialInvoice>> {
     let scope: ProjectScope = (caller.keys(), project.id);
-    let (billings, unbilled, invoices, records) = tokio::join!(
+    let (billings, unbilled, invoices, records, positions, products) = tokio::join!(
         crate::subscriptions::list(store, scope),
         world::unbilled_time(store, scope),
         billing::issued_invoices(store, scope),
         records(store, scope),
+        position::list(store, scope),
+        catalog::project_products(store, scope),
     );
     let (billings, unbilled, invoices, records) = (billings?, unbilled?, invoices?, records?);
+    let (positions, products) = (positions?, products?);
     // Each task of the unbilled time once, with its quotation: all read in one round trip.
     let mut guarded: BTreeMap<Uuid, Option<(Uuid, Uuid)>> = BTreeMap::new();
     for u in &unbilled {
@@ -45,6 +50,8 @@ pub async fn for_project(store: &dyn Store, caller: &Caller, project: &Project) 
         tasks: &tasks,
         quotations: &quotations,
         invoices: &invoices,
+        positions: &positions,
+        products: &products,
         records: &records,
     };
     Ok(compute(&inputs))
