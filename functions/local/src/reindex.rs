@@ -1,16 +1,16 @@
 //! `workapi table reindex`: writes the index keys of items stored before the list index (GSI2)
 //! existed, or before the catalog's category index sorted names as the list index does, and
-//! moves users stored in the workspace partition to partitions of their own
-//! (docs/data-model.md#lists). Each item of the listed entities (tags, projects, catalog
-//! products) is read and written again as its entity writes it today, only when its keys
-//! differ; a tag also gains its folded name. Safe to run while the API serves: a tag is
-//! written only at the version read, and projects and products are not changed by the API
-//! after their creation. Running it twice writes nothing the second time.
+//! moves users and projects stored in the workspace partition to partitions of their own
+//! (docs/data-model.md#lists). Each tag and catalog product is read and written again as its
+//! entity writes it today, only when its keys differ; a tag also gains its folded name. Safe to
+//! run while the API serves: a tag is written only at the version read, and users, projects and
+//! products are not changed by the API after their creation. Running it twice writes nothing
+//! the second time.
 
 use std::collections::BTreeMap;
 use workapi_domain::catalog::ProductRecord;
 use workapi_domain::identity::{self, User};
-use workapi_domain::project::ProjectRecord;
+use workapi_domain::project::{self, ProjectRecord};
 use workapi_domain::tag::{self, TAG_TYPES, TagRecord};
 use workapi_kit::ApiResult;
 use workapi_kit::entity::{self, Entity};
@@ -46,13 +46,14 @@ pub async fn reindex(store: &dyn Store) -> ApiResult<Report> {
         let legacy_users = Query::table(keys.root_pk()).begins_with(WsKeys::LEGACY_USER_PREFIX);
         for item in query_all(store, legacy_users).await? {
             let user: User = entity::from_item(item)?;
-            move_user(store, keys, &user).await?;
+            move_item(store, entity::to_item(&user, ())?, keys.legacy_user(user.id)).await?;
             *report.0.entry(User::TYPE).or_default() += 1;
         }
-        let projects = Query::table(keys.root_pk()).begins_with(ProjectRecord::PREFIX);
-        for item in query_all(store, projects).await? {
-            let record: ProjectRecord = entity::from_item(item.clone())?;
-            rewrite(store, &mut report, item, entity::to_item(&record, keys)?, Condition::Exists).await?;
+        let legacy_projects = Query::table(keys.root_pk()).begins_with(project::LEGACY_PREFIX);
+        for item in query_all(store, legacy_projects).await? {
+            let record: ProjectRecord = entity::from_item(item)?;
+            move_item(store, entity::to_item(&record, keys)?, project::legacy_key(keys, record.project.id)).await?;
+            *report.0.entry(ProjectRecord::TYPE).or_default() += 1;
         }
         let products = Query::table(keys.root_pk()).begins_with(ProductRecord::PREFIX);
         for item in query_all(store, products).await? {
@@ -63,14 +64,15 @@ pub async fn reindex(store: &dyn Store) -> ApiResult<Report> {
     Ok(report)
 }
 
-/// Moves a user stored in the workspace partition to its own (one transaction: the copy and the
-/// delete). When the user's partition holds it already (written there since), that copy stands
-/// and the old one is only deleted.
-async fn move_user(store: &dyn Store, keys: WsKeys, user: &User) -> ApiResult<()> {
-    let legacy = keys.legacy_user(user.id);
-    let fresh = TxOp::Put { item: entity::to_item(user, ())?, cond: Condition::NotExists };
+/// Moves an item stored in the workspace partition (a user, a project) to its own partition, as
+/// its entity writes it today (`fresh`): one transaction of the copy and the delete. When the
+/// new place holds it already (written there since), that copy stands and the old one is only
+/// deleted. Neither users nor projects are changed by the API after their creation, so the copy
+/// is current.
+async fn move_item(store: &dyn Store, fresh: Item, legacy: workapi_store::Key) -> ApiResult<()> {
+    let copy = TxOp::Put { item: fresh, cond: Condition::NotExists };
     let delete = TxOp::Delete { key: legacy.clone(), cond: Condition::Exists };
-    match store.transact(vec![fresh, delete]).await {
+    match store.transact(vec![copy, delete]).await {
         Err(StoreError::TransactionCancelled { failed }) if failed == [0] => {
             store.delete(&legacy, Condition::Exists).await?;
             Ok(())
@@ -88,7 +90,6 @@ async fn rewrite(store: &dyn Store, report: &mut Report, stored: Item, fresh: It
     }
     let kind = match fresh.get(workapi_store::ENTITY).and_then(|v| v.as_str()) {
         Some(TagRecord::TYPE) => TagRecord::TYPE,
-        Some(ProjectRecord::TYPE) => ProjectRecord::TYPE,
         _ => ProductRecord::TYPE,
     };
     store.put(fresh, cond).await?;
@@ -103,10 +104,20 @@ mod tests {
     use workapi_store::sqlite::SqliteStore;
     use workapi_store::{GSI2PK, GSI2SK};
 
-    /// A user stored in the workspace partition signs in before the move (found where it was),
-    /// is listed after it, and a second run moves nothing.
+    /// `item` as it was stored before: at `legacy`, not in the list index.
+    async fn store_as_before(store: &SqliteStore, mut item: Item, legacy: &workapi_store::Key) {
+        item.insert(workapi_store::PK.into(), legacy.pk.clone().into());
+        item.insert(workapi_store::SK.into(), legacy.sk.clone().into());
+        for attr in [GSI2PK, GSI2SK] {
+            item.remove(attr);
+        }
+        store.put(item, Condition::None).await.unwrap();
+    }
+
+    /// A user and a project stored in the workspace partition are found before the move (where
+    /// they were), are listed after it, and a second run moves nothing.
     #[tokio::test]
-    async fn users_stored_in_the_workspace_partition_move_to_their_own() {
+    async fn users_and_projects_stored_in_the_workspace_partition_move_to_their_own() {
         let store = SqliteStore::in_memory().unwrap();
         let ws = identity::create_workspace(&store, "Old", "en").await.unwrap();
         let keys = WsKeys::new(ws.id);
@@ -118,22 +129,36 @@ mod tests {
             language: "en",
         };
         let user = identity::create_user(&store, ws.id, new).await.unwrap();
-        // As it was stored before: in the workspace partition, not in the list index.
-        let mut old = store.delete(&keys.user(user.id), Condition::Exists).await.unwrap().unwrap();
+        let old = store.delete(&keys.user(user.id), Condition::Exists).await.unwrap().unwrap();
         let legacy = keys.legacy_user(user.id);
-        old.insert(workapi_store::PK.into(), legacy.pk.clone().into());
-        old.insert(workapi_store::SK.into(), legacy.sk.clone().into());
-        for attr in [GSI2PK, GSI2SK] {
-            old.remove(attr);
-        }
-        store.put(old, Condition::None).await.unwrap();
+        store_as_before(&store, old, &legacy).await;
         assert_eq!(identity::get_user(&store, ws.id, user.id).await.unwrap(), Some(user.clone()));
         assert!(identity::list_users(&store, ws.id).await.unwrap().is_empty());
+        let project = ProjectRecord {
+            project: workapi_domain::project::Project {
+                id: uuid::Uuid::new_v4(),
+                name: "Old project".into(),
+                customer_organization_id: None,
+                express_quotations_enabled: false,
+                hour_rate: 90.into(),
+                currency: "EUR".into(),
+                tax_rate: 19.into(),
+            },
+            member_ids: vec![user.id],
+        };
+        let project_legacy = project::legacy_key(keys, project.project.id);
+        store_as_before(&store, entity::to_item(&project, keys).unwrap(), &project_legacy).await;
+        assert_eq!(project::get(&store, keys, project.project.id).await.unwrap(), Some(project.clone()));
 
         let report = reindex(&store).await.unwrap();
         assert_eq!(report.0.get(User::TYPE), Some(&1), "{report}");
+        assert_eq!(report.0.get(ProjectRecord::TYPE), Some(&1), "{report}");
         assert_eq!(identity::list_users(&store, ws.id).await.unwrap(), vec![user.clone()]);
-        assert!(store.get(&legacy).await.unwrap().is_none(), "the old item is gone");
+        assert_eq!(project::list(&store, keys).await.unwrap(), vec![project.clone()]);
+        for gone in [&legacy, &project_legacy] {
+            assert!(store.get(gone).await.unwrap().is_none(), "the old item is gone: {gone:?}");
+        }
+        assert!(store.get(&project::key(keys, project.project.id)).await.unwrap().is_some());
         assert_eq!(identity::get_user_eventually(&store, ws.id, user.id).await.unwrap(), Some(user));
         assert_eq!(reindex(&store).await.unwrap().to_string(), "none needed");
     }

@@ -1,10 +1,10 @@
 //! Projects: the record the projects function (and later the tasks and billing functions)
 //! reads, its manual-position categories, and the one access rule.
 //!
-//! Keys: the project in the workspace partition (`PROJECT#<id>`), its members inside it (a
-//! bounded list, so an access check is the one read that loads the project anyway), and
-//! everything that belongs to one project in the project's own partition
-//! `WS#<ws>#PROJECT#<id>` (docs/data-model.md).
+//! Keys: everything that belongs to one project in the project's own partition
+//! `WS#<ws>#PROJECT#<id>`: the project itself (`PROJECT#`) with its members inside it (a
+//! bounded list, so an access check is the one read that loads the project anyway), and its
+//! items by kind (docs/data-model.md). The list index (GSI2) lists the workspace's projects.
 
 use crate::money;
 use rust_decimal::Decimal;
@@ -57,7 +57,7 @@ pub struct ProjectRecord {
 
 impl Entity for ProjectRecord {
     const TYPE: &'static str = "Project";
-    const PREFIX: &'static str = "PROJECT#";
+    const PREFIX: &'static str = PROJECT_SK;
     type Scope = WsKeys;
 
     fn key(&self, keys: WsKeys) -> Key {
@@ -85,16 +85,33 @@ pub fn list_start(keys: WsKeys, after: &OrderKey) -> Option<Cursor> {
     Some(entity::index_start(Index::Gsi2, &key(keys, id), list_index_key(keys, after)))
 }
 
+/// A project lives in its own partition, beside its items: reading it (every project-scoped
+/// request does) does not load the workspace partition (docs/performance.md, "Scale").
 pub fn key(keys: WsKeys, id: Uuid) -> Key {
-    keys.root(format!("{}{id}", ProjectRecord::PREFIX))
+    project_item((keys, id), PROJECT_SK)
 }
+
+/// The sort key of the project record in its partition (no other kind's prefix starts with it).
+pub const PROJECT_SK: &str = "PROJECT#";
+/// What a project partition's name starts with after the workspace: `PROJECT#<id>`.
+const PARTITION_PREFIX: &str = "PROJECT#";
+
+/// Where a project was stored before projects had partitions of their own: still read when the
+/// project is not found at [`key`], until `workapi table reindex` moves it
+/// (docs/data-model.md#lists).
+pub fn legacy_key(keys: WsKeys, id: Uuid) -> Key {
+    keys.root(format!("{LEGACY_PREFIX}{id}"))
+}
+
+/// The sort-key prefix of projects in the workspace partition, before the move.
+pub const LEGACY_PREFIX: &str = "PROJECT#";
 
 /// Where one project's own items live: the workspace and the project.
 pub type ProjectScope = (WsKeys, Uuid);
 
 /// The partition of one project's items (`WS#<ws>#PROJECT#<id>`).
 pub fn partition((keys, project_id): ProjectScope) -> String {
-    keys.partition(&format!("{}{project_id}", ProjectRecord::PREFIX))
+    keys.partition(&format!("{PARTITION_PREFIX}{project_id}"))
 }
 
 /// A key in one project's partition.
@@ -128,13 +145,17 @@ pub async fn items<E: Entity + serde::de::DeserializeOwned>(
     query_all(store, query).await?.into_iter().map(entity::from_item).collect()
 }
 
+/// The project; one stored before projects had partitions of their own is found where it was.
 pub async fn get(store: &dyn Store, keys: WsKeys, id: Uuid) -> StoreResult<Option<ProjectRecord>> {
-    entity::get(store, &key(keys, id)).await
+    match entity::get(store, &key(keys, id)).await? {
+        Some(record) => Ok(Some(record)),
+        None => entity::get(store, &legacy_key(keys, id)).await,
+    }
 }
 
+/// Every project of the workspace, from the list index (eventually consistent).
 pub async fn list(store: &dyn Store, keys: WsKeys) -> StoreResult<Vec<ProjectRecord>> {
-    let items = query_all(store, Query::table(keys.root_pk()).begins_with(ProjectRecord::PREFIX)).await?;
-    items.into_iter().map(entity::from_item).collect()
+    query_all(store, list_query(keys)).await?.into_iter().map(entity::from_item).collect()
 }
 
 /// The access rule: a member of the project, or a holder of `Projects.viewAll`.
@@ -282,7 +303,8 @@ mod tests {
         let project = record(vec![]);
         let item = entity::to_item(&project, WsKeys::new(Uuid::nil())).unwrap();
         assert_eq!(item["hourRate"], serde_json::json!(95.5));
-        assert_eq!(item["SK"], format!("PROJECT#{}", project.project.id).as_str());
+        assert_eq!(item["PK"], format!("WS#{}#PROJECT#{}", Uuid::nil(), project.project.id).as_str());
+        assert_eq!(item["SK"], "PROJECT#");
         let back: ProjectRecord = entity::from_item(item).unwrap();
         assert_eq!(back, project);
     }
