@@ -1,17 +1,18 @@
 //! `workapi table reindex`: writes the index keys of items stored before the list index (GSI2)
 //! existed, or before the catalog's category index sorted names as the list index does, and
-//! moves users and projects stored in the workspace partition to partitions of their own
-//! (docs/data-model.md#lists). Each tag and catalog product is read and written again as its
-//! entity writes it today, only when its keys differ; a tag also gains its folded name. Safe to
-//! run while the API serves: a tag is written only at the version read, and users, projects and
-//! products are not changed by the API after their creation. Running it twice writes nothing
-//! the second time.
+//! moves users, projects and tasks (with their number guards) stored in the workspace partition
+//! to partitions of their own (docs/data-model.md#lists). Each tag and catalog product is read
+//! and written again as its entity writes it today, only when its keys differ; a tag also gains
+//! its folded name. Safe to run while the API serves: a tag is written only at the version read,
+//! and users, projects, tasks and products are not changed by the API after their creation.
+//! Running it twice writes nothing the second time.
 
 use std::collections::BTreeMap;
 use workapi_domain::catalog::ProductRecord;
 use workapi_domain::identity::{self, User};
 use workapi_domain::project::{self, ProjectRecord};
 use workapi_domain::tag::{self, TAG_TYPES, TagRecord};
+use workapi_domain::task::{self, TaskNumberRecord, TaskRecord};
 use workapi_kit::ApiResult;
 use workapi_kit::entity::{self, Entity};
 use workapi_store::keys::WsKeys;
@@ -40,7 +41,7 @@ pub async fn reindex(store: &dyn Store) -> ApiResult<Report> {
                 let mut record: TagRecord = entity::from_item(item.clone())?;
                 record.folded_name = tags::domain::fold_name(&record.tag.name);
                 let cond = Condition::VersionEquals(record.version);
-                rewrite(store, &mut report, item, entity::to_item(&record, scope)?, cond).await?;
+                rewrite::<TagRecord>(store, &mut report, item, entity::to_item(&record, scope)?, cond).await?;
             }
         }
         let legacy_users = Query::table(keys.root_pk()).begins_with(WsKeys::LEGACY_USER_PREFIX);
@@ -55,10 +56,24 @@ pub async fn reindex(store: &dyn Store) -> ApiResult<Report> {
             move_item(store, entity::to_item(&record, keys)?, project::legacy_key(keys, record.project.id)).await?;
             *report.0.entry(ProjectRecord::TYPE).or_default() += 1;
         }
+        let legacy_tasks = Query::table(keys.root_pk()).begins_with(TaskRecord::PREFIX);
+        for item in query_all(store, legacy_tasks).await? {
+            let record: TaskRecord = entity::from_item(item)?;
+            move_item(store, entity::to_item(&record, keys)?, task::legacy_key(keys, record.id)).await?;
+            *report.0.entry(TaskRecord::TYPE).or_default() += 1;
+        }
+        let legacy_numbers = Query::table(keys.root_pk()).begins_with(TaskNumberRecord::PREFIX);
+        for item in query_all(store, legacy_numbers).await? {
+            let guard: TaskNumberRecord = entity::from_item(item)?;
+            let legacy = task::legacy_number_key(keys, guard.short_number);
+            move_item(store, entity::to_item(&guard, keys)?, legacy).await?;
+            *report.0.entry(TaskNumberRecord::TYPE).or_default() += 1;
+        }
         let products = Query::table(keys.root_pk()).begins_with(ProductRecord::PREFIX);
         for item in query_all(store, products).await? {
             let record: ProductRecord = entity::from_item(item.clone())?;
-            rewrite(store, &mut report, item, entity::to_item(&record, keys)?, Condition::Exists).await?;
+            rewrite::<ProductRecord>(store, &mut report, item, entity::to_item(&record, keys)?, Condition::Exists)
+                .await?;
         }
     }
     Ok(report)
@@ -82,18 +97,20 @@ async fn move_item(store: &dyn Store, fresh: Item, legacy: workapi_store::Key) -
 }
 
 /// Writes `fresh` in place of `stored` when any index key or the folded name differs.
-async fn rewrite(store: &dyn Store, report: &mut Report, stored: Item, fresh: Item, cond: Condition) -> ApiResult<()> {
+async fn rewrite<E: Entity>(
+    store: &dyn Store,
+    report: &mut Report,
+    stored: Item,
+    fresh: Item,
+    cond: Condition,
+) -> ApiResult<()> {
     let differs = |attr: &str| stored.get(attr) != fresh.get(attr);
     let keys = Index::SECONDARY.iter().flat_map(|index| <[&str; 2]>::from(index.key_attrs()));
     if !keys.chain(["foldedName"]).any(differs) {
         return Ok(());
     }
-    let kind = match fresh.get(workapi_store::ENTITY).and_then(|v| v.as_str()) {
-        Some(TagRecord::TYPE) => TagRecord::TYPE,
-        _ => ProductRecord::TYPE,
-    };
     store.put(fresh, cond).await?;
-    *report.0.entry(kind).or_default() += 1;
+    *report.0.entry(E::TYPE).or_default() += 1;
     Ok(())
 }
 
@@ -114,10 +131,11 @@ mod tests {
         store.put(item, Condition::None).await.unwrap();
     }
 
-    /// A user and a project stored in the workspace partition are found before the move (where
-    /// they were), are listed after it, and a second run moves nothing.
+    /// A user, a project and a task (with its number guard) stored in the workspace partition are
+    /// found before the move (where they were), are listed after it, and a second run moves
+    /// nothing.
     #[tokio::test]
-    async fn users_and_projects_stored_in_the_workspace_partition_move_to_their_own() {
+    async fn users_projects_and_tasks_stored_in_the_workspace_partition_move_to_their_own() {
         let store = SqliteStore::in_memory().unwrap();
         let ws = identity::create_workspace(&store, "Old", "en").await.unwrap();
         let keys = WsKeys::new(ws.id);
@@ -150,12 +168,34 @@ mod tests {
         store_as_before(&store, entity::to_item(&project, keys).unwrap(), &project_legacy).await;
         assert_eq!(project::get(&store, keys, project.project.id).await.unwrap(), Some(project.clone()));
 
+        let task = TaskRecord {
+            id: uuid::Uuid::new_v4(),
+            short_number: 7,
+            project_id: project.project.id,
+            title: "Old task".into(),
+            description: workapi_richtext::Doc::empty(),
+            estimated_hours: None,
+            hour_rate: None,
+            products: vec![],
+        };
+        let task_legacy = task::legacy_key(keys, task.id);
+        store_as_before(&store, entity::to_item(&task, keys).unwrap(), &task_legacy).await;
+        let guard = TaskNumberRecord { short_number: 7, task_id: task.id };
+        let guard_legacy = task::legacy_number_key(keys, 7);
+        store_as_before(&store, entity::to_item(&guard, keys).unwrap(), &guard_legacy).await;
+        let by_number = || task::find(&store, keys, task::TaskIdentifier::Number(7));
+        assert_eq!(by_number().await.unwrap(), Some(task.clone()));
+
         let report = reindex(&store).await.unwrap();
-        assert_eq!(report.0.get(User::TYPE), Some(&1), "{report}");
-        assert_eq!(report.0.get(ProjectRecord::TYPE), Some(&1), "{report}");
+        for kind in [User::TYPE, ProjectRecord::TYPE, TaskRecord::TYPE, TaskNumberRecord::TYPE] {
+            assert_eq!(report.0.get(kind), Some(&1), "{kind}: {report}");
+        }
+        assert_eq!(by_number().await.unwrap(), Some(task.clone()));
+        assert!(store.get(&task::key(keys, task.id)).await.unwrap().is_some());
+        assert!(store.get(&task::number_key(keys, 7)).await.unwrap().is_some());
         assert_eq!(identity::list_users(&store, ws.id).await.unwrap(), vec![user.clone()]);
         assert_eq!(project::list(&store, keys).await.unwrap(), vec![project.clone()]);
-        for gone in [&legacy, &project_legacy] {
+        for gone in [&legacy, &project_legacy, &task_legacy, &guard_legacy] {
             assert!(store.get(gone).await.unwrap().is_none(), "the old item is gone: {gone:?}");
         }
         assert!(store.get(&project::key(keys, project.project.id)).await.unwrap().is_some());

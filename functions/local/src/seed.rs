@@ -584,8 +584,7 @@ async fn validate(store: &dyn Store, keys: WsKeys, file: &SeedFile) -> SeedResul
             problems.push(format!("{at}.shortNumber: must be from 1 to {}", task_rules::MAX_SHORT_NUMBER));
         } else if !numbers.insert(e.short_number) {
             problems.push(format!("{at}.shortNumber: {} appears twice in the file", e.short_number));
-        } else if let Some(guard) =
-            entity::get::<task::TaskNumberRecord>(store, &task::number_key(keys, e.short_number)).await?
+        } else if let Some(guard) = task::number_guard(store, keys, e.short_number).await?
             && guard.task_id != e.id
         {
             problems.push(format!("{at}.shortNumber: {} belongs to another task of the workspace", e.short_number));

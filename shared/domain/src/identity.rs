@@ -6,7 +6,7 @@ use crate::token::{self, TokenKey};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 use workapi_store::clock;
-use workapi_store::entity::{Entity, IndexKey, to_item};
+use workapi_store::entity::{self, Entity, IndexKey, to_item};
 use workapi_store::keys::{self, WsKeys};
 use workapi_store::{Condition, Key, Query, Store, StoreError, StoreResult, TxOp, Update, from_item, query_all};
 
@@ -331,10 +331,7 @@ pub async fn ensure_user(store: &dyn Store, user: &User) -> Result<bool, Identit
 /// where it was until `workapi table reindex` moves it, so an upgrade locks nobody out.
 pub async fn get_user(store: &dyn Store, workspace_id: Uuid, user_id: Uuid) -> StoreResult<Option<User>> {
     let keys = WsKeys::new(workspace_id);
-    match store.get(&keys.user(user_id)).await? {
-        Some(item) => from_item(item).map(Some),
-        None => store.get(&keys.legacy_user(user_id)).await?.map(from_item).transpose(),
-    }
+    entity::get_moved(store, &keys.user(user_id), &keys.legacy_user(user_id)).await
 }
 
 /// [`get_user`] eventually consistent: for authenticating a request (a deactivation or a role

@@ -147,10 +147,7 @@ pub async fn items<E: Entity + serde::de::DeserializeOwned>(
 
 /// The project; one stored before projects had partitions of their own is found where it was.
 pub async fn get(store: &dyn Store, keys: WsKeys, id: Uuid) -> StoreResult<Option<ProjectRecord>> {
-    match entity::get(store, &key(keys, id)).await? {
-        Some(record) => Ok(Some(record)),
-        None => entity::get(store, &legacy_key(keys, id)).await,
-    }
+    entity::get_moved(store, &key(keys, id), &legacy_key(keys, id)).await
 }
 
 /// Every project of the workspace, from the list index (eventually consistent).

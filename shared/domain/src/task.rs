@@ -1,11 +1,11 @@
 //! Tasks: the records the tasks function (express quotations) and the projects function (a
 //! project's tasks) read. Seeded (docs/seed.md); the API reads them.
 //!
-//! Keys (docs/data-model.md): the task in the workspace partition (`TASK#<id>`), listed per
-//! project through GSI1; its number guard `TASKNO#<shortNumber>` beside it, written with the
-//! task in one transaction, so a number names at most one task and a lookup by number is two
-//! strongly consistent reads. A task's own items (its quotations) live in the task's partition
-//! `WS#<ws>#TASK#<id>`.
+//! Keys (docs/data-model.md): the task in its own partition `WS#<ws>#TASK#<id>` (sort key
+//! `TASK#`) beside its own items (its quotations), listed per project through GSI1; its number
+//! guard in a partition of its own (`WS#<ws>#TASKNO#<shortNumber>`), written with the task in
+//! one transaction, so a number names at most one task and a lookup by number is two strongly
+//! consistent reads.
 
 use crate::money;
 use crate::project::{self, AccessError, ProjectRecord, Viewer};
@@ -189,7 +189,16 @@ impl Entity for TaskRecord {
     }
 }
 
+/// A task lives in its own partition, beside its items (quotations…), and its number guard in
+/// one of its own: reading them (every task-scoped request does) does not load the workspace
+/// partition (docs/performance.md, "Scale").
 pub fn key(keys: WsKeys, id: Uuid) -> Key {
+    Key::new(partition((keys, id)), TaskRecord::PREFIX)
+}
+
+/// Where a task was stored before tasks had partitions of their own: still read when the task
+/// is not found at [`key`], until `workapi table reindex` moves it (docs/data-model.md#lists).
+pub fn legacy_key(keys: WsKeys, id: Uuid) -> Key {
     keys.root(format!("{}{id}", TaskRecord::PREFIX))
 }
 
@@ -221,7 +230,17 @@ impl Entity for TaskNumberRecord {
 }
 
 pub fn number_key(keys: WsKeys, short_number: i64) -> Key {
+    Key::new(keys.partition(&format!("{}{short_number}", TaskNumberRecord::PREFIX)), TaskNumberRecord::PREFIX)
+}
+
+/// Where a number guard was stored before (see [`legacy_key`]).
+pub fn legacy_number_key(keys: WsKeys, short_number: i64) -> Key {
     keys.root(format!("{}{short_number}", TaskNumberRecord::PREFIX))
+}
+
+/// The guard of a task number: which task holds it.
+pub async fn number_guard(store: &dyn Store, keys: WsKeys, short_number: i64) -> StoreResult<Option<TaskNumberRecord>> {
+    entity::get_moved(store, &number_key(keys, short_number), &legacy_number_key(keys, short_number)).await
 }
 
 /// Where one task's own items live: the workspace and the task.
@@ -298,14 +317,14 @@ impl<'de> Deserialize<'de> for TaskIdentifier {
 }
 
 pub async fn get(store: &dyn Store, keys: WsKeys, id: Uuid) -> StoreResult<Option<TaskRecord>> {
-    entity::get(store, &key(keys, id)).await
+    entity::get_moved(store, &key(keys, id), &legacy_key(keys, id)).await
 }
 
 /// The task a path names, by id (one read) or by number (the guard, then the task).
 pub async fn find(store: &dyn Store, keys: WsKeys, identifier: TaskIdentifier) -> StoreResult<Option<TaskRecord>> {
     match identifier {
         TaskIdentifier::Id(id) => get(store, keys, id).await,
-        TaskIdentifier::Number(n) => match entity::get::<TaskNumberRecord>(store, &number_key(keys, n)).await? {
+        TaskIdentifier::Number(n) => match number_guard(store, keys, n).await? {
             Some(guard) => get(store, keys, guard.task_id).await,
             None => Ok(None),
         },

@@ -124,6 +124,15 @@ pub async fn get<E: Entity>(store: &dyn Store, key: &Key) -> StoreResult<Option<
     store.get(key).await?.map(from_item).transpose()
 }
 
+/// An entity that moved to a partition of its own (docs/data-model.md#lists): read at its key,
+/// or, when absent there, at the key it had before, until `workapi table reindex` moves it.
+pub async fn get_moved<E: Entity>(store: &dyn Store, key: &Key, before: &Key) -> StoreResult<Option<E>> {
+    match get(store, key).await? {
+        Some(found) => Ok(Some(found)),
+        None => get(store, before).await,
+    }
+}
+
 /// A write that must be applied with a create, in its transaction: the completion of the
 /// request's idempotency record (`workapi_kit::idempotency`: the recorded response). The writing
 /// helpers below take one (`None` for a request without an `Idempotency-Key`), add its
