@@ -45,10 +45,10 @@ fn units_since(now: &PartitionUnits, before: &PartitionUnits) -> PartitionUnits 
 /// capacity units per request, averaged over a mix (every catalogue request once; its reads
 /// only), and for the partitions there is one of per workspace, the units a second at 100,
 /// 1,000 and 10,000 requests a second against DynamoDB's per-partition limits.
-fn scale_table(api: &TestApi, loads: &[(bool, PartitionUnits)]) {
+fn scale_table(api: &TestApi, loads: &[(String, bool, PartitionUnits)]) {
     for (mix, only_reads) in [("every catalogue request once", false), ("the catalogue's GET requests", true)] {
         let requests: Vec<&PartitionUnits> =
-            loads.iter().filter(|(get, _)| *get || !only_reads).map(|(_, u)| u).collect();
+            loads.iter().filter(|(_, get, _)| *get || !only_reads).map(|(_, _, u)| u).collect();
         let mut kinds: BTreeMap<String, (Capacity, usize)> = BTreeMap::new();
         for units in &requests {
             let mut touched = BTreeMap::new();
@@ -91,6 +91,27 @@ fn scale_table(api: &TestApi, loads: &[(bool, PartitionUnits)]) {
     }
 }
 
+/// Which operations load each partition there is one of per workspace (capacity units of the
+/// one request each), so the ceiling can be read per operation.
+fn workspace_partition_readers(api: &TestApi, loads: &[(String, bool, PartitionUnits)]) {
+    let mut readers: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (operation, _, units) in loads {
+        for (pk, u) in units {
+            let kind = partition_kind(pk, api.workspace_id);
+            if one_per_workspace(&kind) {
+                readers.entry(kind).or_default().push(format!(
+                    "`{operation}` {:.1} RCU {:.1} WCU",
+                    u.read_units, u.write_units
+                ));
+            }
+        }
+    }
+    println!("\nper-workspace partitions, by operation (one request each):\n");
+    for (kind, operations) in readers {
+        println!("- `{kind}`: {}", operations.join(", "));
+    }
+}
+
 #[tokio::main]
 async fn main() {
     let backend = backends().await.into_iter().next().expect("the embedded backend");
@@ -114,7 +135,11 @@ async fn main() {
     for request in &catalogue.requests {
         let before = api.partition_units();
         let (trips, status, body, took) = measure(&api, &catalogue, request).await;
-        loads.push((request.method == Method::GET, units_since(&api.partition_units(), &before)));
+        loads.push((
+            request.operation_id.clone(),
+            request.method == Method::GET,
+            units_since(&api.partition_units(), &before),
+        ));
         if !success(request, status) {
             failed.push(format!("{} {status}: {}", request.operation_id, String::from_utf8_lossy(&body)));
         }
@@ -209,6 +234,7 @@ async fn main() {
         println!("| {name} | {status} | {reads} | {writes} | {} | {depth} |", reads + writes);
     }
     scale_table(&api, &loads);
+    workspace_partition_readers(&api, &loads);
     eprintln!("max sequential depth over the catalogue: {max_depth}");
     assert!(failed.is_empty(), "catalogue requests that failed:\n{}", failed.join("\n"));
 }
