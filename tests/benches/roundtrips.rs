@@ -99,10 +99,10 @@ fn workspace_partition_readers(api: &TestApi, loads: &[(String, bool, PartitionU
         for (pk, u) in units {
             let kind = partition_kind(pk, api.workspace_id);
             if one_per_workspace(&kind) {
-                readers.entry(kind).or_default().push(format!(
-                    "`{operation}` {:.1} RCU {:.1} WCU",
-                    u.read_units, u.write_units
-                ));
+                readers
+                    .entry(kind)
+                    .or_default()
+                    .push(format!("`{operation}` {:.1} RCU {:.1} WCU", u.read_units, u.write_units));
             }
         }
     }
