@@ -418,13 +418,13 @@ impl TestApi {
         items
     }
 
-    /// The store calls the server made while `request` ran, with their sequential depth; run
-    /// one request at a time.
     /// The capacity units the server's store calls have consumed so far, by partition.
     pub fn partition_units(&self) -> PartitionUnits {
         self.store_partitions.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
+    /// The store calls the server made while `request` ran, with their sequential depth; run
+    /// one request at a time.
     ///
     /// Unless built with [`TestApiBuilder::warm_roles_cache`], the request is measured as one
     /// whose container read the workspace's custom roles more than a second ago (the most a
