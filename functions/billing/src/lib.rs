@@ -10,6 +10,7 @@
 //! function (docs/billing.md, "Routing").
 
 pub mod contingents;
+pub mod invoices;
 pub mod potential_invoices;
 pub mod subscriptions;
 pub mod world;
@@ -39,12 +40,17 @@ pub const FUNCTION: Function = Function {
     tags: &[ApiTag {
         name: "billing",
         description: "Subscription billings of a project, the potential invoices computed from them and from unbilled \
-                      time by the business clock, and support contingents with their balances",
+                      time by the business clock, issuing them as numbered invoices (cancelled by credit notes), and \
+                      support contingents with their balances",
     }],
     api,
-    entities: &[subscriptions::SubscriptionBillingRecord::KIND, potential_invoices::PotentialInvoiceRecord::KIND],
+    entities: &[
+        subscriptions::SubscriptionBillingRecord::KIND,
+        potential_invoices::PotentialInvoiceRecord::KIND,
+        workapi_domain::billing::IssuedInvoiceRecord::KIND,
+    ],
     needs: Needs {
-        summary: "subscription billings, potential invoices, support contingents",
+        summary: "subscription billings, potential invoices, issued invoices, support contingents",
         routes: &[
             Route::new("Billing", "/billing/{proxy+}"),
             Route {
@@ -61,7 +67,8 @@ pub const FUNCTION: Function = Function {
     },
 };
 
-/// `idempotent(…)`: the subscription-billing create (Idempotency-Key, docs/conventions.md).
+/// `idempotent(…)`: the subscription-billing create, the issue and the cancellation
+/// (Idempotency-Key, docs/conventions.md).
 fn api() -> OpenApiRouter<workapi_kit::AppState> {
     OpenApiRouter::new()
         .routes(idempotent(routes!(
@@ -72,6 +79,10 @@ fn api() -> OpenApiRouter<workapi_kit::AppState> {
         .routes(routes!(potential_invoices::list_potential_invoices))
         .routes(routes!(potential_invoices::get_potential_invoice, potential_invoices::update_potential_invoice))
         .routes(routes!(potential_invoices::set_quantity))
+        .routes(idempotent(routes!(invoices::issue_potential_invoice)))
+        .routes(routes!(invoices::list_invoices))
+        .routes(routes!(invoices::get_invoice))
+        .routes(idempotent(routes!(invoices::cancel_invoice)))
 }
 
 #[derive(Deserialize, IntoParams)]

@@ -211,7 +211,9 @@ pub async fn validate(
         }
         for (j, line_id) in e.line_ids.iter().enumerate() {
             if !workapi_domain::invoice_lines::is_line_id(line_id) {
-                problems.push(format!("{at}.lineIds[{j}]: not a line id (position:<id> or product:<id>:…)"));
+                problems.push(format!(
+                    "{at}.lineIds[{j}]: not a line id (position:<id>, subscription:<billingId> or product:<id>:…)"
+                ));
             }
         }
         records.invoices.push(IssuedInvoiceRecord {
@@ -223,10 +225,16 @@ pub async fn validate(
             consumed: e
                 .consumed
                 .iter()
-                .map(|c| ContingentConsumption { contingent_id: c.contingent_id, hours: c.hours.normalize() })
+                .map(|c| ContingentConsumption {
+                    contingent_id: c.contingent_id,
+                    hours: c.hours.normalize(),
+                    date: None,
+                })
                 .collect(),
             task_ids: e.task_ids.clone(),
             line_ids: e.line_ids.clone(),
+            issue: None,
+            cancelled_by: None,
         });
     }
     Ok(records)

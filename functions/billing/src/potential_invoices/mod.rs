@@ -14,10 +14,10 @@
 
 mod body;
 mod compute;
-mod id;
-mod model;
-mod read;
-mod record;
+pub(crate) mod id;
+pub(crate) mod model;
+pub(crate) mod read;
+pub(crate) mod record;
 
 pub use record::PotentialInvoiceRecord;
 
@@ -49,7 +49,7 @@ const MANAGE: Requirement = Requirement::Permission(key::INVOICES_MANAGE);
 pub struct InvoicePath {
     /// `{type}::{projectId}::{dateFrom}::{dateTo}`, URL-encoded
     #[param(inline, example = "subscription::5d8e4c1a-6b2f-4e7a-9c3d-1f2a3b4c5d6e::2026-03-01::2026-03-31")]
-    id: InvoiceId,
+    pub(crate) id: InvoiceId,
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -64,13 +64,13 @@ pub struct RowPath {
     item_id: Uuid,
 }
 
-fn not_found() -> ApiError {
+pub(crate) fn not_found() -> ApiError {
     ApiError::not_found("Potential invoice not found")
 }
 
 /// The potential invoice an id names, with its project: 404 when the project is not in the
 /// caller's workspace or the invoice is not (or no longer) due, 403 without project access.
-async fn find(store: &dyn Store, caller: &Caller, id: InvoiceId) -> ApiResult<(Project, PotentialInvoice)> {
+pub(crate) async fn find(store: &dyn Store, caller: &Caller, id: InvoiceId) -> ApiResult<(Project, PotentialInvoice)> {
     let project = match project::accessible(store, caller.viewer(), id.project_id).await {
         Ok(record) => record.project,
         Err(AccessError::NotFound(_)) => return Err(not_found()),
