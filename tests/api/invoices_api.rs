@@ -258,3 +258,39 @@ async fn twenty_parallel_issues_take_the_numbers_1_to_20() {
     })
     .await;
 }
+
+/// docs/billing.md, "Store round trips": issuing reads what the potential invoice reads with
+/// the contingents beside it, then the sequence, and writes one transaction; reading and
+/// cancelling are a few reads and (cancel) one transaction. Counted beyond authentication
+/// (the seeded world: unbilled time on two tasks, a guard and a task read each).
+#[tokio::test]
+async fn issuing_reading_and_cancelling_make_the_documented_store_round_trips() {
+    each_backend(async |_, api| {
+        let (root, token) = api.user(ROOT, UserKind::Employee).await;
+        let w = seeded(api, &[root.id]).await;
+        let count = async |method: Method, path: &str| {
+            let headers = [("LT_CUSTOM_NOW", NOW), ("LT-Response-Shape", "full")];
+            let (trips, (status, _, response)) =
+                api.round_trips(api.send_with(method, path, &token, &headers, None)).await;
+            assert!(status < 300, "[{}] {path}: {response}", api.backend);
+            ((trips.reads, trips.writes), response)
+        };
+        count(Method::GET, "/projects").await;
+        let ((reads, auth_writes), _) = count(Method::GET, &format!("/projects/{}", w.project)).await;
+        let auth_reads = reads - 1;
+        let net = |(reads, writes): (usize, usize)| (reads - auth_reads, writes - auth_writes);
+        let march = invoice_path(&invoice_id("time", w.project, "2026-03", "31"));
+        let (trips, invoice) = count(Method::POST, &format!("{march}/issue")).await;
+        // Project, 7 queries (billings, time, invoices, settings, positions, products,
+        // contingents), 2 guards, 2 tasks, the sequence; one transaction.
+        assert_eq!(net(trips), (1 + 7 + 2 + 2 + 1, 1), "[{}] issue", api.backend);
+        let id = invoice["id"].as_str().unwrap().to_owned();
+        let (trips, _) = count(Method::GET, &format!("/billing/invoices/{id}")).await;
+        assert_eq!(net(trips), (3, 0), "[{}] get: index, project, item", api.backend);
+        let (trips, _) = count(Method::GET, &format!("/billing/invoices?projectId={}", w.project)).await;
+        assert_eq!(net(trips), (2, 0), "[{}] list: project, its invoices", api.backend);
+        let (trips, _) = count(Method::POST, &format!("/billing/invoices/{id}/cancel")).await;
+        assert_eq!(net(trips), (4, 1), "[{}] cancel: the get's 3, the sequence; one transaction", api.backend);
+    })
+    .await;
+}

@@ -303,4 +303,54 @@ mod tests {
         assert!(item["SK"].as_str().unwrap().starts_with("TIME#"));
         assert_eq!(entity::from_item::<TimeEntryRecord>(item).unwrap(), entry);
     }
+
+    fn invoice(issue: Option<(DocumentKind, Vec<Uuid>)>, cancelled_by: Option<Uuid>) -> IssuedInvoiceRecord {
+        IssuedInvoiceRecord {
+            id: Uuid::new_v4(),
+            project_id: Uuid::nil(),
+            number: "1".into(),
+            date_from: date!(2026 - 03 - 01),
+            date_to: date!(2026 - 03 - 31),
+            consumed: vec![],
+            task_ids: vec![],
+            line_ids: vec![],
+            issue: issue.map(|(kind, time_entry_ids)| Issue {
+                kind,
+                sequence: 1,
+                potential_invoice_id: String::new(),
+                time_entry_ids,
+                quotation_ids: vec![],
+                cancels: None,
+                issued_on: date!(2026 - 04 - 02),
+                issued_at: String::new(),
+                issued_by: Uuid::nil(),
+                document: serde_json::Value::Null,
+            }),
+            cancelled_by,
+        }
+    }
+
+    /// Only invoices not cancelled bill (a credit note never); a time entry is billed when
+    /// seeded so or listed by one of them.
+    #[test]
+    fn time_is_billed_by_the_invoices_in_force_only() {
+        let entry = |billed: bool| TimeEntryRecord {
+            id: Uuid::new_v4(),
+            project_id: Uuid::nil(),
+            task_id: Uuid::nil(),
+            date: date!(2026 - 03 - 02),
+            hours: Decimal::ONE,
+            billed,
+        };
+        let (seeded_billed, listed, free) = (entry(true), entry(false), entry(false));
+        let issued = invoice(Some((DocumentKind::Invoice, vec![listed.id])), None);
+        let cancelled = invoice(Some((DocumentKind::Invoice, vec![free.id])), Some(Uuid::new_v4()));
+        let note = invoice(Some((DocumentKind::CreditNote, vec![])), None);
+        assert!(issued.in_force() && invoice(None, None).in_force());
+        assert!(!cancelled.in_force() && !note.in_force());
+        let in_force: Vec<IssuedInvoiceRecord> =
+            [issued, cancelled, note].into_iter().filter(IssuedInvoiceRecord::in_force).collect();
+        let entries = vec![seeded_billed, listed, free.clone()];
+        assert_eq!(unbilled(entries, &in_force), [free]);
+    }
 }
