@@ -103,7 +103,47 @@ pub async fn project_or_404(store: &dyn Store, caller: &Caller, id: Uuid) -> Api
     })
 }
 
+/// The project of a potential invoice or an invoice: `missing()` (its 404) when it is not in
+/// the caller's workspace, 403 without access to it.
+pub async fn project_of(store: &dyn Store, caller: &Caller, id: Uuid, missing: fn() -> ApiError) -> ApiResult<Project> {
+    match project::accessible(store, caller.viewer(), id).await {
+        Ok(record) => Ok(record.project),
+        Err(AccessError::NotFound(_)) => Err(missing()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The projects a billing list covers: `projectId`'s (404 missing, 403 no access), else every
+/// project the caller may access.
+pub async fn listed_projects(store: &dyn Store, caller: &Caller, project_id: Option<Uuid>) -> ApiResult<Vec<Project>> {
+    Ok(match project_id {
+        Some(id) => vec![project::accessible(store, caller.viewer(), id).await?.project],
+        None => project::list_accessible(store, caller.viewer()).await?,
+    })
+}
+
 /// Today by the business clock (UTC).
 pub fn business_today(caller: &Caller) -> Date {
     caller.business_now.to_offset(time::UtcOffset::UTC).date()
+}
+
+/// What the unit tests of the billing maths share.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use rust_decimal::Decimal;
+    use uuid::Uuid;
+    use workapi_domain::project::Project;
+
+    /// Project 1, "Shop": 100/h, EUR, 19 % tax.
+    pub fn project() -> Project {
+        Project {
+            id: Uuid::from_u128(1),
+            name: "Shop".into(),
+            customer_organization_id: None,
+            express_quotations_enabled: false,
+            hour_rate: Decimal::from(100),
+            currency: "EUR".into(),
+            tax_rate: Decimal::from(19),
+        }
+    }
 }

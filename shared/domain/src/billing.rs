@@ -137,8 +137,10 @@ pub struct Issue {
     pub kind: DocumentKind,
     /// Its place in the workspace's sequence (`number` is its text).
     pub sequence: i64,
-    /// The potential invoice it was issued from (`{type}::{projectId}::{dateFrom}::{dateTo}`).
-    pub potential_invoice_id: String,
+    /// The potential invoice it was issued from (`{type}::{projectId}::{dateFrom}::{dateTo}`);
+    /// a credit note: its invoice's (none for an invoice issued outside the API).
+    #[serde(default)]
+    pub potential_invoice_id: Option<String>,
     /// The time entries it billed.
     #[serde(default)]
     pub time_entry_ids: Vec<Uuid>,
@@ -317,7 +319,7 @@ mod tests {
             issue: issue.map(|(kind, time_entry_ids)| Issue {
                 kind,
                 sequence: 1,
-                potential_invoice_id: String::new(),
+                potential_invoice_id: None,
                 time_entry_ids,
                 quotation_ids: vec![],
                 cancels: None,

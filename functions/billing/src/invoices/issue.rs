@@ -38,15 +38,9 @@ pub fn record(
     unbilled: &[UnbilledEntry],
     contingents: &[SupportContingentRecord],
     issuer: &Issuer,
-) -> IssuedInvoiceRecord {
-    let id: InvoiceId = potential.id.parse().unwrap_or(InvoiceId {
-        kind: potential.kind,
-        project_id: potential.project_id,
-        from: potential.date_from,
-        to: potential.date_to,
-    });
+) -> ApiResult<IssuedInvoiceRecord> {
     let in_month = |e: &&UnbilledEntry| {
-        id.kind == InvoiceType::Time
+        potential.kind == InvoiceType::Time
             && potential.date_from <= e.entry.date
             && e.entry.date <= potential.date_to
             && e.entry.date <= issuer.today
@@ -80,7 +74,7 @@ pub fn record(
         tax: tax.normalize(),
         total: (potential.net_total + tax).normalize(),
     };
-    IssuedInvoiceRecord {
+    Ok(IssuedInvoiceRecord {
         id: Uuid::new_v4(),
         project_id: project.id,
         number: String::new(),
@@ -92,17 +86,17 @@ pub fn record(
         issue: Some(Issue {
             kind: DocumentKind::Invoice,
             sequence: 0,
-            potential_invoice_id: potential.id.clone(),
+            potential_invoice_id: Some(potential.id.clone()),
             time_entry_ids: entries.iter().map(|e| e.entry.id).collect(),
             quotation_ids,
             cancels: None,
             issued_on: issuer.today,
             issued_at: issuer.at.clone(),
             issued_by: issuer.user_id,
-            document: serde_json::to_value(document).unwrap_or_default(),
+            document: serde_json::to_value(document).map_err(ApiError::internal)?,
         }),
         cancelled_by: None,
-    }
+    })
 }
 
 /// The credit note cancelling `invoice`, numbered later: the invoice's range, recipient and
@@ -141,7 +135,7 @@ pub fn credit_note(invoice: &IssuedInvoiceRecord, currency: &str, issuer: &Issue
         issue: Some(Issue {
             kind: DocumentKind::CreditNote,
             sequence: 0,
-            potential_invoice_id: invoice.issue.as_ref().map(|i| i.potential_invoice_id.clone()).unwrap_or_default(),
+            potential_invoice_id: invoice.issue.as_ref().and_then(|i| i.potential_invoice_id.clone()),
             time_entry_ids: vec![],
             quotation_ids: vec![],
             cancels: Some(invoice.id),
@@ -250,21 +244,10 @@ pub fn settings_guard(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixtures::project;
     use crate::potential_invoices::model::TimeLine;
     use time::macros::date;
     use workapi_domain::billing::TimeEntryRecord;
-
-    fn project() -> Project {
-        Project {
-            id: Uuid::from_u128(1),
-            name: "Shop".into(),
-            customer_organization_id: None,
-            express_quotations_enabled: false,
-            hour_rate: Decimal::from(100),
-            currency: "EUR".into(),
-            tax_rate: Decimal::from(19),
-        }
-    }
 
     fn entry(id: u128, task: u128, date: Date, hours: i64) -> UnbilledEntry {
         UnbilledEntry {
@@ -331,7 +314,7 @@ mod tests {
         ];
         let issuer = Issuer { user_id: Uuid::nil(), today: date!(2026 - 04 - 02), at: "2026-04-02T12:00:00Z".into() };
         // Monthly from 15 January: 10–14 March in one period, 20 March in the next.
-        let record = record(&project(), &potential, &unbilled, &[contingent(date!(2026 - 01 - 15))], &issuer);
+        let record = record(&project(), &potential, &unbilled, &[contingent(date!(2026 - 01 - 15))], &issuer).unwrap();
         let issue = record.issue.as_ref().unwrap();
         assert_eq!(issue.time_entry_ids, [Uuid::from_u128(11), Uuid::from_u128(12)]);
         assert_eq!(record.task_ids, [Uuid::from_u128(5)]);

@@ -22,7 +22,7 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 use workapi_domain::billing::{self, DocumentKind, IssuedInvoiceRecord, day};
 use workapi_domain::permissions::{Requirement, key};
-use workapi_domain::project::{self, AccessError, Project};
+use workapi_domain::project::{self, Project};
 use workapi_kit::conditional::{IfMatch, IfMatchParams};
 use workapi_kit::entity::{self, Attempt};
 use workapi_kit::idempotency::{Answer, Idempotency};
@@ -42,14 +42,25 @@ fn issuer(caller: &Caller) -> Issuer {
     Issuer { user_id: caller.user.id, today: crate::business_today(caller), at: workapi_store::clock::now_rfc3339() }
 }
 
-/// The project of a potential invoice or an invoice: 404 when it is not in the caller's
-/// workspace, 403 without access to it (as the potential invoices).
-async fn project_of(store: &dyn Store, caller: &Caller, id: Uuid, missing: fn() -> ApiError) -> ApiResult<Project> {
-    match project::accessible(store, caller.viewer(), id).await {
-        Ok(record) => Ok(record.project),
-        Err(AccessError::NotFound(_)) => Err(missing()),
-        Err(e) => Err(e.into()),
+/// The 201 of a numbered invoice or credit note, as its read answers it (projected), recorded
+/// for its `Idempotency-Key` in the write's transaction.
+fn answering<'a>(
+    idempotency: &'a Idempotency,
+    projection: &'a Projection,
+) -> impl Fn(&IssuedInvoiceRecord) -> ApiResult<Answer> + 'a {
+    move |numbered| {
+        let invoice = Invoice::from_record(numbered)?;
+        idempotency.answer_resource(StatusCode::CREATED, &invoice, &projection.project(&invoice)?)
     }
+}
+
+/// An attempt of a write beside whose conditions a concurrent change landed is re-run on a
+/// fresh read.
+fn written(outcome: ApiResult<Written<Answer>>) -> ApiResult<Attempt<Answer>> {
+    Ok(match outcome? {
+        Written::Done(answer) => Attempt::Done(answer),
+        Written::Refused(_) => Attempt::Conflict,
+    })
 }
 
 /// The 409 of a potential invoice issued already, naming the invoice.
@@ -84,7 +95,7 @@ pub async fn issue_potential_invoice(
     caller.authorize(MANAGE)?;
     let store = state.store();
     let id = path.id;
-    let project = project_of(store, &caller, id.project_id, potential_invoices::not_found).await?;
+    let project = crate::project_of(store, &caller, id.project_id, potential_invoices::not_found).await?;
     let scope = (caller.keys(), project.id);
     let issuer = issuer(&caller);
     let text = id.to_string();
@@ -96,7 +107,7 @@ pub async fn issue_potential_invoice(
         let issued = world
             .invoices
             .iter()
-            .filter(|i| i.issue.as_ref().is_some_and(|x| x.potential_invoice_id == text))
+            .filter(|i| i.issue.as_ref().is_some_and(|x| x.potential_invoice_id.as_deref() == Some(text.as_str())))
             .max_by_key(|i| i.issue.as_ref().map(|x| x.sequence));
         let Some(potential) = world.potential.iter().find(|p| p.id == text) else {
             return Err(issued.map_or_else(potential_invoices::not_found, already_issued));
@@ -106,17 +117,10 @@ pub async fn issue_potential_invoice(
         if let Err(changed) = if_match.check(potential) {
             return Err(issued.map_or(changed, already_issued));
         }
-        let record = issue::record(&project, potential, &world.unbilled, &contingents, &issuer);
+        let record = issue::record(&project, potential, &world.unbilled, &contingents, &issuer)?;
         let guard = issue::settings_guard(caller.keys(), id, world.records.get(&id), potential.record_version)?;
-        let respond = |numbered: &IssuedInvoiceRecord| {
-            let invoice = Invoice::from_record(numbered)?;
-            idempotency.answer_resource(StatusCode::CREATED, &invoice, &projection.project(&invoice)?)
-        };
-        match issue::write(store, caller.keys(), &record, vec![guard], respond).await? {
-            Written::Done(answer) => Ok(Attempt::Done(answer)),
-            // Issued or changed meanwhile: read again (then 409 or the changed invoice).
-            Written::Refused(_) => Ok(Attempt::Conflict),
-        }
+        // Issued or changed meanwhile: read again (then 409 or the changed invoice).
+        written(issue::write(store, caller.keys(), &record, vec![guard], answering(&idempotency, &projection)).await)
     })
     .await
 }
@@ -155,10 +159,7 @@ pub async fn list_invoices(
 ) -> ApiResult<Paged<InvoiceProjection>> {
     caller.authorize(MANAGE)?;
     let store = state.store();
-    let projects = match filter.project_id {
-        Some(id) => vec![project::accessible(store, caller.viewer(), id).await?.project],
-        None => project::list_accessible(store, caller.viewer()).await?,
-    };
+    let projects = crate::listed_projects(store, &caller, filter.project_id).await?;
     let keys = caller.keys();
     let per_project = read_all(projects, |p| async move { billing::all_invoices(store, (keys, p.id)).await }).await?;
     let mut all = Vec::new();
@@ -191,7 +192,7 @@ async fn find(store: &dyn Store, caller: &Caller, id: Uuid) -> ApiResult<(Projec
     let query = StoreQuery::gsi1(billing::invoice_index(caller.keys())).sk(SortKey::Equals(id.to_string())).limit(1);
     let item = store.query(query).await?.items.into_iter().next().ok_or_else(invoice_not_found)?;
     let indexed: IssuedInvoiceRecord = entity::from_item(item)?;
-    let project = project_of(store, caller, indexed.project_id, invoice_not_found).await?;
+    let project = crate::project_of(store, caller, indexed.project_id, invoice_not_found).await?;
     // The table's item, read strongly (the index is eventually consistent).
     let key = workapi_store::entity::Entity::key(&indexed, caller.keys());
     let record = entity::get::<IssuedInvoiceRecord>(store, &key).await?.ok_or_else(invoice_not_found)?;
@@ -253,15 +254,8 @@ pub async fn cancel_invoice(
             update: Update::default().set("cancelledBy", note.id.to_string()),
             cond: Condition::All(vec![Condition::Exists, Condition::Lacks("cancelledBy".into())]),
         };
-        let respond = |numbered: &IssuedInvoiceRecord| {
-            let credit = Invoice::from_record(numbered)?;
-            idempotency.answer_resource(StatusCode::CREATED, &credit, &projection.project(&credit)?)
-        };
-        match issue::write(store, caller.keys(), &note, vec![mark], respond).await? {
-            Written::Done(answer) => Ok(Attempt::Done(answer)),
-            // Cancelled meanwhile: read again (then 409).
-            Written::Refused(_) => Ok(Attempt::Conflict),
-        }
+        // Cancelled meanwhile: read again (then 409).
+        written(issue::write(store, caller.keys(), &note, vec![mark], answering(&idempotency, &projection)).await)
     })
     .await
 }

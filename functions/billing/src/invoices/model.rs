@@ -75,7 +75,8 @@ pub struct Invoice {
     /// an invoice issued outside the API keeps its own
     pub number: String,
     pub project_id: Uuid,
-    /// The potential invoice it was issued from; null when issued outside the API
+    /// The potential invoice it was issued from (a credit note: its invoice's); null when issued
+    /// outside the API
     #[schema(required)]
     pub potential_invoice_id: Option<String>,
     /// The month (service range) it bills
@@ -160,7 +161,7 @@ impl Invoice {
             kind: issue.map_or(DocumentKind::Invoice, |i| i.kind),
             number: record.number.clone(),
             project_id: record.project_id,
-            potential_invoice_id: issue.map(|i| i.potential_invoice_id.clone()),
+            potential_invoice_id: issue.and_then(|i| i.potential_invoice_id.clone()),
             date_from: record.date_from,
             date_to: record.date_to,
             billed_from: d.map(|d| d.billed_from),

@@ -206,22 +206,11 @@ fn assemble(inputs: &Inputs, id: InvoiceId, lines: Lines) -> PotentialInvoice {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixtures::project;
     use serde_json::json;
     use time::macros::date;
     use workapi_domain::billing::day;
     use workapi_domain::position::DiscountType;
-
-    fn project() -> Project {
-        Project {
-            id: Uuid::from_u128(1),
-            name: "Shop".into(),
-            customer_organization_id: None,
-            express_quotations_enabled: false,
-            hour_rate: Decimal::from(100),
-            currency: "EUR".into(),
-            tax_rate: Decimal::from(19),
-        }
-    }
 
     /// 10 a month from 1 January 2026 (renewing), imported on 1 January.
     fn monthly_product() -> ProjectProductRecord {

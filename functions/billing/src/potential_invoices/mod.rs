@@ -34,7 +34,7 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 use workapi_domain::identity::{self, UserKind};
 use workapi_domain::permissions::{Requirement, key};
-use workapi_domain::project::{self, AccessError, Project};
+use workapi_domain::project::Project;
 use workapi_kit::conditional::{IfMatch, IfMatchParams};
 use workapi_kit::input::Patch;
 use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
@@ -71,11 +71,7 @@ pub(crate) fn not_found() -> ApiError {
 /// The potential invoice an id names, with its project: 404 when the project is not in the
 /// caller's workspace or the invoice is not (or no longer) due, 403 without project access.
 pub(crate) async fn find(store: &dyn Store, caller: &Caller, id: InvoiceId) -> ApiResult<(Project, PotentialInvoice)> {
-    let project = match project::accessible(store, caller.viewer(), id.project_id).await {
-        Ok(record) => record.project,
-        Err(AccessError::NotFound(_)) => return Err(not_found()),
-        Err(e) => return Err(e.into()),
-    };
+    let project = crate::project_of(store, caller, id.project_id, not_found).await?;
     let text = id.to_string();
     let invoice = for_project(store, caller, &project).await?.into_iter().find(|i| i.id == text);
     Ok((project, invoice.ok_or_else(not_found)?))
@@ -112,10 +108,7 @@ pub async fn list_potential_invoices(
 ) -> ApiResult<Paged<PotentialInvoice>> {
     caller.authorize(MANAGE)?;
     let store = state.store();
-    let projects = match filter.project_id {
-        Some(id) => vec![project::accessible(store, caller.viewer(), id).await?.project],
-        None => project::list_accessible(store, caller.viewer()).await?,
-    };
+    let projects = crate::listed_projects(store, &caller, filter.project_id).await?;
     let caller = &caller;
     let per_project = read_all(projects, |project| async move { for_project(store, caller, &project).await }).await?;
     let order = |i: &PotentialInvoice| {
