@@ -294,3 +294,68 @@ async fn issuing_reading_and_cancelling_make_the_documented_store_round_trips() 
     })
     .await;
 }
+
+/// Issue 36: an imported product's charge and a manual position issued through the API are
+/// listed by their line ids and leave the potential invoices; the credit note brings them back.
+/// The business clock is the wall clock (a position is due from the day it was created).
+#[tokio::test]
+async fn issued_product_charges_and_positions_leave_the_potential_invoices_until_cancelled() {
+    each_backend(async |_, api| {
+        let (root, token) = api.user(ROOT, UserKind::Employee).await;
+        let w = seeded(api, &[root.id]).await;
+        let (category, hours) = (Uuid::new_v4(), Uuid::new_v4());
+        let catalog = json!({"version": 1,
+            "catalogCategories": [{"id": category, "name": "Support"}],
+            "catalogProducts": [{"id": hours, "name": "Support hours", "categoryId": category, "description": "Hours",
+                "pricePerUnit": 95, "priceUnitName": "hour", "priceFrequency": 1,
+                "variants": [{"name": "Standard", "description": null}], "options": []}]});
+        crate::billing_api::load(api, &catalog).await.expect("the catalog loads");
+        // 2.5 hours at 95 for February 2026 only: 237.50 on February's subscription invoice.
+        let body = json!({"productId": hours, "quantity": 2.5, "options": [], "customPrices": {},
+            "activeFromType": "FixedDate", "activeFromFixedDate": "2026-02-01", "contractPeriodMonths": 1,
+            "renewalMode": "Stops"});
+        let (status, import) = api.post(&format!("/projects/{}/products", w.project), &token, body).await;
+        assert_eq!(status, 201, "[{}] {import}", api.backend);
+        let positions = format!("/projects/{}/manual-positions?responseShape=full", w.project);
+        let body = json!({"name": "Setup", "price": 250, "discountType": "Fixed", "discountAmount": 30});
+        let (status, setup) = api.post(&positions, &token, body).await;
+        assert_eq!(status, 200, "[{}] {setup}", api.backend);
+        let month = &setup["createdAt"].as_str().unwrap()[..7];
+        let last = match &month[5..] {
+            "02" => "28",
+            "04" | "06" | "09" | "11" => "30",
+            _ => "31",
+        };
+        let full = [("LT-Response-Shape", "full")];
+        let issue = async |path: &str| {
+            let (status, _, invoice) = api.send_with(Method::POST, &format!("{path}/issue"), &token, &full, None).await;
+            assert_eq!(status, 201, "[{}] {path}: {invoice}", api.backend);
+            invoice
+        };
+        let february = invoice_path(&invoice_id("subscription", w.project, "2026-02", "28"));
+        let (_, before) = api.get(&february, &token).await;
+        let charge = before["products"][0]["lineId"].clone();
+        assert_eq!((&before["products"][0]["amount"], &before["netTotal"]), (&json!(237.5), &json!(237.5)));
+        let invoice = issue(&february).await;
+        assert_eq!((&invoice["lineIds"], &invoice["products"]), (&json!([charge]), &before["products"]));
+        assert_eq!(api.get(&february, &token).await.0, 404, "[{}] the charge is billed", api.backend);
+        // The position: 250 − 30 on the time invoice of the month it was created.
+        let time = invoice_path(&invoice_id("time", w.project, month, last));
+        let (_, potential) = api.get(&time, &token).await;
+        let line = format!("position:{}", setup["id"].as_str().unwrap());
+        let position = potential["positions"].as_array().unwrap().iter().find(|l| l["lineId"] == line.as_str());
+        assert_eq!(position.map(|l| &l["amount"]), Some(&json!(220)), "[{}] {potential}", api.backend);
+        let billed = issue(&time).await;
+        assert!(billed["lineIds"].as_array().unwrap().contains(&json!(line)), "[{}] {billed}", api.backend);
+        let (status, after) = api.get(&time, &token).await;
+        let still =
+            status == 200 && after["positions"].as_array().unwrap().iter().any(|l| l["lineId"] == line.as_str());
+        assert!(!still, "[{}] the position is billed: {after}", api.backend);
+        // Cancelled: the charge is potential again.
+        let cancel = format!("/billing/invoices/{}/cancel", invoice["id"].as_str().unwrap());
+        assert_eq!(api.post(&cancel, &token, json!({})).await.0, 201, "[{}]", api.backend);
+        let (status, again) = api.get(&february, &token).await;
+        assert_eq!((status, &again), (200, &before), "[{}]", api.backend);
+    })
+    .await;
+}
