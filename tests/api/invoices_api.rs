@@ -197,6 +197,10 @@ async fn an_issue_retried_with_its_idempotency_key_is_issued_once() {
                              "frequency": 1, "payment": "fixed", "price": 10});
         assert_eq!(api.post(&billings(w.project), &token, billing).await.0, 201);
         let march = invoice_path(&invoice_id("subscription", w.project, "2026-03", "31"));
+        // The recipient set on the potential invoice is the invoice's.
+        let recipient = json!({"contactId": w.contact});
+        let patch = api.send_with(Method::PATCH, &march, &token, &[("LT_CUSTOM_NOW", NOW)], Some(recipient)).await;
+        assert_eq!(patch.0, 200, "[{}] {}", api.backend, patch.2);
         let (_, potential, _) = read_potential(api, &march, &token).await;
         let row = potential["subscriptions"][0]["lineId"].as_str().unwrap().to_owned();
         let key = [("Idempotency-Key", "issue-march")];
@@ -205,6 +209,7 @@ async fn an_issue_retried_with_its_idempotency_key_is_issued_once() {
         let (status, second, replayed) = post_at(api, &format!("{march}/issue"), &token, &key).await;
         assert_eq!((status, &second, replayed.as_str()), (201, &first, "true"), "[{}]", api.backend);
         assert_eq!((&first["lineIds"], &first["total"]), (&json!([row]), &json!(11.9)), "[{}]", api.backend);
+        assert_eq!(first["contactId"], json!(w.contact), "[{}] the recipient", api.backend);
         assert_eq!(read_potential(api, &march, &token).await.0, 404, "[{}]", api.backend);
         let (_, list) = api.get(&format!("/billing/invoices?projectId={}&from=2026-04-02", w.project), &token).await;
         assert_eq!(list.as_array().unwrap().len(), 1, "[{}] {list}", api.backend);

@@ -216,8 +216,12 @@ pub async fn write<A: Recorded>(
                 Err(StoreError::TransactionCancelled { failed }) if failed.iter().any(|i| *i < beside) => {
                     Ok(Attempt::Done(Written::Refused(failed.into_iter().filter(|i| *i < beside).collect())))
                 }
-                // The sequence moved on (or a concurrent transaction): take the next number.
-                Err(e) if entity::is_conflict(&e) => Ok(Attempt::Conflict),
+                // The sequence moved on (or a concurrent transaction on these items): take the
+                // next number. A failed completion (the idempotency claim no longer ours) is an
+                // error, as for every create.
+                Err(StoreError::TransactionCancelled { failed }) if failed.is_empty() || failed == [beside + 1] => {
+                    Ok(Attempt::Conflict)
+                }
                 Err(e) => Err(e.into()),
             }
         }
