@@ -364,3 +364,28 @@ async fn issued_product_charges_and_positions_leave_the_potential_invoices_until
     })
     .await;
 }
+
+/// A seeded invoice can be cancelled like any other (its credit note takes the sequence's
+/// first number), and loading the seed again keeps the cancellation.
+#[tokio::test]
+async fn a_seeded_invoice_cancelled_stays_cancelled_when_the_seed_is_loaded_again() {
+    each_backend(async |_, api| {
+        let (root, token) = api.user(ROOT, UserKind::Employee).await;
+        let w = seeded(api, &[root.id]).await;
+        let id = Uuid::new_v4();
+        let seed = json!({"version": 1, "issuedInvoices": [{"id": id, "projectId": w.project, "number": "RE-7",
+            "dateFrom": "2026-01-01", "dateTo": "2026-01-31"}]});
+        crate::billing_api::load(api, &seed).await.expect("the invoice loads");
+        let (status, note, _) = post_at(api, &format!("/billing/invoices/{id}/cancel"), &token, &[]).await;
+        assert_eq!(
+            (status, &note["number"], &note["total"]),
+            (201, &json!("1"), &json!(0)),
+            "[{}] {note}",
+            api.backend
+        );
+        crate::billing_api::load(api, &seed).await.expect("the seed loads again");
+        let (_, invoice) = api.get(&format!("/billing/invoices/{id}?responseShape=full"), &token).await;
+        assert_eq!((&invoice["number"], &invoice["cancelledBy"]), (&json!("RE-7"), &note["id"]), "[{}]", api.backend);
+    })
+    .await;
+}

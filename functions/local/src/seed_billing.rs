@@ -277,3 +277,22 @@ pub async fn write_contingent(store: &dyn Store, keys: WsKeys, record: &SupportC
     store.put(entity::to_item(&candidate, keys)?, Condition::None).await?;
     Ok(true)
 }
+
+/// Writes a seeded invoice unless stored so. What the API did to it stays: a cancellation
+/// (`cancelledBy`, its credit note stands) is kept, and an invoice issued through the API under
+/// the same id is never overwritten. Whether it wrote.
+pub async fn write_invoice(store: &dyn Store, keys: WsKeys, record: &IssuedInvoiceRecord) -> SeedResult<bool> {
+    let stored: Option<IssuedInvoiceRecord> = entity::get(store, &record.key(keys)).await?;
+    let mut candidate = record.clone();
+    if let Some(stored) = &stored {
+        if stored.issue.is_some() {
+            return Ok(false);
+        }
+        candidate.cancelled_by = stored.cancelled_by;
+        if *stored == candidate {
+            return Ok(false);
+        }
+    }
+    store.put(entity::to_item(&candidate, keys)?, Condition::None).await?;
+    Ok(true)
+}
