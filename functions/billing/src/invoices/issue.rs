@@ -161,6 +161,23 @@ pub enum Written<A> {
 /// answer's own item is separate.
 pub const MAX_INVOICE_BYTES: usize = MAX_ITEM_BYTES - 4 * 1024;
 
+/// An invoice over [`MAX_INVOICE_BYTES`]: a 400 naming the limit (nothing is written).
+fn within_limit(item: &Item) -> ApiResult<()> {
+    let size = item_size(item);
+    if size <= MAX_INVOICE_BYTES {
+        return Ok(());
+    }
+    Err(ApiError::field(
+        "id",
+        format!(
+            "The invoice would take {} KB, over the {} KB an invoice may hold: it has too many lines or time \
+             entries to issue as one",
+            size.div_ceil(1024),
+            MAX_INVOICE_BYTES / 1024
+        ),
+    ))
+}
+
 /// Writes `record` with the workspace's next number in one transaction: the invoice (new),
 /// the sequence moved on from the number read (on the condition that it still holds it), the
 /// writes `also` made with it (conditioned by the caller: the potential invoice's settings
@@ -188,18 +205,7 @@ pub async fn write<A: Recorded>(
                 issue.sequence = number;
             }
             let item = entity::to_item(&numbered, keys)?;
-            let size = item_size(&item);
-            if size > MAX_INVOICE_BYTES {
-                return Err(ApiError::field(
-                    "id",
-                    format!(
-                        "The invoice would take {} KB, over the {} KB an invoice may hold: it has too many lines or \
-                         time entries to issue as one",
-                        size.div_ceil(1024),
-                        MAX_INVOICE_BYTES / 1024
-                    ),
-                ));
-            }
+            within_limit(&item)?;
             let mut counter = Item::new();
             counter.insert(workapi_store::PK.into(), sequence.pk.clone().into());
             counter.insert(workapi_store::SK.into(), sequence.sk.clone().into());
@@ -334,5 +340,38 @@ mod tests {
         let negated: IssuedDocument = serde_json::from_value(cancelling.document.clone()).unwrap();
         assert_eq!((negated.net_total, negated.total), (Decimal::new(-50050, 2), Decimal::new(-59560, 2)));
         assert!(note.line_ids.is_empty() && note.consumed.is_empty() && !note.in_force());
+    }
+
+    /// The bound of one invoice item: a month of 12,000 time entries does not fit (a 400 naming
+    /// the limit); 1,000 do.
+    #[test]
+    fn an_invoice_over_the_item_limit_is_refused_naming_it() {
+        let issuer = Issuer { user_id: Uuid::nil(), today: date!(2026 - 04 - 02), at: String::new() };
+        let invoice = |entries: u128| {
+            let mut record = credit_note(
+                &IssuedInvoiceRecord {
+                    id: Uuid::from_u128(1),
+                    project_id: Uuid::from_u128(1),
+                    number: "1".into(),
+                    date_from: date!(2026 - 03 - 01),
+                    date_to: date!(2026 - 03 - 31),
+                    consumed: vec![],
+                    task_ids: vec![],
+                    line_ids: vec![],
+                    issue: None,
+                    cancelled_by: None,
+                },
+                "EUR",
+                &issuer,
+            )
+            .unwrap();
+            record.issue.as_mut().unwrap().time_entry_ids = (0..entries).map(Uuid::from_u128).collect();
+            entity::to_item(&record, WsKeys::new(Uuid::nil())).unwrap()
+        };
+        assert!(within_limit(&invoice(1_000)).is_ok());
+        let refused = within_limit(&invoice(12_000)).unwrap_err();
+        assert_eq!(refused.status.as_u16(), 400);
+        let message = &refused.errors.unwrap()["id"][0];
+        assert!(message.contains("over the 396 KB an invoice may hold"), "{message}");
     }
 }
