@@ -95,7 +95,8 @@ pub struct InvoiceFilter {
 /// one-time prices once active, recurring prices from each period's first day), and unbilled
 /// time (`time`; a task with an accepted express quotation is billed by the quotation) with the
 /// manual positions not yet billed (`positions`, in the month each was created). Every line
-/// of a position or product has a stable `lineId`. Ordered by dateFrom, then type. `projectId` limits
+/// of a subscription row, position or product has a stable `lineId`; a line an invoice in force
+/// lists (`POST …/issue`) no longer appears. Ordered by dateFrom, then type. `projectId` limits
 /// the list to one project. Needs `Invoices.manage`.
 #[utoipa::path(get, path = "/billing/potential-invoices", operation_id = "listPotentialInvoices", tag = "billing",
     params(InvoiceFilter, PageParams),
