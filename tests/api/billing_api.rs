@@ -88,7 +88,7 @@ fn new_world() -> World {
     }
 }
 
-async fn load(api: &TestApi, seed: &Value) -> Result<local::seed::Report, String> {
+pub(crate) async fn load(api: &TestApi, seed: &Value) -> Result<local::seed::Report, String> {
     let file = local::seed::parse(&seed.to_string()).map_err(|e| e.to_string())?;
     local::seed::load(api.store.as_ref(), api.workspace_id, &file).await.map_err(|e| e.to_string())
 }
@@ -100,20 +100,20 @@ pub(crate) async fn seeded(api: &TestApi, members: &[Uuid]) -> World {
 }
 
 /// GET as of a business instant.
-async fn get_at(api: &TestApi, path: &str, token: &str, now: &str) -> (u16, Value) {
+pub(crate) async fn get_at(api: &TestApi, path: &str, token: &str, now: &str) -> (u16, Value) {
     let (status, _, body) = api.send_with(Method::GET, path, token, &[("LT_CUSTOM_NOW", now)], None).await;
     (status, body)
 }
 
-fn billings(project: Uuid) -> String {
+pub(crate) fn billings(project: Uuid) -> String {
     format!("/projects/{project}/subscription-billings")
 }
 
-fn invoice_path(id: &str) -> String {
+pub(crate) fn invoice_path(id: &str) -> String {
     format!("/billing/potential-invoices/{}", id.replace(':', "%3A"))
 }
 
-fn invoice_id(kind: &str, project: Uuid, month: &str, last: &str) -> String {
+pub(crate) fn invoice_id(kind: &str, project: Uuid, month: &str, last: &str) -> String {
     format!("{kind}::{project}::{month}-01::{month}-{last}")
 }
 

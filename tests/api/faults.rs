@@ -364,6 +364,29 @@ fn billing_create(api: &TestApi) -> std::pin::Pin<Box<dyn std::future::Future<Ou
     })
 }
 
+/// The issue of the seeded billing world's March time invoice (its time stays on its month
+/// whatever the clock): the invoice, the sequence, the potential invoice's settings record.
+fn invoice_issue(api: &TestApi) -> std::pin::Pin<Box<dyn std::future::Future<Output = Request> + Send + '_>> {
+    Box::pin(async move {
+        let (root, token) = api.user(ROOT, UserKind::Employee).await;
+        let w = crate::billing_api::seeded(api, &[root.id]).await;
+        let march = crate::billing_api::invoice_id("time", w.project, "2026-03", "31");
+        let path = format!("{}/issue", crate::billing_api::invoice_path(&march));
+        Request { method: Method::POST, path, token, body: json!({}) }
+    })
+}
+
+/// The cancellation of an issued invoice: the credit note, the invoice's mark, the sequence.
+fn invoice_cancel(api: &TestApi) -> std::pin::Pin<Box<dyn std::future::Future<Output = Request> + Send + '_>> {
+    Box::pin(async move {
+        let issue = invoice_issue(api).await;
+        let (status, invoice) = api.post(&issue.path, &issue.token, json!({})).await;
+        assert_eq!(status, 201, "{invoice}");
+        let path = format!("/billing/invoices/{}/cancel", invoice["id"].as_str().unwrap());
+        Request { method: Method::POST, path, token: issue.token, body: json!({}) }
+    })
+}
+
 /// A skill create once the workspace's skill count exists (its first create made it).
 fn skill_create(api: &TestApi) -> std::pin::Pin<Box<dyn std::future::Future<Output = Request> + Send + '_>> {
     Box::pin(async move {
@@ -389,6 +412,16 @@ const WRITES: &[Write] = &[
     },
     Write { name: "quotation accept", prepare: quotation_accept, creates: false },
     Write { name: "skill create (skill, count, record)", prepare: skill_create, creates: true },
+    Write {
+        name: "invoice issue (invoice, sequence, potential-invoice record, record)",
+        prepare: invoice_issue,
+        creates: true,
+    },
+    Write {
+        name: "invoice cancel (credit note, invoice's mark, sequence, record)",
+        prepare: invoice_cancel,
+        creates: true,
+    },
 ];
 
 async fn send(api: &TestApi, request: &Request, key: &str) -> (u16, reqwest::header::HeaderMap, Value) {

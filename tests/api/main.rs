@@ -19,6 +19,7 @@ mod hardening;
 mod helpdesk_api;
 mod idempotency;
 mod imposter;
+mod invoices_api;
 mod item_sizes;
 mod keep_alive;
 mod lambda_events;

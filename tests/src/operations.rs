@@ -282,6 +282,16 @@ pub async fn catalogue(api: &TestApi) -> Catalogue {
     let (status, _, read) = read.await;
     assert_eq!(status, 200, "[{}] the potential invoice: {read}", api.backend);
     let row = read["subscriptions"][0]["billingId"].as_str().expect("a subscription row").to_owned();
+    // February's potential invoice, issued: the invoice the reads and the cancellation name
+    // (January is settled by the seed's invoice); March's is issued by the catalogue's own
+    // request, after every request that reads it.
+    let month = |month: &str, last: &str| {
+        let id = format!("subscription::{DEMO_PROJECT}::2026-{month}-01::2026-{month}-{last}");
+        format!("/billing/potential-invoices/{}", id.replace(':', "%3A"))
+    };
+    let issued = setup(Method::POST, &format!("{}/issue", month("02", "28")), json!({})).await;
+    let issued = format!("/billing/invoices/{}", issued["id"].as_str().expect("an invoice id"));
+    let issue_march = format!("{}/issue", month("03", "31"));
     let (status, upload) = {
         let Body::Multipart { content_type, bytes } = png_upload() else { unreachable!() };
         let response = api
@@ -440,6 +450,8 @@ pub async fn catalogue(api: &TestApi) -> Catalogue {
         ("getPotentialInvoice", Method::GET, invoice.clone(), RootPat, Body::Empty, false),
         ("updatePotentialInvoice", Method::PATCH, invoice.clone(), RootPat, j(json!({"contactId": DEMO_CONTACT})), false),
         ("setPotentialInvoiceQuantity", Method::POST, format!("{invoice}/subscriptions/{row}/quantity"), RootPat, j(json!({"value": 3})), false),
+        ("listInvoices", Method::GET, format!("/billing/invoices?projectId={DEMO_PROJECT}"), RootPat, Body::Empty, false),
+        ("getInvoice", Method::GET, issued.clone(), RootPat, Body::Empty, false),
         // workspace files
         ("uploadFile", Method::POST, "/workspace/upload".into(), RootPat, png_upload(), false),
         ("getFileContent", Method::GET, file_path, Public, Body::Empty, false),
@@ -477,6 +489,8 @@ pub async fn catalogue(api: &TestApi) -> Catalogue {
         ("enableHelpdesk", Method::POST, account("/enable"), RootPat, j(json!({})), true),
         ("deleteOAuthClient", Method::DELETE, registered.clone(), Registration, Body::Empty, true),
         ("deleteFile", Method::DELETE, deleted_file, RootPat, Body::Empty, true),
+        ("issuePotentialInvoice", Method::POST, issue_march, RootPat, Body::Empty, true),
+        ("cancelInvoice", Method::POST, format!("{issued}/cancel"), RootPat, Body::Empty, true),
     ];
     let documented = documented();
     for (id, method, path, credential, body, once) in entries {

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use time::Date;
 use uuid::Uuid;
-use workapi_domain::billing::{self, IssuedInvoiceRecord, SupportContingentRecord, day};
+use workapi_domain::billing::{self, ContingentConsumption, IssuedInvoiceRecord, SupportContingentRecord, day};
 use workapi_domain::money;
 use workapi_domain::permissions::Requirement;
 use workapi_domain::project;
@@ -103,16 +103,21 @@ fn current_period(c: &SupportContingentRecord, today: Date) -> Option<(u32, Peri
     periods::period_containing(c.from_date, c.frequency, c.to_date, today).map(|(k, p)| (k, p, false))
 }
 
-/// Hours the invoices drew from the contingent in a period: an invoice counts in the period
-/// holding its `dateTo` (the end of the service it bills).
-fn consumed_in(c: &SupportContingentRecord, invoices: &[IssuedInvoiceRecord], period: Period, open: bool) -> Decimal {
+/// What the invoices drew from the contingent: (the day each draw counts on, hours). A draw
+/// counts on its own `date` (the time it billed, issued through the API) or the invoice's
+/// `dateTo` (the end of the service it bills).
+fn draws<'a>(
+    c: &'a SupportContingentRecord,
+    invoices: &'a [IssuedInvoiceRecord],
+) -> impl Iterator<Item = (Date, Decimal)> + 'a {
     invoices
         .iter()
-        .filter(|i| period.contains(i.date_to) || (open && i.date_to >= period.start))
-        .flat_map(|i| i.consumed.iter())
-        .filter(|u| u.contingent_id == c.id)
-        .map(|u| u.hours)
-        .sum()
+        .flat_map(move |i| i.consumed.iter().filter(move |u| u.contingent_id == c.id).map(move |u| (u.day(i), u.hours)))
+}
+
+/// Hours the invoices drew from the contingent in a period.
+fn consumed_in(c: &SupportContingentRecord, invoices: &[IssuedInvoiceRecord], period: Period, open: bool) -> Decimal {
+    draws(c, invoices).filter(|(on, _)| period.contains(*on) || (open && *on >= period.start)).map(|(_, h)| h).sum()
 }
 
 /// The hours carried into period `k` of a transferable contingent: carry(0) = 0,
@@ -122,9 +127,8 @@ fn consumed_in(c: &SupportContingentRecord, invoices: &[IssuedInvoiceRecord], pe
 /// many periods lie between `fromDate` and today.
 fn carried_into(c: &SupportContingentRecord, k: u32, invoices: &[IssuedInvoiceRecord]) -> Decimal {
     let mut consumed: BTreeMap<u32, Decimal> = BTreeMap::new();
-    for invoice in invoices {
-        let hours: Decimal = invoice.consumed.iter().filter(|u| u.contingent_id == c.id).map(|u| u.hours).sum();
-        match periods::period_containing(c.from_date, c.frequency, c.to_date, invoice.date_to) {
+    for (on, hours) in draws(c, invoices) {
+        match periods::period_containing(c.from_date, c.frequency, c.to_date, on) {
             Some((j, _)) if j < k && !hours.is_zero() => *consumed.entry(j).or_default() += hours,
             _ => {}
         }
@@ -136,6 +140,42 @@ fn carried_into(c: &SupportContingentRecord, k: u32, invoices: &[IssuedInvoiceRe
         next = j + 1;
     }
     idle(carry, k - next)
+}
+
+/// The contingent whose hours a day's time draws on: the first (by fromDate, title, id) whose
+/// range holds the day, with the index of the period holding it.
+pub fn drawing_on(contingents: &[SupportContingentRecord], day: Date) -> Option<(Uuid, u32)> {
+    let mut candidates: Vec<&SupportContingentRecord> = contingents.iter().collect();
+    candidates.sort_by(|a, b| (a.from_date, &a.title, a.id).cmp(&(b.from_date, &b.title, b.id)));
+    candidates.into_iter().find_map(|c| {
+        if c.frequency == 0 {
+            let holds = c.from_date <= day && c.to_date.is_none_or(|to| day <= to);
+            return holds.then_some((c.id, 0));
+        }
+        periods::period_containing(c.from_date, c.frequency, c.to_date, day).map(|(k, _)| (c.id, k))
+    })
+}
+
+/// What billing `time` (day, hours) draws from the contingents: per contingent and period,
+/// the hours, counted on the period's last day of time.
+pub fn consumption(contingents: &[SupportContingentRecord], time: &UnbilledTime) -> Vec<ContingentConsumption> {
+    let mut drawn: BTreeMap<(Uuid, u32), (Date, Decimal)> = BTreeMap::new();
+    for (day, hours) in time {
+        if let Some(at) = drawing_on(contingents, *day) {
+            let entry = drawn.entry(at).or_insert((*day, Decimal::ZERO));
+            entry.0 = entry.0.max(*day);
+            entry.1 += *hours;
+        }
+    }
+    drawn
+        .into_iter()
+        .filter(|(_, (_, hours))| !hours.is_zero())
+        .map(|((contingent_id, _), (date, hours))| ContingentConsumption {
+            contingent_id,
+            hours: hours.normalize(),
+            date: Some(date),
+        })
+        .collect()
 }
 
 /// The balance of a contingent on `today` (docs/billing.md, "Support contingents").
@@ -211,11 +251,11 @@ pub async fn list_support_contingents(
     let store = state.store();
     let record = project::accessible(store, caller.viewer(), path.project_id).await?;
     let scope = (caller.keys(), record.project.id);
-    let (contingents, invoices, unbilled) =
-        tokio::join!(billing::support_contingents(store, scope), billing::issued_invoices(store, scope), async {
-            crate::world::unbilled_time(store, scope).await
-        });
-    let (contingents, invoices, unbilled) = (contingents?, invoices?, unbilled?);
+    let (contingents, world) = tokio::join!(
+        billing::support_contingents(store, scope),
+        crate::world::invoices_and_unbilled_time(store, scope)
+    );
+    let (contingents, (invoices, unbilled)) = (contingents?, world?);
     let time: Vec<(Date, Decimal)> =
         unbilled.iter().filter(|e| e.quotation.is_none()).map(|e| (e.entry.date, e.entry.hours)).collect();
     let today = crate::business_today(&caller);
@@ -227,7 +267,6 @@ pub async fn list_support_contingents(
 mod tests {
     use super::*;
     use time::macros::date;
-    use workapi_domain::billing::ContingentConsumption;
 
     fn contingent(frequency: u32, hours: i64, transferable: bool, to: Option<Date>) -> SupportContingentRecord {
         SupportContingentRecord {
@@ -252,11 +291,13 @@ mod tests {
             date_from: to,
             date_to: to,
             consumed: vec![
-                ContingentConsumption { contingent_id: Uuid::from_u128(7), hours },
-                ContingentConsumption { contingent_id: Uuid::from_u128(8), hours: Decimal::from(100) },
+                ContingentConsumption { contingent_id: Uuid::from_u128(7), hours, date: None },
+                ContingentConsumption { contingent_id: Uuid::from_u128(8), hours: Decimal::from(100), date: None },
             ],
             task_ids: vec![],
             line_ids: vec![],
+            issue: None,
+            cancelled_by: None,
         }
     }
 

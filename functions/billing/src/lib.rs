@@ -10,6 +10,7 @@
 //! function (docs/billing.md, "Routing").
 
 pub mod contingents;
+pub mod invoices;
 pub mod potential_invoices;
 pub mod subscriptions;
 pub mod world;
@@ -39,12 +40,17 @@ pub const FUNCTION: Function = Function {
     tags: &[ApiTag {
         name: "billing",
         description: "Subscription billings of a project, the potential invoices computed from them and from unbilled \
-                      time by the business clock, and support contingents with their balances",
+                      time by the business clock, issuing them as numbered invoices (cancelled by credit notes), and \
+                      support contingents with their balances",
     }],
     api,
-    entities: &[subscriptions::SubscriptionBillingRecord::KIND, potential_invoices::PotentialInvoiceRecord::KIND],
+    entities: &[
+        subscriptions::SubscriptionBillingRecord::KIND,
+        potential_invoices::PotentialInvoiceRecord::KIND,
+        workapi_domain::billing::IssuedInvoiceRecord::KIND,
+    ],
     needs: Needs {
-        summary: "subscription billings, potential invoices, support contingents",
+        summary: "subscription billings, potential invoices, issued invoices, support contingents",
         routes: &[
             Route::new("Billing", "/billing/{proxy+}"),
             Route {
@@ -61,7 +67,8 @@ pub const FUNCTION: Function = Function {
     },
 };
 
-/// `idempotent(…)`: the subscription-billing create (Idempotency-Key, docs/conventions.md).
+/// `idempotent(…)`: the subscription-billing create, the issue and the cancellation
+/// (Idempotency-Key, docs/conventions.md).
 fn api() -> OpenApiRouter<workapi_kit::AppState> {
     OpenApiRouter::new()
         .routes(idempotent(routes!(
@@ -72,6 +79,10 @@ fn api() -> OpenApiRouter<workapi_kit::AppState> {
         .routes(routes!(potential_invoices::list_potential_invoices))
         .routes(routes!(potential_invoices::get_potential_invoice, potential_invoices::update_potential_invoice))
         .routes(routes!(potential_invoices::set_quantity))
+        .routes(idempotent(routes!(invoices::issue_potential_invoice)))
+        .routes(routes!(invoices::list_invoices))
+        .routes(routes!(invoices::get_invoice))
+        .routes(idempotent(routes!(invoices::cancel_invoice)))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -92,7 +103,47 @@ pub async fn project_or_404(store: &dyn Store, caller: &Caller, id: Uuid) -> Api
     })
 }
 
+/// The project of a potential invoice or an invoice: `missing()` (its 404) when it is not in
+/// the caller's workspace, 403 without access to it.
+pub async fn project_of(store: &dyn Store, caller: &Caller, id: Uuid, missing: fn() -> ApiError) -> ApiResult<Project> {
+    match project::accessible(store, caller.viewer(), id).await {
+        Ok(record) => Ok(record.project),
+        Err(AccessError::NotFound(_)) => Err(missing()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The projects a billing list covers: `projectId`'s (404 missing, 403 no access), else every
+/// project the caller may access.
+pub async fn listed_projects(store: &dyn Store, caller: &Caller, project_id: Option<Uuid>) -> ApiResult<Vec<Project>> {
+    Ok(match project_id {
+        Some(id) => vec![project::accessible(store, caller.viewer(), id).await?.project],
+        None => project::list_accessible(store, caller.viewer()).await?,
+    })
+}
+
 /// Today by the business clock (UTC).
 pub fn business_today(caller: &Caller) -> Date {
     caller.business_now.to_offset(time::UtcOffset::UTC).date()
+}
+
+/// What the unit tests of the billing maths share.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use rust_decimal::Decimal;
+    use uuid::Uuid;
+    use workapi_domain::project::Project;
+
+    /// Project 1, "Shop": 100/h, EUR, 19 % tax.
+    pub fn project() -> Project {
+        Project {
+            id: Uuid::from_u128(1),
+            name: "Shop".into(),
+            customer_organization_id: None,
+            express_quotations_enabled: false,
+            hour_rate: Decimal::from(100),
+            currency: "EUR".into(),
+            tax_rate: Decimal::from(19),
+        }
+    }
 }

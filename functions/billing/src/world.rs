@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use uuid::Uuid;
-use workapi_domain::billing::{self, TimeEntryRecord};
+use workapi_domain::billing::{self, IssuedInvoiceRecord, TimeEntryRecord};
 use workapi_domain::project::ProjectScope;
 use workapi_domain::quotation::{self, AcceptedQuotationRecord};
 use workapi_kit::ApiResult;
@@ -17,11 +17,16 @@ pub struct UnbilledEntry {
     pub quotation: Option<AcceptedQuotationRecord>,
 }
 
-/// The project's unbilled time entries: one query, then one read of the accepted-quotation
-/// guard per task that has unbilled time, all at once.
-pub async fn unbilled_time(store: &dyn Store, scope: ProjectScope) -> ApiResult<Vec<UnbilledEntry>> {
-    let entries: Vec<TimeEntryRecord> =
-        billing::time_entries(store, scope).await?.into_iter().filter(|e| !e.billed).collect();
+/// The project's invoices in force and its unbilled time entries (`billing::unbilled`: not
+/// seeded as billed, listed by no invoice in force): two concurrent queries, then one read of
+/// the accepted-quotation guard per task that has unbilled time, all at once.
+pub async fn invoices_and_unbilled_time(
+    store: &dyn Store,
+    scope: ProjectScope,
+) -> ApiResult<(Vec<IssuedInvoiceRecord>, Vec<UnbilledEntry>)> {
+    let (entries, invoices) = tokio::join!(billing::time_entries(store, scope), billing::issued_invoices(store, scope));
+    let invoices = invoices?;
+    let entries = billing::unbilled(entries?, &invoices);
     let task_ids: BTreeSet<Uuid> = entries.iter().map(|e| e.task_id).collect();
     let guards = read_all(task_ids, |task_id| async move {
         let guard = entity::get::<AcceptedQuotationRecord>(store, &quotation::accepted_key((scope.0, task_id))).await;
@@ -29,8 +34,9 @@ pub async fn unbilled_time(store: &dyn Store, scope: ProjectScope) -> ApiResult<
     })
     .await?;
     let accepted: BTreeMap<Uuid, Option<AcceptedQuotationRecord>> = guards.into_iter().collect();
-    Ok(entries
+    let unbilled = entries
         .into_iter()
         .map(|entry| UnbilledEntry { quotation: accepted.get(&entry.task_id).cloned().flatten(), entry })
-        .collect())
+        .collect();
+    Ok((invoices, unbilled))
 }

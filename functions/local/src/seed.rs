@@ -372,7 +372,7 @@ async fn load_inner(
         report.count("timeEntries", put_if_changed(store, record, keys).await?);
     }
     for record in &billing.invoices {
-        report.count("issuedInvoices", put_if_changed(store, record, keys).await?);
+        report.count("issuedInvoices", crate::seed_billing::write_invoice(store, keys, record).await?);
     }
     for entry in &file.agents {
         report.count("agents", crate::seed_agents::write_agent(store, keys, entry).await?);

@@ -211,7 +211,9 @@ pub async fn validate(
         }
         for (j, line_id) in e.line_ids.iter().enumerate() {
             if !workapi_domain::invoice_lines::is_line_id(line_id) {
-                problems.push(format!("{at}.lineIds[{j}]: not a line id (position:<id> or product:<id>:…)"));
+                problems.push(format!(
+                    "{at}.lineIds[{j}]: not a line id (position:<id>, subscription:<billingId> or product:<id>:…)"
+                ));
             }
         }
         records.invoices.push(IssuedInvoiceRecord {
@@ -223,10 +225,16 @@ pub async fn validate(
             consumed: e
                 .consumed
                 .iter()
-                .map(|c| ContingentConsumption { contingent_id: c.contingent_id, hours: c.hours.normalize() })
+                .map(|c| ContingentConsumption {
+                    contingent_id: c.contingent_id,
+                    hours: c.hours.normalize(),
+                    date: None,
+                })
                 .collect(),
             task_ids: e.task_ids.clone(),
             line_ids: e.line_ids.clone(),
+            issue: None,
+            cancelled_by: None,
         });
     }
     Ok(records)
@@ -266,6 +274,25 @@ pub async fn write_contingent(store: &dyn Store, keys: WsKeys, record: &SupportC
         candidate.created_at = now.clone();
     }
     candidate.updated_at = now;
+    store.put(entity::to_item(&candidate, keys)?, Condition::None).await?;
+    Ok(true)
+}
+
+/// Writes a seeded invoice unless stored so. What the API did to it stays: a cancellation
+/// (`cancelledBy`, its credit note stands) is kept, and an invoice issued through the API under
+/// the same id is never overwritten. Whether it wrote.
+pub async fn write_invoice(store: &dyn Store, keys: WsKeys, record: &IssuedInvoiceRecord) -> SeedResult<bool> {
+    let stored: Option<IssuedInvoiceRecord> = entity::get(store, &record.key(keys)).await?;
+    let mut candidate = record.clone();
+    if let Some(stored) = &stored {
+        if stored.issue.is_some() {
+            return Ok(false);
+        }
+        candidate.cancelled_by = stored.cancelled_by;
+        if *stored == candidate {
+            return Ok(false);
+        }
+    }
     store.put(entity::to_item(&candidate, keys)?, Condition::None).await?;
     Ok(true)
 }

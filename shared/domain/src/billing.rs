@@ -11,9 +11,12 @@ use crate::money;
 use crate::project::{self, ProjectScope};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
 use time::Date;
 use uuid::Uuid;
-use workapi_store::{Store, StoreResult};
+use workapi_store::entity::IndexKey;
+use workapi_store::keys::WsKeys;
+use workapi_store::{Key, Store, StoreResult};
 
 /// Dates as `YYYY-MM-DD` text (spec §1.2), in records and responses, read by the one date
 /// parser (`workapi_wire::calendar`, its range included).
@@ -78,14 +81,22 @@ pub struct TimeEntryRecord {
     pub billed: bool,
 }
 
-/// An invoice already issued for a project (outside this API): its service range, the hours
-/// it drew from each support contingent, and the tasks whose work it billed.
+/// An invoice issued for a project: by this API (`issue` present: issue 36, docs/billing.md
+/// "Issued invoices") or outside it (seeded, `issue` absent): its service range, the hours it
+/// drew from each support contingent, the tasks whose work it billed and the potential-invoice
+/// lines it billed. A credit note is one too (`issue.kind`), cancelling another.
+///
+/// Only the invoices **in force** ([`IssuedInvoiceRecord::in_force`]: invoices not cancelled,
+/// credit notes never) bill anything: the potential invoices, the contingents' balances, the
+/// time entries' billed state and the quotation guard are computed from those alone, so a
+/// cancellation frees what the cancelled invoice billed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct IssuedInvoiceRecord {
     pub id: Uuid,
     pub project_id: Uuid,
-    /// The invoice's number as printed, e.g. `RE-2026-0042`.
+    /// The invoice's number as printed, e.g. `RE-2026-0042` (seeded) or `17` (issued here:
+    /// the workspace's sequence).
     pub number: String,
     #[serde(with = "day")]
     pub date_from: Date,
@@ -96,9 +107,70 @@ pub struct IssuedInvoiceRecord {
     #[serde(default)]
     pub task_ids: Vec<Uuid>,
     /// The potential-invoice lines it billed, by their stable ids (`invoice_lines`:
-    /// `position:<id>`, `product:<projectProductId>:…`): a listed line never appears again.
+    /// `position:<id>`, `product:<projectProductId>:…`, `subscription:<rowId>`): a listed line
+    /// never appears again while the invoice is in force.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub line_ids: Vec<String>,
+    /// What issuing through the API recorded; absent for an invoice issued outside it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issue: Option<Issue>,
+    /// The credit note that cancelled it: the one change an issued invoice takes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancelled_by: Option<Uuid>,
+}
+
+/// An invoice or a credit note.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum DocumentKind {
+    /// An invoice: bills its lines
+    #[default]
+    Invoice,
+    /// A credit note: reverses the invoice it cancels (`cancels`) and frees its lines
+    CreditNote,
+}
+
+/// What an invoice issued through the API keeps beside what every issued invoice has.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Issue {
+    pub kind: DocumentKind,
+    /// Its place in the workspace's sequence (`number` is its text).
+    pub sequence: i64,
+    /// The potential invoice it was issued from (`{type}::{projectId}::{dateFrom}::{dateTo}`);
+    /// a credit note: its invoice's (none for an invoice issued outside the API).
+    #[serde(default)]
+    pub potential_invoice_id: Option<String>,
+    /// The time entries it billed.
+    #[serde(default)]
+    pub time_entry_ids: Vec<Uuid>,
+    /// The accepted express quotations whose subTotal it billed.
+    #[serde(default)]
+    pub quotation_ids: Vec<Uuid>,
+    /// A credit note: the invoice it cancels.
+    #[serde(default)]
+    pub cancels: Option<Uuid>,
+    /// The business date it was issued on (`LT_CUSTOM_NOW` in imposter mode).
+    #[serde(with = "day")]
+    pub issued_on: Date,
+    pub issued_at: String,
+    pub issued_by: Uuid,
+    /// The potential invoice as issued: lines, totals, recipient, billed range (the billing
+    /// function's shape, frozen).
+    pub document: serde_json::Value,
+}
+
+impl IssuedInvoiceRecord {
+    /// Whether it bills what it lists: an invoice not cancelled (a credit note never does).
+    pub fn in_force(&self) -> bool {
+        self.cancelled_by.is_none() && self.issue.as_ref().is_none_or(|i| i.kind == DocumentKind::Invoice)
+    }
+
+    /// Whether it was issued outside the API (seeded): such an invoice settles the months its
+    /// range covers whole; one issued here lists what it billed instead.
+    pub fn issued_outside(&self) -> bool {
+        self.issue.is_none()
+    }
 }
 
 /// Hours an invoice drew from one support contingent.
@@ -108,6 +180,17 @@ pub struct ContingentConsumption {
     pub contingent_id: Uuid,
     #[serde(with = "money")]
     pub hours: Decimal,
+    /// The day the hours count on (the last day of the time they were booked in that period);
+    /// absent: the invoice's `dateTo`.
+    #[serde(with = "day::option", default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<Date>,
+}
+
+impl ContingentConsumption {
+    /// The day the hours count on.
+    pub fn day(&self, invoice: &IssuedInvoiceRecord) -> Date {
+        self.date.unwrap_or(invoice.date_to)
+    }
 }
 
 /// A support contingent (retainer plan, spec §2.5a) as stored.
@@ -134,22 +217,61 @@ pub struct SupportContingentRecord {
 }
 
 crate::project::project_entity!(TimeEntryRecord, "TimeEntry", "TIME#");
-crate::project::project_entity!(IssuedInvoiceRecord, "IssuedInvoice", "INVOICE#");
 crate::project::project_entity!(SupportContingentRecord, "SupportContingent", "CONTINGENT#");
+
+impl workapi_store::entity::Entity for IssuedInvoiceRecord {
+    const TYPE: &'static str = "IssuedInvoice";
+    const PREFIX: &'static str = "INVOICE#";
+    type Scope = WsKeys;
+
+    fn key(&self, keys: WsKeys) -> Key {
+        project::project_item((keys, self.project_id), format!("{}{}", Self::PREFIX, self.id))
+    }
+
+    /// Found by id in the workspace's invoice index (`GET /billing/invoices/{id}`).
+    fn gsi1(&self, keys: WsKeys) -> Option<IndexKey> {
+        Some(IndexKey { pk: invoice_index(keys), sk: self.id.to_string() })
+    }
+}
+
+/// The GSI1 partition holding every invoice of a workspace, by id.
+pub fn invoice_index(keys: WsKeys) -> String {
+    keys.partition("INVOICES")
+}
+
+/// The workspace's invoice-number sequence: one item whose `version` is the last number
+/// taken, moved on in each issue's transaction on the condition that it still holds the
+/// number read (docs/billing.md, "Numbering").
+pub fn invoice_sequence(keys: WsKeys) -> Key {
+    keys.root(format!("{}INVOICE", workapi_store::entity::SEQUENCE.prefix))
+}
 
 pub async fn time_entries(store: &dyn Store, scope: ProjectScope) -> StoreResult<Vec<TimeEntryRecord>> {
     project::items(store, scope).await
 }
 
-pub async fn issued_invoices(store: &dyn Store, scope: ProjectScope) -> StoreResult<Vec<IssuedInvoiceRecord>> {
+/// Every invoice and credit note of the project, in force or not (the invoice list).
+pub async fn all_invoices(store: &dyn Store, scope: ProjectScope) -> StoreResult<Vec<IssuedInvoiceRecord>> {
     project::items(store, scope).await
+}
+
+/// The project's invoices in force ([`IssuedInvoiceRecord::in_force`]): what is billed.
+pub async fn issued_invoices(store: &dyn Store, scope: ProjectScope) -> StoreResult<Vec<IssuedInvoiceRecord>> {
+    Ok(all_invoices(store, scope).await?.into_iter().filter(IssuedInvoiceRecord::in_force).collect())
+}
+
+/// The time entries' billed state: billed when seeded so, or listed by an invoice in force.
+pub fn unbilled(entries: Vec<TimeEntryRecord>, invoices: &[IssuedInvoiceRecord]) -> Vec<TimeEntryRecord> {
+    let listed: HashSet<Uuid> =
+        invoices.iter().filter_map(|i| i.issue.as_ref()).flat_map(|i| i.time_entry_ids.iter().copied()).collect();
+    entries.into_iter().filter(|e| !e.billed && !listed.contains(&e.id)).collect()
 }
 
 pub async fn support_contingents(store: &dyn Store, scope: ProjectScope) -> StoreResult<Vec<SupportContingentRecord>> {
     project::items(store, scope).await
 }
 
-/// The first issued invoice of the project that billed the task (by number), if any.
+/// The first invoice in force of the project that billed the task (by number), if any.
 pub async fn invoice_billing_task(
     store: &dyn Store,
     scope: ProjectScope,
@@ -182,5 +304,55 @@ mod tests {
         assert_eq!(item["hours"], serde_json::json!(1.25));
         assert!(item["SK"].as_str().unwrap().starts_with("TIME#"));
         assert_eq!(entity::from_item::<TimeEntryRecord>(item).unwrap(), entry);
+    }
+
+    fn invoice(issue: Option<(DocumentKind, Vec<Uuid>)>, cancelled_by: Option<Uuid>) -> IssuedInvoiceRecord {
+        IssuedInvoiceRecord {
+            id: Uuid::new_v4(),
+            project_id: Uuid::nil(),
+            number: "1".into(),
+            date_from: date!(2026 - 03 - 01),
+            date_to: date!(2026 - 03 - 31),
+            consumed: vec![],
+            task_ids: vec![],
+            line_ids: vec![],
+            issue: issue.map(|(kind, time_entry_ids)| Issue {
+                kind,
+                sequence: 1,
+                potential_invoice_id: None,
+                time_entry_ids,
+                quotation_ids: vec![],
+                cancels: None,
+                issued_on: date!(2026 - 04 - 02),
+                issued_at: String::new(),
+                issued_by: Uuid::nil(),
+                document: serde_json::Value::Null,
+            }),
+            cancelled_by,
+        }
+    }
+
+    /// Only invoices not cancelled bill (a credit note never); a time entry is billed when
+    /// seeded so or listed by one of them.
+    #[test]
+    fn time_is_billed_by_the_invoices_in_force_only() {
+        let entry = |billed: bool| TimeEntryRecord {
+            id: Uuid::new_v4(),
+            project_id: Uuid::nil(),
+            task_id: Uuid::nil(),
+            date: date!(2026 - 03 - 02),
+            hours: Decimal::ONE,
+            billed,
+        };
+        let (seeded_billed, listed, free) = (entry(true), entry(false), entry(false));
+        let issued = invoice(Some((DocumentKind::Invoice, vec![listed.id])), None);
+        let cancelled = invoice(Some((DocumentKind::Invoice, vec![free.id])), Some(Uuid::new_v4()));
+        let note = invoice(Some((DocumentKind::CreditNote, vec![])), None);
+        assert!(issued.in_force() && invoice(None, None).in_force());
+        assert!(!cancelled.in_force() && !note.in_force());
+        let in_force: Vec<IssuedInvoiceRecord> =
+            [issued, cancelled, note].into_iter().filter(IssuedInvoiceRecord::in_force).collect();
+        let entries = vec![seeded_billed, listed, free.clone()];
+        assert_eq!(unbilled(entries, &in_force), [free]);
     }
 }

@@ -45,12 +45,17 @@ pub fn product_line_id(project_product_id: Uuid, charge: ProductCharge, period_s
     }
 }
 
+/// The id of a subscription billing row's line (its `billingId`): a row is billed once.
+pub fn subscription_row_line_id(row_id: Uuid) -> String {
+    format!("subscription:{row_id}")
+}
+
 /// Whether `text` is a line id of one of the forms above (UUIDs hyphenated, the period's day
 /// `YYYY-MM-DD`).
 pub fn is_line_id(text: &str) -> bool {
     let uuid = |id: &str| id.len() == 36 && Uuid::parse_str(id).is_ok();
     match text.split(':').collect::<Vec<_>>()[..] {
-        ["position", id] => uuid(id),
+        ["position" | "subscription", id] => uuid(id),
         ["product", id, "oneTime"] => uuid(id),
         ["product", id, "subscription" | "perUnit", start] => uuid(id) && day::parse(start).is_some(),
         _ => false,

@@ -58,16 +58,18 @@ struct Lines {
 pub fn compute(inputs: &Inputs) -> Vec<PotentialInvoice> {
     let minor = pricing::minor_units(&inputs.project.currency);
     let mut invoices: BTreeMap<(Date, InvoiceType), Lines> = BTreeMap::new();
-    // A month an issued invoice covers whole is settled for subscriptions; a line an issued
-    // invoice lists is billed (docs/billing.md).
-    let settled =
-        |month: periods::Period| inputs.invoices.iter().any(|i| i.date_from <= month.start && month.end <= i.date_to);
+    // A month an invoice issued outside the API covers whole is settled for subscriptions; a
+    // line an issued invoice lists is billed (docs/billing.md). `invoices` are those in force.
+    let settled = |month: periods::Period| {
+        inputs.invoices.iter().any(|i| i.issued_outside() && i.date_from <= month.start && month.end <= i.date_to)
+    };
     let issued: HashSet<&str> = inputs.invoices.iter().flat_map(|i| i.line_ids.iter().map(String::as_str)).collect();
     for billing in inputs.billings {
         for row in &billing.rows {
             let (due_on, month) =
                 due(billing.billing_timing, periods::Period { start: row.period_start, end: row.period_end });
-            if inputs.today < due_on || settled(month) {
+            let line_id = invoice_lines::subscription_row_line_id(row.billing_id);
+            if inputs.today < due_on || settled(month) || issued.contains(line_id.as_str()) {
                 continue;
             }
             let id = InvoiceId {
@@ -87,6 +89,7 @@ pub fn compute(inputs: &Inputs) -> Vec<PotentialInvoice> {
             );
             invoices.entry((month.start, InvoiceType::Subscription)).or_default().subscriptions.push(
                 SubscriptionLine {
+                    line_id,
                     billing_id: row.billing_id,
                     subscription_billing_id: billing.id,
                     title: billing.manual_title.clone(),
@@ -140,7 +143,12 @@ pub fn compute(inputs: &Inputs) -> Vec<PotentialInvoice> {
         let amount = match quotation {
             None => pricing::round_amount(hours * rate, minor),
             Some(q) => {
-                let invoiced = inputs.invoices.iter().any(|i| i.task_ids.contains(&task_id));
+                // Billed once: by an invoice issued here that billed the quotation, or one
+                // issued outside the API that lists the task.
+                let invoiced = inputs.invoices.iter().any(|i| match &i.issue {
+                    Some(issue) => issue.quotation_ids.contains(&q.id),
+                    None => i.task_ids.contains(&task_id),
+                });
                 if !invoiced && first_month.get(&task_id) == Some(&month) { q.sub_total } else { Decimal::ZERO }
             }
         };
@@ -198,22 +206,11 @@ fn assemble(inputs: &Inputs, id: InvoiceId, lines: Lines) -> PotentialInvoice {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixtures::project;
     use serde_json::json;
     use time::macros::date;
     use workapi_domain::billing::day;
     use workapi_domain::position::DiscountType;
-
-    fn project() -> Project {
-        Project {
-            id: Uuid::from_u128(1),
-            name: "Shop".into(),
-            customer_organization_id: None,
-            express_quotations_enabled: false,
-            hour_rate: Decimal::from(100),
-            currency: "EUR".into(),
-            tax_rate: Decimal::from(19),
-        }
-    }
 
     /// 10 a month from 1 January 2026 (renewing), imported on 1 January.
     fn monthly_product() -> ProjectProductRecord {
@@ -256,6 +253,8 @@ mod tests {
             consumed: vec![],
             task_ids: vec![],
             line_ids,
+            issue: None,
+            cancelled_by: None,
         }
     }
 

@@ -14,10 +14,10 @@
 
 mod body;
 mod compute;
-mod id;
-mod model;
-mod read;
-mod record;
+pub(crate) mod id;
+pub(crate) mod model;
+pub(crate) mod read;
+pub(crate) mod record;
 
 pub use record::PotentialInvoiceRecord;
 
@@ -34,7 +34,7 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 use workapi_domain::identity::{self, UserKind};
 use workapi_domain::permissions::{Requirement, key};
-use workapi_domain::project::{self, AccessError, Project};
+use workapi_domain::project::Project;
 use workapi_kit::conditional::{IfMatch, IfMatchParams};
 use workapi_kit::input::Patch;
 use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
@@ -49,7 +49,7 @@ const MANAGE: Requirement = Requirement::Permission(key::INVOICES_MANAGE);
 pub struct InvoicePath {
     /// `{type}::{projectId}::{dateFrom}::{dateTo}`, URL-encoded
     #[param(inline, example = "subscription::5d8e4c1a-6b2f-4e7a-9c3d-1f2a3b4c5d6e::2026-03-01::2026-03-31")]
-    id: InvoiceId,
+    pub(crate) id: InvoiceId,
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -64,18 +64,14 @@ pub struct RowPath {
     item_id: Uuid,
 }
 
-fn not_found() -> ApiError {
+pub(crate) fn not_found() -> ApiError {
     ApiError::not_found("Potential invoice not found")
 }
 
 /// The potential invoice an id names, with its project: 404 when the project is not in the
 /// caller's workspace or the invoice is not (or no longer) due, 403 without project access.
-async fn find(store: &dyn Store, caller: &Caller, id: InvoiceId) -> ApiResult<(Project, PotentialInvoice)> {
-    let project = match project::accessible(store, caller.viewer(), id.project_id).await {
-        Ok(record) => record.project,
-        Err(AccessError::NotFound(_)) => return Err(not_found()),
-        Err(e) => return Err(e.into()),
-    };
+pub(crate) async fn find(store: &dyn Store, caller: &Caller, id: InvoiceId) -> ApiResult<(Project, PotentialInvoice)> {
+    let project = crate::project_of(store, caller, id.project_id, not_found).await?;
     let text = id.to_string();
     let invoice = for_project(store, caller, &project).await?.into_iter().find(|i| i.id == text);
     Ok((project, invoice.ok_or_else(not_found)?))
@@ -99,7 +95,8 @@ pub struct InvoiceFilter {
 /// one-time prices once active, recurring prices from each period's first day), and unbilled
 /// time (`time`; a task with an accepted express quotation is billed by the quotation) with the
 /// manual positions not yet billed (`positions`, in the month each was created). Every line
-/// of a position or product has a stable `lineId`. Ordered by dateFrom, then type. `projectId` limits
+/// of a subscription row, position or product has a stable `lineId`; a line an invoice in force
+/// lists (`POST …/issue`) no longer appears. Ordered by dateFrom, then type. `projectId` limits
 /// the list to one project. Needs `Invoices.manage`.
 #[utoipa::path(get, path = "/billing/potential-invoices", operation_id = "listPotentialInvoices", tag = "billing",
     params(InvoiceFilter, PageParams),
@@ -112,10 +109,7 @@ pub async fn list_potential_invoices(
 ) -> ApiResult<Paged<PotentialInvoice>> {
     caller.authorize(MANAGE)?;
     let store = state.store();
-    let projects = match filter.project_id {
-        Some(id) => vec![project::accessible(store, caller.viewer(), id).await?.project],
-        None => project::list_accessible(store, caller.viewer()).await?,
-    };
+    let projects = crate::listed_projects(store, &caller, filter.project_id).await?;
     let caller = &caller;
     let per_project = read_all(projects, |project| async move { for_project(store, caller, &project).await }).await?;
     let order = |i: &PotentialInvoice| {

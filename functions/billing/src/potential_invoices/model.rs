@@ -15,6 +15,8 @@ use workapi_domain::money;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscriptionLine {
+    /// `subscription:<billingId>`: the same on every read; an issued invoice lists it
+    pub line_id: String,
     /// The row's id (`itemId` of the quantity operation)
     pub billing_id: Uuid,
     pub subscription_billing_id: Uuid,
@@ -77,7 +79,7 @@ pub struct TimeLine {
 #[schema(examples(json!({"id": "subscription::5d8e4c1a-6b2f-4e7a-9c3d-1f2a3b4c5d6e::2026-03-01::2026-03-31",
     "type": "subscription", "projectId": "5d8e4c1a-6b2f-4e7a-9c3d-1f2a3b4c5d6e", "dateFrom": "2026-03-01",
     "dateTo": "2026-03-31", "billedFrom": "2026-03-01", "billedTo": "2026-03-31", "contactId": null,
-    "currency": "EUR", "subscriptions": [{"billingId": "3b2a1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+    "currency": "EUR", "subscriptions": [{"lineId": "subscription:3b2a1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d", "billingId": "3b2a1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
         "subscriptionBillingId": "7c6b5a49-3827-4165-9a4b-3c2d1e0f9a8b", "title": "Hosting",
         "periodStart": "2026-01-01", "periodEnd": "2026-03-31", "payment": "fixed", "billingTiming": "arrears",
         "defaultQuantity": 1, "quantity": 1, "customQuantity": false, "unitPrice": 300, "amount": 300}],

@@ -2,12 +2,14 @@
 //! the store allows, and computing them.
 
 use super::compute::{Inputs, compute};
+use super::id::InvoiceId;
 use super::model::PotentialInvoice;
-use super::record::records;
+use super::record::{PotentialInvoiceRecord, records};
 use crate::world;
+use crate::world::UnbilledEntry;
 use std::collections::{BTreeMap, HashMap};
 use uuid::Uuid;
-use workapi_domain::billing;
+use workapi_domain::billing::IssuedInvoiceRecord;
 use workapi_domain::catalog;
 use workapi_domain::position;
 use workapi_domain::project::{Project, ProjectScope};
@@ -17,18 +19,31 @@ use workapi_kit::{ApiError, ApiResult, Caller};
 use workapi_store::keys::WsKeys;
 use workapi_store::{Store, read_all};
 
+/// What a project's potential invoices were computed from, beside them: what issuing one
+/// records (its time entries, the contingents its hours draw on) comes from the same read.
+pub struct World {
+    pub potential: Vec<PotentialInvoice>,
+    pub unbilled: Vec<UnbilledEntry>,
+    pub invoices: Vec<IssuedInvoiceRecord>,
+    pub records: HashMap<InvoiceId, PotentialInvoiceRecord>,
+}
+
 /// Reads what a project's potential invoices are computed from, and computes them.
 pub async fn for_project(store: &dyn Store, caller: &Caller, project: &Project) -> ApiResult<Vec<PotentialInvoice>> {
+    Ok(world(store, caller, project).await?.potential)
+}
+
+/// [`for_project`], keeping what it read.
+pub async fn world(store: &dyn Store, caller: &Caller, project: &Project) -> ApiResult<World> {
     let scope: ProjectScope = (caller.keys(), project.id);
-    let (billings, unbilled, invoices, records, positions, products) = tokio::join!(
+    let (billings, billed, records, positions, products) = tokio::join!(
         crate::subscriptions::list(store, scope),
-        world::unbilled_time(store, scope),
-        billing::issued_invoices(store, scope),
+        world::invoices_and_unbilled_time(store, scope),
         records(store, scope),
         position::list(store, scope),
         catalog::project_products(store, scope),
     );
-    let (billings, unbilled, invoices, records) = (billings?, unbilled?, invoices?, records?);
+    let (billings, (invoices, unbilled), records) = (billings?, billed?, records?);
     let (positions, products) = (positions?, products?);
     // Each task of the unbilled time once, with its quotation: all read in one round trip.
     let mut guarded: BTreeMap<Uuid, Option<(Uuid, Uuid)>> = BTreeMap::new();
@@ -54,7 +69,8 @@ pub async fn for_project(store: &dyn Store, caller: &Caller, project: &Project) 
         products: &products,
         records: &records,
     };
-    Ok(compute(&inputs))
+    let potential = compute(&inputs);
+    Ok(World { potential, unbilled, invoices, records })
 }
 
 /// A task with unbilled time and, when its time is guarded by an accepted express quotation

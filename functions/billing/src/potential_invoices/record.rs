@@ -36,7 +36,7 @@ pub struct PotentialInvoiceRecord {
 }
 
 impl PotentialInvoiceRecord {
-    fn new(id: InvoiceId) -> Self {
+    pub(crate) fn new(id: InvoiceId) -> Self {
         PotentialInvoiceRecord {
             project_id: id.project_id,
             kind: id.kind,

@@ -347,6 +347,7 @@ fn line_ids_are_recognised_by_their_form() {
     let id = Uuid::from_u128(7);
     for good in [
         format!("position:{id}"),
+        format!("subscription:{id}"),
         format!("product:{id}:oneTime"),
         format!("product:{id}:subscription:2026-01-31"),
         format!("product:{id}:perUnit:2026-01-31"),
@@ -359,6 +360,7 @@ fn line_ids_are_recognised_by_their_form() {
         format!("product:{id}:oneTime:2026-01-31"),
         format!("product:{id}:perUnit:2026-02-30"),
         format!("task:{id}"),
+        format!("subscription:{id}:2026-01-31"),
         String::new(),
     ] {
         assert!(!is_line_id(&bad), "{bad}");
