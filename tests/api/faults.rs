@@ -445,6 +445,7 @@ async fn send(api: &TestApi, request: &Request, key: &str) -> (u16, reqwest::hea
 /// the retry of a create not kept runs afresh. Printed as the table of docs/reliability.md.
 #[tokio::test]
 async fn the_fault_table() {
+    let _alone = api_tests::heavy_dynamo_suite().await;
     // The writes run concurrently, each with proxies of its own (a rule's "nth request" counts
     // one write's requests only).
     let Some(rows) =

@@ -88,6 +88,7 @@ fn sorted_by<K: Ord>(items: &[Value], key: impl Fn(&Value) -> K) -> bool {
 
 #[tokio::test]
 async fn a_large_workspace_pages_through_every_list_to_the_end() {
+    let _alone = api_tests::heavy_dynamo_suite().await;
     let sizes = Sizes::TEST;
     for backend in backends().await {
         let api = TestApi::start(&backend).await;

@@ -122,7 +122,8 @@ pub async fn proxied_dynamo(suite: &str, settings: AwsSettings) -> Option<Proxie
         loud_skip(&format!("{suite} (LT_DYNAMODB_ENDPOINT not set)"));
         return None;
     };
-    let direct = Arc::new(dynamo_store(&endpoint).await);
+    dynamo_store(&endpoint).await; // creates the table
+    let direct = Arc::new(dynamo_store_with(&endpoint, PATIENT_AWS));
     let proxy = fault_proxy::FaultProxy::start(&endpoint).await;
     let store = Arc::new(dynamo_store_with(&proxy.url(), settings));
     Some(ProxiedDynamo { proxy, store, direct, endpoint, table: table_name().to_owned() })
@@ -141,17 +142,26 @@ pub async fn backends() -> Vec<Backend> {
     all
 }
 
-/// The backend's store with a bulk writer's patience (the large-workspace generator): DynamoDB
-/// Local takes more than the API's 5 s for some full transactions while other suites run.
+/// The harness's own patience with DynamoDB Local (seeding, bulk writes, checking what the store
+/// kept): it takes more than the API's 5 s for some calls while other suites run.
+const PATIENT_AWS: AwsSettings =
+    AwsSettings { attempt: Duration::from_secs(120), operation: Duration::from_secs(120), ..AwsSettings::PRODUCTION };
+
+/// The backend's store with a bulk writer's patience (the large-workspace generator).
 pub fn bulk_store(backend: &Backend) -> Arc<dyn Store> {
     match std::env::var("LT_DYNAMODB_ENDPOINT") {
-        Ok(endpoint) if backend.name == "dynamodb" => {
-            let patient = Duration::from_secs(120);
-            let settings = AwsSettings { attempt: patient, operation: patient, ..AwsSettings::PRODUCTION };
-            Arc::new(dynamo_store_with(&endpoint, settings))
-        }
+        Ok(endpoint) if backend.name == "dynamodb" => Arc::new(dynamo_store_with(&endpoint, PATIENT_AWS)),
         _ => backend.store.clone(),
     }
+}
+
+/// Held by the two suites that load DynamoDB Local most (the large workspace's generation and
+/// walk, the fault table's hundreds of fresh servers), so that they do not run at once: the
+/// fault table's one-attempt settings are about faults, not about a DynamoDB Local saturated by
+/// the other suite.
+pub async fn heavy_dynamo_suite() -> tokio::sync::MutexGuard<'static, ()> {
+    static HEAVY: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    HEAVY.lock().await
 }
 
 /// Runs a test against the whole API once per backend, each on a fresh server.
