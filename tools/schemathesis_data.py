@@ -75,10 +75,14 @@ call(
     {"manualTitle": "Hosting", "fromDate": "2026-01-01", "toDate": "2026-12-31", "frequency": 1,
      "payment": "fixed", "price": 30},
 )
-invoices = call("GET", "/billing/potential-invoices?responseShape=full")
-invoice = next(i for i in invoices if i["subscriptions"])
+invoices = [i for i in call("GET", "/billing/potential-invoices?responseShape=full") if i["subscriptions"]]
+invoice = invoices[0]
 exports["ST_INVOICE_ID"] = invoice["id"]
 exports["ST_INVOICE_ROW_ID"] = invoice["subscriptions"][0]["billingId"]
+# Other months of the same subscription: one to issue, and one issued here, to cancel.
+exports["ST_ISSUE_ID"] = invoices[1]["id"]
+issued = call("POST", f"/billing/potential-invoices/{urllib.parse.quote(invoices[2]['id'], safe='')}/issue")
+exports["ST_CANCEL_ID"] = issued["id"]
 
 # A tag to colour and a work activity to replace (the seed holds none).
 exports["ST_TAG_ID"] = call("POST", "/tags/task/create", {"name": "Schemathesis"})["id"]
