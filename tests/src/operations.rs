@@ -4,7 +4,8 @@
 //! black-box test `operations_catalogue` run it; that test fails for an operation without an entry.
 //!
 //! Requests that consume state (accept a quotation, delete a role, redeem a code, delete a
-//! client, delete the uploaded file) come after every request that needs that state, and are marked [`Request::once`].
+//! client, delete the uploaded file) come after every request that needs that state, and are
+//! marked [`Request::once`]; the code's redemption comes first, as a code expires in a minute.
 //! Names that must be unique carry [`UNIQUE`], replaced by a fresh value on every send, so every
 //! other request can be sent again and again.
 
@@ -399,6 +400,9 @@ pub async fn catalogue(api: &TestApi) -> Catalogue {
         ("updateOAuthClient", Method::PUT, registered.clone(), Registration, j(registration.clone()), false),
         ("oauthAuthorize", Method::GET, format!("/api/oauth/authorize?{}", query(&authorization)), Public, Body::Empty, false),
         ("oauthAuthorizeDecision", Method::POST, "/api/oauth/authorize".into(), Public, form(&decision), false),
+        // An authorization code lives 60 s (CODE_TTL_SECS): redeemed at once, not after the walk,
+        // which outlasts it under load. Nothing else needs this code.
+        ("oauthToken", Method::POST, "/api/oauth/token".into(), Public, Body::Form(exchange(redeemed)), true),
         ("oauthRevoke", Method::POST, "/api/oauth/revoke".into(), Public, form(&[("token", &refresh), ("client_id", &client_id)]), false),
         // tags
         ("listTags", Method::GET, "/tags/task".into(), RootPat, Body::Empty, false),
@@ -480,7 +484,6 @@ pub async fn catalogue(api: &TestApi) -> Catalogue {
             j(json!({"projectId": DEMO_PROJECT, "agentId": DEMO_AGENT, "toolMode": "full"})), false),
         ("listProjectAgentProviderSettings", Method::GET, format!("/agents/project-agent-provider-settings?projectId={DEMO_PROJECT}"), RootPat, Body::Empty, false),
         // State consumed, after every request that needs it.
-        ("oauthToken", Method::POST, "/api/oauth/token".into(), Public, Body::Form(exchange(redeemed)), true),
         ("acceptExpressQuotation", Method::POST, format!("{quotations}/{accepted}/accept"), RootPat, Body::Empty, true),
         ("rejectExpressQuotation", Method::POST, format!("{quotations}/{rejected}/reject"), RootPat, Body::Empty, true),
         ("deleteTag", Method::DELETE, format!("/tags/task/{tag}"), RootPat, Body::Empty, true),
