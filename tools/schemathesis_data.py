@@ -79,10 +79,15 @@ invoices = [i for i in call("GET", "/billing/potential-invoices?responseShape=fu
 invoice = invoices[0]
 exports["ST_INVOICE_ID"] = invoice["id"]
 exports["ST_INVOICE_ROW_ID"] = invoice["subscriptions"][0]["billingId"]
-# Other months of the same subscription: one to issue, and one issued here, to cancel.
+# Other months of the same subscription: one to issue, and one issued here, to cancel. The hooks
+# (tools/schemathesis_hooks.py) cancel what an issue case issued and issue again for each cancel
+# case, through the API at this address with this token.
 exports["ST_ISSUE_ID"] = invoices[1]["id"]
+exports["ST_CANCEL_SOURCE_ID"] = invoices[2]["id"]
 issued = call("POST", f"/billing/potential-invoices/{urllib.parse.quote(invoices[2]['id'], safe='')}/issue")
 exports["ST_CANCEL_ID"] = issued["id"]
+exports["ST_API_BASE"] = base
+exports["ST_API_TOKEN"] = token
 
 # A tag to colour and a work activity to replace (the seed holds none).
 exports["ST_TAG_ID"] = call("POST", "/tags/task/create", {"name": "Schemathesis"})["id"]

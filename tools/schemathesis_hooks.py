@@ -15,11 +15,22 @@ The upload's `file` part declares its media types (`encoding.file.contentType`: 
 GIF, the images the API recognises by content): for each, a strategy of real images of that type
 is registered below, which schemathesis uses for the part in positive cases only. Its negative
 cases keep what they were generated with, so the hooks change nothing that makes them valid.
+
+Issuing a potential invoice and cancelling an invoice consume their state (docs/billing.md): the
+second issue of one potential invoice, or the second cancellation of one invoice, is the documented
+409, so after the first case every later one would be refused. Each schema-valid case gets state
+of its own instead, made through the API as a client would (`fresh_billing_state`): the invoice
+an issue case made is cancelled again after it (which frees its lines, so the same potential
+invoice can be issued by the next case), and a cancel case gets an invoice issued for it.
 """
 
 import os
+import json
 import re
 import struct
+import urllib.error
+import urllib.parse
+import urllib.request
 import uuid
 import zlib
 
@@ -115,3 +126,50 @@ def before_call(ctx, case, kwargs):
     key = (case.headers or {}).get("Idempotency-Key")
     if isinstance(key, str) and PRINTABLE_KEY.match(key):
         case.headers = {**case.headers, "Idempotency-Key": str(uuid.uuid4())}
+    if operation_id(case) == "cancelInvoice":
+        case.path_parameters = {**(case.path_parameters or {}), "id": invoice_to_cancel()}
+
+
+@schemathesis.hook
+def after_call(ctx, case, response):
+    """An invoice an issue case made is cancelled at once, so the next case can issue again; the
+    invoice of a cancel case is not used again."""
+    if operation_id(case) == "issuePotentialInvoice" and response.status_code == 201:
+        invoice = json.loads(response.content).get("id")
+        if invoice:
+            api("POST", f"/billing/invoices/{invoice}/cancel")
+    # Cancelled now, or before (a run again on the same server): the next case needs another.
+    cancelled = response.status_code in (201, 409)
+    if operation_id(case) == "cancelInvoice" and cancelled and (case.path_parameters or {}).get("id") == BILLING["open"]:
+        BILLING["open"] = None
+
+
+def operation_id(case) -> str | None:
+    return case.operation.definition.raw.get("operationId")
+
+
+# The data tools/schemathesis_data.py made: the API's address and the token it used, the
+# potential invoice whose invoices the cancel cases cancel, and the first such invoice.
+BILLING = {"open": os.environ.get("ST_CANCEL_ID")}
+
+
+def api(method: str, path: str):
+    """A call of the API outside the run; a 4xx answer is returned as (status, body), not raised."""
+    request = urllib.request.Request(os.environ["ST_API_BASE"] + path, data=b"", method=method)
+    request.add_header("Authorization", f"Bearer {os.environ['ST_API_TOKEN']}")
+    try:
+        with urllib.request.urlopen(request) as answer:
+            return answer.status, json.load(answer)
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read() or b"null")
+
+
+def invoice_to_cancel() -> str:
+    """An invoice not cancelled yet: the last one issued for the cancel cases, or a new one."""
+    if BILLING["open"] is None:
+        source = urllib.parse.quote(os.environ["ST_CANCEL_SOURCE_ID"], safe="")
+        status, invoice = api("POST", f"/billing/potential-invoices/{source}/issue")
+        if status != 201:
+            raise RuntimeError(f"issuing an invoice for a cancel case: {status} {invoice}")
+        BILLING["open"] = invoice["id"]
+    return BILLING["open"]
