@@ -5,13 +5,14 @@
 //! cancellation is a credit note with the next number that frees everything again; 20
 //! parallel issues take the numbers 1 to 20.
 
+use crate::administration_api::{create_role, role_body};
 use crate::billing_api::{billings, get_at, invoice_id, invoice_path, seeded};
 use api_tests::{TestApi, assert_error_body, each_backend};
 use reqwest::Method;
 use serde_json::{Value, json};
 use uuid::Uuid;
 use workapi_domain::identity::{self, UserKind};
-use workapi_domain::permissions::ROOT;
+use workapi_domain::permissions::{ROOT, key};
 
 const NOW: &str = "2026-04-02T12:00:00Z";
 
@@ -260,6 +261,37 @@ async fn twenty_parallel_issues_take_the_numbers_1_to_20() {
             .collect();
         numbers.sort();
         assert_eq!(numbers, (1..=20).collect::<Vec<_>>(), "[{}]", api.backend);
+
+        // The list pages through the store's invoice list (docs/billing.md, "Reading
+        // invoices"): 7 a page, each once, by day then number; the day filter is a key range.
+        let walk = async |first: String| {
+            let (mut numbers, mut pages, mut next) = (Vec::new(), 0, Some(first));
+            while let Some(path) = next.take() {
+                let (status, headers, page) = api.send_with(Method::GET, &path, token, &[], None).await;
+                assert_eq!(status, 200, "[{}] {path}: {page}", api.backend);
+                let number = |i: &Value| i["number"].as_str().and_then(|n| n.parse::<i64>().ok());
+                numbers.extend(page.as_array().unwrap().iter().map(|i| number(i).unwrap_or_else(|| panic!("{page}"))));
+                pages += 1;
+                next = api_tests::next_page(&headers).map(|url| url.strip_prefix(&api.base).unwrap().to_owned());
+            }
+            (numbers, pages)
+        };
+        let day = &NOW[..10];
+        let all = walk(format!("/billing/invoices?limit=7&from={day}&to={day}")).await;
+        assert_eq!(all, ((1..=20).collect::<Vec<_>>(), 3), "[{}] pages of the day", api.backend);
+        let of_project = walk(format!("/billing/invoices?projectId={}&limit=7&from={day}", w.project)).await;
+        assert_eq!(of_project, all, "[{}] pages of the project", api.backend);
+        let (status, none) = api.get(&format!("/billing/invoices?from={day}&to=2026-04-01"), token).await;
+        assert_error_body(api.backend, status, &none, 400);
+        assert!(none["errors"]["from"].is_array(), "[{}] {none}", api.backend);
+        let (status, later) = api.get("/billing/invoices?from=2026-04-03", token).await;
+        assert_eq!((status, later), (200, json!([])), "[{}] after the day", api.backend);
+        // One who may manage invoices but sees only their projects sees none of these.
+        let body = role_body(Some(workapi_domain::permissions::STAFF), json!({key::INVOICES_MANAGE: true}));
+        let role = create_role(api, token, body).await;
+        let (_, outsider) = api.user(role["id"].as_str().unwrap(), UserKind::Employee).await;
+        let (status, unseen) = api.get("/billing/invoices", &outsider).await;
+        assert_eq!((status, unseen), (200, json!([])), "[{}] a member of no project", api.backend);
     })
     .await;
 }

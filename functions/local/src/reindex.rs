@@ -3,11 +3,12 @@
 //! moves users, projects and tasks (with their number guards) stored in the workspace partition
 //! to partitions of their own (docs/data-model.md#lists). Each tag and catalog product is read
 //! and written again as its entity writes it today, only when its keys differ; a tag also gains
-//! its folded name. Safe to run while the API serves: a tag is written only at the version read,
+//! its folded name; an invoice gains its place in the invoice list (only those two attributes). Safe to run while the API serves: a tag is written only at the version read,
 //! and users, projects, tasks and products are not changed by the API after their creation.
 //! Running it twice writes nothing the second time.
 
 use std::collections::BTreeMap;
+use workapi_domain::billing::{self, IssuedInvoiceRecord};
 use workapi_domain::catalog::ProductRecord;
 use workapi_domain::identity::{self, User};
 use workapi_domain::project::{self, ProjectRecord};
@@ -16,7 +17,7 @@ use workapi_domain::task::{self, TaskNumberRecord, TaskRecord};
 use workapi_kit::ApiResult;
 use workapi_kit::entity::{self, Entity};
 use workapi_store::keys::WsKeys;
-use workapi_store::{Condition, Index, Item, Query, Store, StoreError, TxOp, query_all};
+use workapi_store::{Condition, Index, Item, Query, Store, StoreError, TxOp, Update, query_all};
 
 /// Items written again, by entity type.
 #[derive(Debug, Default)]
@@ -74,6 +75,20 @@ pub async fn reindex(store: &dyn Store) -> ApiResult<Report> {
             let record: ProductRecord = entity::from_item(item.clone())?;
             rewrite::<ProductRecord>(store, &mut report, item, entity::to_item(&record, keys)?, Condition::Exists)
                 .await?;
+        }
+        // Invoices change after their issue (a cancellation marks them), so only their list keys
+        // are written, not the item read.
+        let invoices = Query::gsi1(billing::invoice_index(keys));
+        for item in query_all(store, invoices).await? {
+            let record: IssuedInvoiceRecord = entity::from_item(item.clone())?;
+            let Some(listed) = record.gsi2(keys) else { continue };
+            let (pk, sk) = Index::Gsi2.key_attrs();
+            if item.get(pk) == Some(&listed.pk.clone().into()) && item.get(sk) == Some(&listed.sk.clone().into()) {
+                continue;
+            }
+            let update = Update::default().set(pk, listed.pk).set(sk, listed.sk);
+            store.update(&record.key(keys), update, Condition::Exists).await?;
+            *report.0.entry(IssuedInvoiceRecord::TYPE).or_default() += 1;
         }
     }
     Ok(report)
@@ -225,6 +240,42 @@ mod tests {
         assert_eq!(listed().await, 1);
         let again: TagRecord = entity::get(&store, &tag::key(scope, record.tag.id)).await.unwrap().unwrap();
         assert_eq!((again.folded_name.as_str(), again.version), ("very urgent", record.version));
+        assert_eq!(reindex(&store).await.unwrap().to_string(), "none needed");
+    }
+
+    /// An invoice stored before the invoice list is listed after a reindex, cancellation kept.
+    #[tokio::test]
+    async fn invoices_stored_before_the_invoice_list_are_listed_after_a_reindex() {
+        let store = SqliteStore::in_memory().unwrap();
+        let ws = identity::create_workspace(&store, "Old", "en").await.unwrap();
+        let keys = WsKeys::new(ws.id);
+        let date = time::macros::date!(2026 - 03 - 31);
+        let invoice = IssuedInvoiceRecord {
+            id: uuid::Uuid::new_v4(),
+            project_id: uuid::Uuid::new_v4(),
+            number: "RE-2026-0001".into(),
+            date_from: time::macros::date!(2026 - 03 - 01),
+            date_to: date,
+            consumed: vec![],
+            task_ids: vec![],
+            line_ids: vec![],
+            issue: None,
+            cancelled_by: Some(uuid::Uuid::new_v4()),
+        };
+        let mut old = entity::to_item(&invoice, keys).unwrap();
+        for attr in [GSI2PK, GSI2SK] {
+            old.remove(attr);
+        }
+        store.put(old, Condition::None).await.unwrap();
+        let listed = || async {
+            let items = store.query(billing::invoice_list_query(keys, Some(date), Some(date))).await.unwrap().items;
+            items.into_iter().map(|item| entity::from_item(item).unwrap()).collect::<Vec<IssuedInvoiceRecord>>()
+        };
+        assert!(listed().await.is_empty());
+
+        let report = reindex(&store).await.unwrap();
+        assert_eq!(report.0.get(IssuedInvoiceRecord::TYPE), Some(&1), "{report}");
+        assert_eq!(listed().await, vec![invoice]);
         assert_eq!(reindex(&store).await.unwrap().to_string(), "none needed");
     }
 }

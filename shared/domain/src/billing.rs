@@ -14,9 +14,10 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use time::Date;
 use uuid::Uuid;
-use workapi_store::entity::IndexKey;
+use workapi_store::entity::{Entity, IndexKey};
 use workapi_store::keys::WsKeys;
-use workapi_store::{Key, Store, StoreResult};
+use workapi_store::{Cursor, Index, Key, Query, SortKey, Store, StoreResult};
+use workapi_wire::order::OrderKey;
 
 /// Dates as `YYYY-MM-DD` text (spec §1.2), in records and responses, read by the one date
 /// parser (`workapi_wire::calendar`, its range included).
@@ -171,6 +172,55 @@ impl IssuedInvoiceRecord {
     pub fn issued_outside(&self) -> bool {
         self.issue.is_none()
     }
+
+    /// The day the invoice list filters and orders by: issued on, or (issued outside the API)
+    /// the end of the range it bills.
+    pub fn listed_on(&self) -> Date {
+        self.issue.as_ref().map_or(self.date_to, |issue| issue.issued_on)
+    }
+}
+
+/// An invoice's place in the invoice list: by day ([`IssuedInvoiceRecord::listed_on`]), then
+/// number (the workspace's sequence; a seeded number that is not one sorts first, by its text),
+/// then project and id. The project is part of the place so that a cursor names the item's
+/// table key ([`invoice_list_start`]).
+pub fn invoice_order(record: &IssuedInvoiceRecord) -> OrderKey {
+    let sequence = record.issue.as_ref().map_or_else(|| record.number.parse().unwrap_or(0), |issue| issue.sequence);
+    OrderKey::new()
+        .text(day::text(record.listed_on()))
+        .int(sequence)
+        .text(record.number.clone())
+        .id(record.project_id)
+        .id(record.id)
+}
+
+/// The invoice list of a workspace (GSI2), from `from` to `to` (days, inclusive): a range of
+/// the list's keys, which begin with the day.
+pub fn invoice_list_query(keys: WsKeys, from: Option<Date>, to: Option<Date>) -> Query {
+    let query = Query::gsi2(invoice_list(keys));
+    if from.is_none() && to.is_none() {
+        return query;
+    }
+    // Every key of a day d begins with d's text and is longer, so it sorts after d's text and
+    // before the next day's: the range [from, to + 1 day] holds exactly the days from..=to.
+    // DynamoDB refuses an empty key value; every key begins with a digit.
+    let low = from.map_or_else(|| "0".to_owned(), day::text);
+    let high =
+        to.map_or_else(|| char::MAX.to_string(), |to| to.next_day().map_or_else(|| char::MAX.to_string(), day::text));
+    query.sk(SortKey::Between(low, high))
+}
+
+/// Where the invoice list continues after a cursor's place (`None`: not an invoice's place).
+pub fn invoice_list_start(keys: WsKeys, after: &OrderKey) -> Option<Cursor> {
+    let (project_id, id) = (after.text_at(3)?.parse().ok()?, after.last_text()?);
+    let table = project::project_item((keys, project_id), format!("{}{id}", IssuedInvoiceRecord::PREFIX));
+    let at = IndexKey { pk: invoice_list(keys), sk: after.sort_text() };
+    Some(workapi_store::entity::index_start(Index::Gsi2, &table, at))
+}
+
+/// The GSI2 partition of a workspace's invoice list, by day and number.
+fn invoice_list(keys: WsKeys) -> String {
+    keys.partition("INVOICE_LIST")
 }
 
 /// Hours an invoice drew from one support contingent.
@@ -231,6 +281,11 @@ impl workapi_store::entity::Entity for IssuedInvoiceRecord {
     /// Found by id in the workspace's invoice index (`GET /billing/invoices/{id}`).
     fn gsi1(&self, keys: WsKeys) -> Option<IndexKey> {
         Some(IndexKey { pk: invoice_index(keys), sk: self.id.to_string() })
+    }
+
+    /// Listed by day and number in the invoice list (`GET /billing/invoices`).
+    fn gsi2(&self, keys: WsKeys) -> Option<IndexKey> {
+        Some(IndexKey { pk: invoice_list(keys), sk: invoice_order(self).sort_text() })
     }
 }
 

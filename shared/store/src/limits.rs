@@ -1,9 +1,10 @@
 //! DynamoDB's limits, which both backends enforce (docs/data-model.md, "Limits"): an item of at
-//! most 400 KB, a transaction of at most 100 operations and 4 MB, a query page of at most 1 MB.
+//! most 400 KB, a transaction of at most 100 operations and 4 MB, a query page of at most 1 MB,
+//! no empty key value in a query.
 //! The embedded store refuses exactly where DynamoDB would, so that a local run or a test on the
 //! embedded store cannot pass what production refuses.
 
-use crate::{Item, StoreError, StoreResult};
+use crate::{Item, Query, SortKey, StoreError, StoreResult};
 use serde_json::Value;
 
 /// The largest item DynamoDB stores, in its own accounting ([`item_size`]).
@@ -89,6 +90,26 @@ pub fn check_transaction<'a>(items: impl IntoIterator<Item = &'a Item>) -> Store
     Ok(())
 }
 
+/// A query DynamoDB would take: no key value is empty, and a range's low end is not above its
+/// high end. DynamoDB refuses both (a `ValidationException`); the embedded store does too, so a
+/// query built wrong fails in every test, not only on DynamoDB.
+pub fn check_query(query: &Query) -> StoreResult<()> {
+    let empty = match &query.sk {
+        SortKey::Any => false,
+        SortKey::Equals(v) | SortKey::BeginsWith(v) => v.is_empty(),
+        SortKey::Between(low, high) => {
+            if low > high {
+                return Err(StoreError::Invalid("a key range whose low end is above its high end".into()));
+            }
+            low.is_empty() || high.is_empty()
+        }
+    };
+    if empty || query.pk.is_empty() {
+        return Err(StoreError::Invalid("an empty key value in a query".into()));
+    }
+    Ok(())
+}
+
 /// An item's size as DynamoDB counts it: each attribute's name (UTF-8 bytes) plus its value:
 /// a string's UTF-8 bytes, a number's significant digits halved plus one, 1 byte for a boolean
 /// or null, and for a list or map 3 bytes plus 1 per element plus the elements (a map's
@@ -123,6 +144,18 @@ mod tests {
 
     fn item(value: Value) -> Item {
         value.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn queries_dynamodb_refuses_are_refused() {
+        let refused = |query: Query| matches!(check_query(&query), Err(StoreError::Invalid(_)));
+        let between = |low: &str, high: &str| Query::gsi2("P").sk(SortKey::Between(low.into(), high.into()));
+        assert!(refused(between("", "b")));
+        assert!(refused(between("b", "a")));
+        assert!(refused(Query::table("P").begins_with("")));
+        assert!(refused(Query::table("")));
+        assert!(check_query(&between("a", "a")).is_ok());
+        assert!(check_query(&Query::table("P")).is_ok());
     }
 
     #[test]

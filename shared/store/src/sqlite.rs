@@ -220,6 +220,7 @@ impl Store for SqliteStore {
     }
 
     async fn query(&self, query: Query) -> StoreResult<Page> {
+        limits::check_query(&query)?;
         self.with_tx(move |tx| Ok(Ok(run_query(tx, &query, now_epoch())?))).await
     }
 

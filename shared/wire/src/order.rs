@@ -65,6 +65,15 @@ impl OrderKey {
         parts.collect::<Vec<_>>().join(SEPARATOR)
     }
 
+    /// The text of the component at `index` (`None` past the end or for a number): an id
+    /// that a list's place holds beside the item's own (`last_text`).
+    pub fn text_at(&self, index: usize) -> Option<&str> {
+        match self.0.get(index)? {
+            Part::Text(text) => Some(text),
+            Part::Int(_) => None,
+        }
+    }
+
     /// The last component's text: the item's id.
     pub fn last_text(&self) -> Option<&str> {
         match self.0.last()? {
@@ -111,5 +120,8 @@ mod tests {
         assert!(n(-2) < n(-1) && n(-1) < n(0) && n(0) < n(9) && n(9) < n(10) && n(i64::MAX) > n(10));
         assert_eq!(n(0), format!("{:020}\u{1}a", 1u64 << 63));
         assert_eq!(OrderKey::new().text("x").id("42").last_text(), Some("42"));
+        assert_eq!(OrderKey::new().text("x").int(1).id("42").text_at(0), Some("x"));
+        assert_eq!(OrderKey::new().text("x").int(1).id("42").text_at(1), None);
+        assert_eq!(OrderKey::new().text("x").id("42").text_at(2), None);
     }
 }

@@ -190,10 +190,4 @@ impl Invoice {
             issued_at: issue.map(|i| i.issued_at.clone()),
         })
     }
-
-    /// The day the list filters and orders by: issued on, or (issued outside the API) the end
-    /// of the range it bills.
-    pub fn date(&self) -> Date {
-        self.issued_on.unwrap_or(self.date_to)
-    }
 }
