@@ -2,7 +2,8 @@
 
 Some operations take an identifier that only the API makes, or data the seed does not hold: a
 file's signed URL, an express quotation, a potential invoice's subscription row, a tag, a work
-activity, an agent's managed-provider settings. This script makes them through the API on
+activity, an agent's managed-provider settings, OAuth clients with their registration access
+tokens. This script makes them through the API on
 the demo workspace, as a client would, and prints `export NAME=value` lines that
 tools/schemathesis.toml reads as `${NAME}`:
 
@@ -88,6 +89,21 @@ issued = call("POST", f"/billing/potential-invoices/{urllib.parse.quote(invoices
 exports["ST_CANCEL_ID"] = issued["id"]
 exports["ST_API_BASE"] = base
 exports["ST_API_TOKEN"] = token
+
+# OAuth clients (RFC 7591) to read and update, and one to delete, each with its registration
+# access token: the management operations take that token, not the API's.
+def register(name):
+    body = json.dumps({"redirect_uris": ["https://app.example/callback"], "client_name": name,
+                       "token_endpoint_auth_method": "none"}).encode()
+    request = urllib.request.Request(base + "/api/oauth/register", data=body, method="POST")
+    request.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(request) as response:
+        client = json.load(response)
+    return client["client_id"], client["registration_access_token"]
+
+
+exports["ST_OAUTH_CLIENT_ID"], exports["ST_OAUTH_RAT"] = register(f"Schemathesis {uuid.uuid4().hex[:8]}")
+exports["ST_OAUTH_DELETED_CLIENT_ID"], exports["ST_OAUTH_DELETED_RAT"] = register(f"Deleted {uuid.uuid4().hex[:8]}")
 
 # A tag to colour and a work activity to replace (the seed holds none).
 exports["ST_TAG_ID"] = call("POST", "/tags/task/create", {"name": "Schemathesis"})["id"]
