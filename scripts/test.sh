@@ -25,7 +25,7 @@ if ! command -v java >/dev/null 2>&1; then
   apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless >/dev/null
 fi
 if [ ! -x /usr/bin/chromium ]; then
-  log "installing Debian's chromium for the browser tests (consent page, reference page)"
+  log "installing Debian's chromium for the browser tests (consent page, reference page, invoice page)"
   apt-get update -qq && apt-get install -y -qq chromium >/dev/null
 fi
 log "installing pinned npm and PyPI tools"
@@ -161,6 +161,19 @@ node tests/browser/consent.mjs "http://127.0.0.1:$api_port" admin@demo.example w
   "$root/target/test-artifacts/consent.png"
 log "Reference page: headless Chromium opens /docs, searches an operation and calls it with the token"
 node tests/browser/reference.mjs "http://127.0.0.1:$api_port" "$token" "$root/target/test-artifacts/reference.png"
+# The demo seed's November 2026 time invoice (two manual positions and 1.5 h: 493 net, 586.67
+# with 19 % tax; docs/seed.md), addressed to its contact and issued as of 27 November, then read
+# as a page by a person.
+log "Invoice page: headless Chromium opens an issued invoice of the demo seed with the token"
+project=01e53df4-07b4-4a44-8242-85272b83de6a
+november="http://127.0.0.1:$api_port/billing/potential-invoices/time%3A%3A$project%3A%3A2026-11-01%3A%3A2026-11-30"
+clock='LT_CUSTOM_NOW: 2026-11-27T12:00:00Z'
+curl -sf -X PATCH "$november" -H "Authorization: Bearer $token" -H "$clock" -H 'Content-Type: application/json' \
+  -d '{"contactId": "feba6268-1a6d-44ce-bd62-936a18e5d37a"}' >/dev/null
+invoice=$(curl -sf -X POST "$november/issue" -H "Authorization: Bearer $token" -H "$clock" \
+  | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+node tests/browser/invoice.mjs "http://127.0.0.1:$api_port" "$token" "$invoice" "Erika Mustermann" "586.67 EUR" \
+  "$root/target/test-artifacts/invoice.png"
 # Clients generated from the served document, as integrators generate them (issue 26): each
 # creates a catalog product, uploads an image and downloads it through its generated operations.
 log "Generated clients: openapi-python-client and openapi-typescript with openapi-fetch"

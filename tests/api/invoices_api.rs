@@ -19,7 +19,12 @@ const NOW: &str = "2026-04-02T12:00:00Z";
 /// POST as of [`NOW`] with extra headers, answered whole (not the compact projection):
 /// status, body, `Idempotent-Replayed`.
 async fn post_at(api: &TestApi, path: &str, token: &str, headers: &[(&str, &str)]) -> (u16, Value, String) {
-    let mut all = vec![("LT_CUSTOM_NOW", NOW), ("LT-Response-Shape", "full")];
+    post_on(api, NOW, path, token, headers).await
+}
+
+/// [`post_at`] as of the business instant `now`.
+async fn post_on(api: &TestApi, now: &str, path: &str, token: &str, headers: &[(&str, &str)]) -> (u16, Value, String) {
+    let mut all = vec![("LT_CUSTOM_NOW", now), ("LT-Response-Shape", "full")];
     all.extend_from_slice(headers);
     let (status, headers, body) = api.send_with(Method::POST, path, token, &all, None).await;
     let replayed = headers.get("idempotent-replayed").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
@@ -28,7 +33,12 @@ async fn post_at(api: &TestApi, path: &str, token: &str, headers: &[(&str, &str)
 
 /// The potential invoice and its ETag, as of [`NOW`].
 async fn read_potential(api: &TestApi, path: &str, token: &str) -> (u16, Value, String) {
-    let (status, headers, body) = api.send_with(Method::GET, path, token, &[("LT_CUSTOM_NOW", NOW)], None).await;
+    read_potential_on(api, NOW, path, token).await
+}
+
+/// [`read_potential`] as of the business instant `now`.
+async fn read_potential_on(api: &TestApi, now: &str, path: &str, token: &str) -> (u16, Value, String) {
+    let (status, headers, body) = api.send_with(Method::GET, path, token, &[("LT_CUSTOM_NOW", now)], None).await;
     let etag = headers.get("etag").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
     (status, body, etag)
 }
@@ -418,6 +428,221 @@ async fn a_seeded_invoice_cancelled_stays_cancelled_when_the_seed_is_loaded_agai
         crate::billing_api::load(api, &seed).await.expect("the seed loads again");
         let (_, invoice) = api.get(&format!("/billing/invoices/{id}?responseShape=full"), &token).await;
         assert_eq!((&invoice["number"], &invoice["cancelledBy"]), (&json!("RE-7"), &note["id"]), "[{}]", api.backend);
+    })
+    .await;
+}
+
+/// Issue 36's "Done when", from the demo seed as the local server's first start loads it
+/// (embedded store only: the demo needs an empty store), on 27 November 2026: a client lists
+/// the web-shop project's potential invoices and sees the seed's manual positions on
+/// November's time invoice (beside the time of 20 November) and the imported Support hours on
+/// November's subscription invoice; issues both to the seed's contact; reads them back; and
+/// sees the retainer's consumed hours and the potential invoices change.
+#[tokio::test]
+async fn the_demo_seed_bills_its_positions_and_imported_product_and_the_numbers_move() {
+    let key = workapi_domain::token::TokenKey::generate();
+    let backend = api_tests::Backend {
+        name: "embedded",
+        store: std::sync::Arc::new(workapi_store::sqlite::SqliteStore::in_memory().unwrap()),
+    };
+    let demo = local::demo::ensure_demo(backend.store.as_ref(), &key).await.unwrap().expect("an empty store");
+    let api = TestApi::builder(&backend).token_key(key).start().await;
+    let token = demo.token.as_str();
+    const NOVEMBER: &str = "2026-11-27T12:00:00Z";
+    let (project, erika) = ("01e53df4-07b4-4a44-8242-85272b83de6a", "feba6268-1a6d-44ce-bd62-936a18e5d37a");
+    let project_id: Uuid = project.parse().unwrap();
+    let get = async |path: &str| get_at(&api, path, token, NOVEMBER).await;
+    let ids = |all: &Value| -> Vec<String> {
+        all.as_array().unwrap().iter().map(|p| p["id"].as_str().unwrap().to_owned()).collect()
+    };
+
+    // The project's potential invoices, and November's two.
+    let list = format!("/billing/potential-invoices?projectId={project}");
+    let (status, before) = get(&list).await;
+    assert_eq!(status, 200, "{before}");
+    let (time_id, subscription_id) =
+        (invoice_id("time", project_id, "2026-11", "30"), invoice_id("subscription", project_id, "2026-11", "30"));
+    assert!(ids(&before).contains(&time_id) && ids(&before).contains(&subscription_id), "{before}");
+    let (time, subscription) = (invoice_path(&time_id), invoice_path(&subscription_id));
+    // Time: task #2's 1.5 h of 20 November at its 110 = 165; the positions 120 less 10 % = 108
+    // and 250 less a fixed 30 = 220; 493 net.
+    let (_, potential) = get(&time).await;
+    let lines = |all: &Value, name: &str| -> Vec<Value> {
+        all.as_array().unwrap().iter().map(|l| json!([l[name], l["amount"]])).collect()
+    };
+    assert_eq!(
+        lines(&potential["positions"], "name"),
+        [json!(["SSL certificate, one year", 108]), json!(["Payment provider onboarding fee", 220])],
+        "{potential}"
+    );
+    assert_eq!(lines(&potential["tasks"], "title"), [json!(["Shipping rules workshop", 165])], "{potential}");
+    assert_eq!(potential["netTotal"], 493, "{potential}");
+    // Subscription: Support hours imported with 4 hours a month at a custom 90 from 1 November.
+    let (_, charges) = get(&subscription).await;
+    let product = &charges["products"][0];
+    assert_eq!(
+        json!([product["name"], product["charge"], product["quantity"], product["unitPrice"], product["amount"]]),
+        json!(["Support hours", "perUnit", 4, 90, 360]),
+        "{charges}"
+    );
+    assert_eq!((charges["products"].as_array().unwrap().len(), &charges["netTotal"]), (1, &json!(360)));
+
+    // The retainer (monthly 10 h from 1 January): November's 1.5 h are potentially used.
+    let retainer = async || {
+        let (_, all) = get(&format!("/projects/{project}/support-contingents")).await;
+        let retainer = all.as_array().unwrap().iter().find(|c| c["title"] == "Support retainer").unwrap().clone();
+        json!([retainer["consumedHours"], retainer["potentiallyUsedByTasks"], retainer["availableHours"]])
+    };
+    let contingent_before = retainer().await;
+    assert_eq!((&contingent_before[0], &contingent_before[1]), (&json!(0), &json!(1.5)), "{contingent_before}");
+
+    // Issued to the seed's contact, each with the ETag it was read with.
+    let issue = async |path: &str| {
+        let clock = [("LT_CUSTOM_NOW", NOVEMBER)];
+        let (status, _, _) = api.send_with(Method::PATCH, path, token, &clock, Some(json!({"contactId": erika}))).await;
+        assert_eq!(status, 200, "{path}");
+        let (_, _, etag) = read_potential_on(&api, NOVEMBER, path, token).await;
+        let (status, invoice, _) =
+            post_on(&api, NOVEMBER, &format!("{path}/issue"), token, &[("If-Match", &etag)]).await;
+        assert_eq!(status, 201, "{path}: {invoice}");
+        invoice
+    };
+    let invoice = issue(&time).await;
+    assert_eq!(
+        json!([invoice["number"], invoice["contactId"], invoice["netTotal"], invoice["tax"], invoice["total"]]),
+        json!(["1", erika, 493, 93.67, 586.67]),
+        "{invoice}"
+    );
+    assert_eq!(invoice["positions"], potential["positions"], "the lines as they were read");
+    let billed = invoice["lineIds"].as_array().unwrap();
+    assert!(billed.contains(&json!("position:c3d4e5f6-0001-4a7b-8c9d-0e1f2a3b4c01")), "{invoice}");
+    assert!(billed.contains(&json!("position:c3d4e5f6-0002-4a7b-8c9d-0e1f2a3b4c02")), "{invoice}");
+    let product_invoice = issue(&subscription).await;
+    assert_eq!(
+        json!([product_invoice["number"], product_invoice["total"], product_invoice["products"]]),
+        json!(["2", 428.4, charges["products"]]),
+        "{product_invoice}"
+    );
+
+    // Read back: by id as issued, and in the project's list beside the seed's January invoice.
+    for issued in [&invoice, &product_invoice] {
+        let (status, read) =
+            get(&format!("/billing/invoices/{}?responseShape=full", issued["id"].as_str().unwrap())).await;
+        assert_eq!((status, &read), (200, issued));
+    }
+    let (_, invoices) = get(&format!("/billing/invoices?projectId={project}")).await;
+    let numbers: Vec<&Value> = invoices.as_array().unwrap().iter().map(|i| &i["number"]).collect();
+    assert_eq!(numbers, [&json!("RE-2026-001"), &json!("1"), &json!("2")], "{invoices}");
+
+    // The numbers move: the 1.5 h are consumed now, no longer potentially used; what is
+    // available stays (issuing the current period's own time).
+    let contingent_after = retainer().await;
+    assert_eq!(contingent_after, json!([1.5, 0, contingent_before[2]]), "{contingent_before} → {contingent_after}");
+    // November's potential invoices are gone; the earlier months' unbilled time stays.
+    for path in [&time, &subscription] {
+        assert_eq!(get(path).await.0, 404, "{path}");
+    }
+    let (_, after) = get(&list).await;
+    let expected: Vec<String> =
+        ids(&before).into_iter().filter(|id| *id != time_id && *id != subscription_id).collect();
+    assert_eq!(ids(&after), expected, "{after}");
+    assert!(!expected.is_empty(), "February's and March's time stay potential: {after}");
+}
+
+/// The seed's `manualPositions` and `projectProducts` (docs/seed.md): loaded through the API's
+/// own bodies and rules, once; listed as the API lists them; billed on the potential invoices
+/// of their months; every problem named.
+#[tokio::test]
+async fn the_seed_s_positions_and_imports_load_once_bill_their_months_and_name_every_problem() {
+    each_backend(async |_, api| {
+        let (root, token) = api.user(ROOT, UserKind::Employee).await;
+        let w = seeded(api, &[root.id]).await;
+        let (category, hours, position, import) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
+        let seed = json!({"version": 1,
+            "catalogCategories": [{"id": category, "name": "Support"}],
+            "catalogProducts": [{"id": hours, "name": "Support hours", "categoryId": category, "description": "Hours",
+                "pricePerUnit": 95, "priceUnitName": "hour", "priceFrequency": 1,
+                "variants": [{"name": "Standard", "description": null}], "options": []}],
+            "manualPositions": [{"id": position, "projectId": w.project, "createdAt": "2026-03-05T10:00:00Z",
+                "name": "Setup", "description": "Once", "price": 250, "discountType": "Fixed", "discountAmount": 30}],
+            "projectProducts": [{"id": import, "projectId": w.project, "createdAt": "2026-03-02T08:00:00Z",
+                "productId": hours, "quantity": 2, "options": [], "customPrices": {}}]});
+        let first = crate::billing_api::load(api, &seed).await.unwrap();
+        assert_eq!(
+            (first.0["manualPositions"], first.0["projectProducts"]),
+            ((1, 0), (1, 0)),
+            "[{}] {first}",
+            api.backend
+        );
+        let second = crate::billing_api::load(api, &seed).await.unwrap();
+        assert_eq!(second.written(), 0, "[{}] {second}", api.backend);
+        let (_, positions) = api.get(&format!("/projects/{}/manual-positions", w.project), &token).await;
+        let listed = &positions[0];
+        assert_eq!(
+            json!([listed["id"], listed["name"], listed["description"], listed["sort"], listed["createdAt"]]),
+            json!([position, "Setup", "<p>Once</p>", 1, "2026-03-05T10:00:00Z"]),
+            "[{}] {positions}",
+            api.backend
+        );
+        let (_, products) = api.get(&format!("/projects/{}/products", w.project), &token).await;
+        let listed = &products[0];
+        assert_eq!(
+            json!([
+                listed["id"],
+                listed["productId"],
+                listed["quantity"],
+                listed["activeFromType"],
+                listed["createdAt"]
+            ]),
+            json!([import, hours, 2, "Immediately", "2026-03-02T08:00:00Z"]),
+            "[{}] {products}",
+            api.backend
+        );
+        // March's invoices as of 2 April: the position (250 − 30) on the time invoice, the
+        // product's first month (2 March – 1 April, 2 × 95) on the subscription invoice.
+        let (_, time) = get_at(api, &invoice_path(&invoice_id("time", w.project, "2026-03", "31")), &token, NOW).await;
+        let setup = time["positions"].as_array().unwrap().iter().find(|l| l["positionId"] == json!(position));
+        assert_eq!(setup.map(|l| &l["amount"]), Some(&json!(220)), "[{}] {time}", api.backend);
+        let subscription = invoice_path(&invoice_id("subscription", w.project, "2026-03", "31"));
+        let (_, charges) = get_at(api, &subscription, &token, NOW).await;
+        let charge = &charges["products"][0];
+        assert_eq!(
+            json!([charge["projectProductId"], charge["periodStart"], charge["periodEnd"], charge["amount"]]),
+            json!([import, "2026-03-02", "2026-04-01", 190]),
+            "[{}] {charges}",
+            api.backend
+        );
+
+        let mut bad = seed.clone();
+        bad["manualPositions"][0]["price"] = json!(-1);
+        bad["manualPositions"][0]["categoryId"] = json!(Uuid::new_v4());
+        bad["projectProducts"][0]["options"] = json!([{"id": Uuid::new_v4(), "value": [Uuid::new_v4()]}]);
+        let entry = |changes: Value| {
+            let mut entry = seed["projectProducts"][0].clone();
+            entry["id"] = json!(Uuid::new_v4());
+            for (key, value) in changes.as_object().unwrap() {
+                entry[key] = value.clone();
+            }
+            entry
+        };
+        bad["projectProducts"] = json!([
+            bad["projectProducts"][0],
+            entry(json!({"createdAt": "yesterday"})),
+            entry(json!({"productId": Uuid::new_v4()})),
+            entry(json!({"projectId": Uuid::new_v4(), "quantity": 0}))
+        ]);
+        let error = crate::billing_api::load(api, &bad).await.unwrap_err();
+        for expected in [
+            "manualPositions[0].price",
+            "manualPositions[0].categoryId",
+            "projectProducts[0].options[0].id",
+            "projectProducts[1].createdAt",
+            "projectProducts[2].productId: no such catalog product",
+            "projectProducts[3].projectId: no such project",
+            "projectProducts[3].quantity",
+        ] {
+            assert!(error.contains(expected), "[{}] {expected} in {error}", api.backend);
+        }
     })
     .await;
 }

@@ -19,6 +19,7 @@ mod hardening;
 mod helpdesk_api;
 mod idempotency;
 mod imposter;
+mod invoice_page;
 mod invoices_api;
 mod item_sizes;
 mod keep_alive;

@@ -72,45 +72,9 @@ pub static ASSETS: LazyLock<[Asset; 3]> = LazyLock::new(|| {
     ]
 });
 
-/// Whether the request wants the page rather than the JSON index: `text/html` is acceptable
-/// and ranks above `application/json` (a browser's `text/html,…,*/*;q=0.8`). A tie, no
-/// `Accept`, or `*/*` alone keeps the JSON that programs have always had.
-pub fn wants_html(headers: &HeaderMap) -> bool {
-    let html = quality(headers, "text/html");
-    html > 0.0 && html > quality(headers, "application/json")
-}
-
-/// The quality `Accept` gives a media type: that of its most specific matching range (RFC 9110
-/// §12.5.1), 1 without an `Accept`, 0 when no range matches.
-fn quality(headers: &HeaderMap, media_type: &str) -> f32 {
-    let mut ranges = headers.get_all(header::ACCEPT).iter().filter_map(|value| value.to_str().ok()).peekable();
-    if ranges.peek().is_none() {
-        return 1.0;
-    }
-    let (kind, _) = media_type.split_once('/').unwrap_or((media_type, ""));
-    let mut best: Option<(u8, f32)> = None;
-    for range in ranges.flat_map(|value| value.split(',')) {
-        let mut parts = range.split(';');
-        let name = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-        let specificity = if name == media_type {
-            2
-        } else if name == format!("{kind}/*") {
-            1
-        } else if name == "*/*" {
-            0
-        } else {
-            continue;
-        };
-        let q = parts
-            .filter_map(|param| param.trim().strip_prefix("q=").and_then(|q| q.trim().parse::<f32>().ok()))
-            .next()
-            .unwrap_or(1.0);
-        if best.is_none_or(|(seen, _)| specificity > seen) {
-            best = Some((specificity, q));
-        }
-    }
-    best.map_or(0.0, |(_, q)| q)
-}
+/// Whether the request wants the page rather than the JSON index: the one negotiation of the
+/// API's pages (`workapi_kit::negotiate`).
+pub use workapi_kit::negotiate::wants_html;
 
 /// Whether the client takes a gzip-compressed body: yes without `Accept-Encoding` (any coding is
 /// then acceptable, RFC 9110 §12.5.3), else when `gzip` (or `*`) has a non-zero quality.
@@ -247,21 +211,6 @@ mod tests {
             headers.append(name.clone(), value.parse().unwrap());
         }
         headers
-    }
-
-    #[test]
-    fn browsers_get_the_page_and_programs_the_json() {
-        let html = |accept: &[&str]| wants_html(&headers(header::ACCEPT, accept));
-        // Chromium's and Firefox's navigation Accept.
-        assert!(html(&["text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"]));
-        assert!(html(&["text/html"]));
-        assert!(html(&["application/json;q=0.5, text/html"]));
-        assert!(!html(&[]));
-        assert!(!html(&["*/*"]));
-        assert!(!html(&["application/json"]));
-        assert!(!html(&["text/html, application/json"]));
-        assert!(!html(&["text/html;q=0"]));
-        assert!(!html(&["text/*;q=0.2, application/json"]));
     }
 
     #[test]

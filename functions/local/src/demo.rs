@@ -53,7 +53,8 @@ pub async fn ensure_demo(store: &dyn Store, key: &TokenKey) -> Result<Option<Dem
 
 /// The demo seed file of the repository (`seed/demo.json`), compiled in so the binary needs no
 /// checkout: two projects (express quotations on and off), a customer organization with an
-/// active and an inactive contact, manual-position and catalog categories, two catalog products.
+/// active and an inactive contact, manual-position and catalog categories, two catalog products,
+/// two manual positions and an imported product that November 2026's potential invoices bill.
 pub const DEMO_SEED: &str = include_str!("../../../seed/demo.json");
 
 /// The demo admin's own world (`seed/demo-admin.json`): its notifications, three unread and

@@ -10,6 +10,7 @@ pub mod reindex;
 pub mod seed;
 pub mod seed_agents;
 pub mod seed_billing;
+pub mod seed_lines;
 pub mod template;
 
 use axum::Router;

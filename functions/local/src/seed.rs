@@ -49,6 +49,15 @@ pub struct SeedFile {
     /// Each entry is the body of `POST /administration/product-catalog` plus an `id`.
     #[serde(default)]
     pub catalog_products: Vec<serde_json::Value>,
+    /// Invoice lines (crate::seed_lines): each entry is the body of
+    /// `POST /projects/{projectId}/manual-positions` plus `id`, `projectId`, `createdAt` and an
+    /// optional `sort`.
+    #[serde(default)]
+    pub manual_positions: Vec<serde_json::Value>,
+    /// Each entry is the body of `POST /projects/{projectId}/products` plus `id`, `projectId`
+    /// and `createdAt`.
+    #[serde(default)]
+    pub project_products: Vec<serde_json::Value>,
     /// Agents (docs/agents.md).
     #[serde(default)]
     pub agents: Vec<crate::seed_agents::AgentEntry>,
@@ -324,7 +333,7 @@ async fn load_inner(
         .await?
         .ok_or_else(|| format!("workspace {workspace_id} does not exist"))?;
     let keys = WsKeys::new(workspace.id);
-    let Valid { products, tasks, mail_accounts, notifications, billing } = validate(store, keys, file).await?;
+    let Valid { products, lines, tasks, mail_accounts, notifications, billing } = validate(store, keys, file).await?;
     let mut report = Report::default();
     for entry in &file.organizations {
         let record = Organization { id: entry.id, name: entry.name.trim().to_owned() };
@@ -358,6 +367,12 @@ async fn load_inner(
     for (id, draft) in products {
         let created = administration::catalog::products::create_with_id(store, keys, id, draft).await?;
         report.count("catalogProducts", created);
+    }
+    for record in &lines.positions {
+        report.count("manualPositions", crate::seed_lines::write_position(store, keys, record).await?);
+    }
+    for import in &lines.products {
+        report.count("projectProducts", crate::seed_lines::write_product(store, keys, import).await?);
     }
     for record in mail_accounts {
         report.count("mailAccounts", helpdesk::store::write(store, keys, record).await?);
@@ -443,6 +458,7 @@ async fn write_project(store: &dyn Store, keys: WsKeys, entry: &ProjectEntry) ->
 /// What a valid file writes besides its plain entries.
 struct Valid {
     products: Vec<(Uuid, workapi_domain::catalog::ProductDefinition)>,
+    lines: crate::seed_lines::Lines,
     tasks: Vec<TaskRecord>,
     mail_accounts: Vec<helpdesk::account::MailAccountRecord>,
     /// Each with the id of the user it belongs to.
@@ -561,14 +577,7 @@ async fn validate(store: &dyn Store, keys: WsKeys, file: &SeedFile) -> SeedResul
                 }
                 products.push((id, draft));
             }
-            Err(e) => match e.errors {
-                Some(errors) => {
-                    for (field, messages) in errors {
-                        problems.push(format!("{at}.{field}: {}", messages.join("; ")));
-                    }
-                }
-                None => problems.push(format!("{at}: {}", e.message)),
-            },
+            Err(e) => report(&mut problems, &at, e),
         }
     }
     let projects: HashSet<Uuid> = file.projects.iter().map(|e| e.id).collect();
@@ -598,10 +607,23 @@ async fn validate(store: &dyn Store, keys: WsKeys, file: &SeedFile) -> SeedResul
     let notifications = notification_rules::records(store, keys, file, &mut problems).await?;
     let task_projects = file.tasks.iter().map(|t| (t.id, t.project_id)).collect();
     let billing = crate::seed_billing::validate(store, keys, file, &task_projects, &mut problems).await?;
+    let lines = crate::seed_lines::validate(store, keys, file, &products, &mut problems).await?;
     if problems.is_empty() {
-        Ok(Valid { products, tasks, mail_accounts, notifications, billing })
+        Ok(Valid { products, lines, tasks, mail_accounts, notifications, billing })
     } else {
         Err(Box::new(SeedError(problems)))
+    }
+}
+
+/// An entry's body refused by the API's rules: one problem per field, named under `at`.
+pub(crate) fn report(problems: &mut Vec<String>, at: &str, e: workapi_kit::ApiError) {
+    match e.errors {
+        Some(errors) => {
+            for (field, messages) in errors {
+                problems.push(format!("{at}.{field}: {}", messages.join("; ")));
+            }
+        }
+        None => problems.push(format!("{at}: {}", e.message)),
     }
 }
 

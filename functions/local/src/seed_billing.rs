@@ -240,7 +240,8 @@ pub async fn validate(
     Ok(records)
 }
 
-async fn known_project(
+/// Whether the project is in the file or stored (each stored one asked once).
+pub(crate) async fn known_project(
     store: &dyn Store,
     keys: WsKeys,
     in_file: &HashSet<Uuid>,

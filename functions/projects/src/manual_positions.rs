@@ -180,6 +180,32 @@ pub async fn check_category(
     Ok(())
 }
 
+/// Where a position stands: its id, project, order, creation and creator.
+pub struct Placed {
+    pub id: Uuid,
+    pub project_id: Uuid,
+    pub sort: i64,
+    pub created_at: String,
+    pub by: Uuid,
+}
+
+/// The stored position of a draft placed (the create's, and the seed's with the file's ids).
+pub fn record(draft: Draft, placed: Placed) -> ManualPositionRecord {
+    ManualPositionRecord {
+        id: placed.id,
+        project_id: placed.project_id,
+        name: draft.name,
+        description: draft.description,
+        price: draft.price,
+        category_id: draft.category_id,
+        discount_type: draft.discount_type,
+        discount_amount: draft.discount_amount,
+        sort: placed.sort,
+        created_at: placed.created_at,
+        created_by: placed.by,
+    }
+}
+
 /// Appends a position, whose category was checked, at the end of the project's planning.
 /// `respond` turns the position into the answer, which the position's put records (the
 /// idempotency completion; the sort counter's increment before it is an allocator, as ever).
@@ -192,19 +218,8 @@ pub async fn create(
 ) -> ApiResult<Answer> {
     let last = async { Ok(list(store, scope).await?.iter().map(|p| p.sort).max().unwrap_or(0)) };
     let sort = entity::append_at_end(store, &sort_counter(scope), last).await?;
-    let record = ManualPositionRecord {
-        id: Uuid::new_v4(),
-        project_id: scope.1,
-        name: draft.name,
-        description: draft.description,
-        price: draft.price,
-        category_id: draft.category_id,
-        discount_type: draft.discount_type,
-        discount_amount: draft.discount_amount,
-        sort,
-        created_at: clock::now_rfc3339(),
-        created_by: by,
-    };
+    let record =
+        record(draft, Placed { id: Uuid::new_v4(), project_id: scope.1, sort, created_at: clock::now_rfc3339(), by });
     let answer = respond(&ManualPosition::from(&record))?;
     entity::create(store, &record, scope.0, "Manual position exists", answer.completion()).await?;
     Ok(answer)

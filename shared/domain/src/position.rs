@@ -22,7 +22,7 @@ pub enum DiscountType {
 workapi_wire::closed_enum!(DiscountType);
 
 /// The stored position: the description as IDoc.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ManualPositionRecord {
     pub id: Uuid,

@@ -27,6 +27,7 @@ pub mod input {
 }
 mod jwt_crypto;
 pub mod metrics;
+pub mod negotiate;
 pub mod oauth;
 pub mod openapi;
 pub mod paging;

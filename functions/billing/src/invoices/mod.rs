@@ -10,10 +10,12 @@
 
 pub mod issue;
 pub mod model;
+pub mod page;
 
 use crate::potential_invoices::{self, InvoicePath, read};
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use issue::{Issuer, Written};
 use model::{Invoice, InvoiceProjection};
 use serde::Deserialize;
@@ -22,11 +24,14 @@ use time::Date;
 use utoipa::IntoParams;
 use uuid::Uuid;
 use workapi_domain::billing::{self, DocumentKind, IssuedInvoiceRecord, day};
+use workapi_domain::identity::{self, UserKind};
+use workapi_domain::organization;
 use workapi_domain::permissions::{Requirement, key};
 use workapi_domain::project::{self, Project};
 use workapi_kit::conditional::{IfMatch, IfMatchParams};
 use workapi_kit::entity::{self, Attempt};
 use workapi_kit::idempotency::{Answer, Idempotency};
+use workapi_kit::negotiate::{self, Representation};
 use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging, StoreList};
 use workapi_kit::projection::Projection;
 use workapi_kit::request::{Path, Query};
@@ -217,18 +222,88 @@ async fn find(store: &dyn Store, caller: &Caller, id: Uuid) -> ApiResult<(Projec
 ///
 /// One invoice or credit note by id, with its lines and totals as issued, its recipient
 /// (`contactId`) and what it billed. Needs `Invoices.manage` and access to the project.
+///
+/// Asked for HTML (an `Accept` that ranks `text/html` above `application/json`, a browser's),
+/// the invoice as a page for a person: its number and dates, the recipient, the lines with
+/// their discounts, net, tax and total in its currency; self-contained (no script, no request
+/// elsewhere), `Cache-Control: private`. An `Accept` that takes neither JSON nor HTML is a 406.
 #[utoipa::path(get, path = "/billing/invoices/{id}", operation_id = "getInvoice", tag = "billing",
     params(IssuedInvoicePath),
-    responses((status = 200, description = "The invoice", body = InvoiceProjection)))]
+    responses(
+        (status = 200, description = "The invoice; or, asked for HTML, its page", content(
+            (InvoiceProjection = "application/json"),
+            (String = "text/html", example = json!("<!doctype html>\n<html lang=\"en\">…<h1>Invoice <bdi>17</bdi></h1>…</html>\n")))),
+        (status = 406, description = "The Accept header takes neither application/json nor text/html (the error body, {statusCode, message})",
+            content_type = "application/json", body = Object)))]
 pub async fn get_invoice(
     State(state): State<AppState>,
     caller: Caller,
     projection: Projection,
     Path(path): Path<IssuedInvoicePath>,
-) -> ApiResult<InvoiceProjection> {
+    headers: HeaderMap,
+) -> ApiResult<Response> {
     caller.authorize(MANAGE)?;
-    let (_, record) = find(state.store(), &caller, path.id).await?;
-    projection.project(&Invoice::from_record(&record)?)
+    let representation = negotiate::json_or_html(&headers)?;
+    let store = state.store();
+    let (project, record) = find(store, &caller, path.id).await?;
+    let invoice = Invoice::from_record(&record)?;
+    let mut response = match representation {
+        Representation::Json => projection.project(&invoice)?.into_response(),
+        Representation::Html => invoice_page(store, &caller, &project, &record, &invoice).await?,
+    };
+    response.headers_mut().insert(header::VARY, HeaderValue::from_static("Accept"));
+    Ok(response)
+}
+
+/// The invoice's page: what it shows beside the invoice (the workspace, the recipient, the
+/// number of the invoice it cancels or of its credit note), read at once, then rendered.
+async fn invoice_page(
+    store: &dyn Store,
+    caller: &Caller,
+    project: &Project,
+    record: &IssuedInvoiceRecord,
+    invoice: &Invoice,
+) -> ApiResult<Response> {
+    let number_of = |id: Option<Uuid>| async move {
+        match id {
+            Some(id) => {
+                Ok(entity::get::<IssuedInvoiceRecord>(store, &key_beside(caller, record, id)).await?.map(|i| i.number))
+            }
+            None => ApiResult::Ok(None),
+        }
+    };
+    let (workspace, recipient, cancels, cancelled_by) = tokio::join!(
+        identity::get_workspace(store, caller.workspace_id),
+        recipient(store, caller, invoice.contact_id),
+        number_of(invoice.cancels),
+        number_of(invoice.cancelled_by),
+    );
+    let (workspace, recipient, cancels, cancelled_by) = (workspace?, recipient?, cancels?, cancelled_by?);
+    let html = page::render(&page::InvoicePage {
+        invoice,
+        issuer: workspace.as_ref().map_or("", |w| w.name.as_str()),
+        project: &project.name,
+        recipient: recipient.as_ref(),
+        cancels: cancels.as_deref(),
+        cancelled_by: cancelled_by.as_deref(),
+    });
+    Ok(page::response(html))
+}
+
+/// The invoice's recipient as its contact reads now, with the contact's organization: the
+/// invoice holds the contact by id (spec §4.8's `contactId`). None when it names none or the
+/// contact is gone (or no longer a contact).
+async fn recipient(store: &dyn Store, caller: &Caller, contact: Option<Uuid>) -> ApiResult<Option<page::Recipient>> {
+    let Some(id) = contact else { return Ok(None) };
+    let Some(user) = identity::get_user(store, caller.workspace_id, id).await? else { return Ok(None) };
+    if user.kind != UserKind::OrganizationMember {
+        return Ok(None);
+    }
+    let organization = match user.organization_id {
+        Some(id) => organization::get(store, caller.keys(), id).await?.map(|o| o.name),
+        None => None,
+    };
+    Ok(Some(page::Recipient { name: user.name, email: user.email, organization }))
 }
 
 /// Cancel an invoice
@@ -258,7 +333,7 @@ pub async fn cancel_invoice(
             return Err(ApiError::conflict("A credit note cannot be cancelled"));
         }
         if let Some(note) = invoice.cancelled_by {
-            let note = entity::get::<IssuedInvoiceRecord>(store, &cancelled_key(&caller, &invoice, note)).await?;
+            let note = entity::get::<IssuedInvoiceRecord>(store, &key_beside(&caller, &invoice, note)).await?;
             let number = note.map(|n| n.number).unwrap_or_default();
             return Err(ApiError::conflict(format!("The invoice is cancelled already, by credit note {number}")));
         }
@@ -274,10 +349,11 @@ pub async fn cancel_invoice(
     .await
 }
 
-/// The key of the credit note `note` beside `invoice` (same project).
-fn cancelled_key(caller: &Caller, invoice: &IssuedInvoiceRecord, note: Uuid) -> workapi_store::Key {
+/// The key of the invoice or credit note `id` beside `invoice` (same project: a credit note
+/// and the invoice it cancels).
+fn key_beside(caller: &Caller, invoice: &IssuedInvoiceRecord, id: Uuid) -> workapi_store::Key {
     project::project_item(
         (caller.keys(), invoice.project_id),
-        format!("{}{note}", <IssuedInvoiceRecord as workapi_store::entity::Entity>::PREFIX),
+        format!("{}{id}", <IssuedInvoiceRecord as workapi_store::entity::Entity>::PREFIX),
     )
 }
