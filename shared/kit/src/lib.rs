@@ -16,6 +16,7 @@ pub mod entity {
 }
 mod conflict;
 pub mod error;
+pub mod events;
 pub mod files;
 pub mod function;
 pub mod http;
@@ -27,6 +28,7 @@ pub mod input {
 }
 mod jwt_crypto;
 pub mod metrics;
+pub mod net;
 pub mod oauth;
 pub mod openapi;
 pub mod paging;
