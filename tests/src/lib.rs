@@ -318,6 +318,7 @@ impl TestApi {
             objects: None,
             secrets: None,
             metadata_fetch: Default::default(),
+            webhook_targets: Default::default(),
             store_latency: None,
             setup_store: None,
             warm_roles: false,
@@ -474,6 +475,7 @@ pub struct TestApiBuilder<'a> {
     objects: Option<Arc<dyn ObjectStore>>,
     secrets: Option<Arc<dyn SecretStore>>,
     metadata_fetch: workapi_kit::oauth::MetadataFetchForTests,
+    webhook_targets: workapi_kit::net::WebhookTargets,
     store_latency: Option<Duration>,
     setup_store: Option<Arc<dyn Store>>,
     warm_roles: bool,
@@ -559,6 +561,13 @@ impl TestApiBuilder<'_> {
     }
 
     /// Relaxes the fetch of client metadata documents (loopback, a test root): test-only.
+    /// Where webhook endpoints may point (default: public https URLs only, whatever the
+    /// environment says).
+    pub fn webhook_targets(mut self, targets: workapi_kit::net::WebhookTargets) -> Self {
+        self.webhook_targets = targets;
+        self
+    }
+
     pub fn metadata_fetch(mut self, relaxed: workapi_kit::oauth::MetadataFetchForTests) -> Self {
         self.metadata_fetch = relaxed;
         self
@@ -596,6 +605,7 @@ impl TestApiBuilder<'_> {
             .objects(objects.clone())
             .secrets(secrets.clone())
             .metadata_fetch_for_tests(self.metadata_fetch)
+            .webhook_targets(self.webhook_targets)
             .build();
         let router = local::app(state);
         let app = router.clone().layer(axum::middleware::from_fn(response_check::validate));

@@ -290,6 +290,13 @@ pub async fn catalogue(api: &TestApi) -> Catalogue {
         let id = format!("subscription::{DEMO_PROJECT}::2026-{month}-01::2026-{month}-{last}");
         format!("/billing/potential-invoices/{}", id.replace(':', "%3A"))
     };
+    let webhook = setup(
+        Method::POST,
+        "/webhooks",
+        json!({"url": "https://93.184.215.14/workapi", "eventTypes": ["tag.created"]}),
+    )
+    .await;
+    let webhook = format!("/webhooks/{}", webhook["id"].as_str().expect("a webhook endpoint id"));
     let issued = setup(Method::POST, &format!("{}/issue", month("02", "28")), json!({})).await;
     let issued = format!("/billing/invoices/{}", issued["id"].as_str().expect("an invoice id"));
     let issue_march = format!("{}/issue", month("03", "31"));
@@ -465,6 +472,15 @@ pub async fn catalogue(api: &TestApi) -> Catalogue {
         ("updateHelpdeskSettings", Method::PATCH, account("/settings"), RootPat, j(json!({"taskPriority": "Low"})), false),
         // account
         ("listNotifications", Method::GET, "/account/notifications".into(), RootPat, Body::Empty, false),
+        // events
+        ("listEvents", Method::GET, "/events?limit=10".into(), RootPat, Body::Empty, false),
+        ("listWebhookEndpoints", Method::GET, "/webhooks".into(), RootPat, Body::Empty, false),
+        // At most 20 endpoints a workspace: created once.
+        ("createWebhookEndpoint", Method::POST, "/webhooks".into(), RootPat,
+            j(json!({"url": "https://93.184.215.14/catalogue", "eventTypes": ["tag.created", "tag.deleted"], "description": "Catalogue"})), true),
+        ("getWebhookEndpoint", Method::GET, webhook.clone(), RootPat, Body::Empty, false),
+        ("updateWebhookEndpoint", Method::PATCH, webhook.clone(), RootPat, j(json!({"description": format!("Catalogue {UNIQUE}")})), false),
+        ("rotateWebhookSecret", Method::POST, format!("{webhook}/secret/rotate"), RootPat, Body::Empty, false),
         ("countUnreadNotifications", Method::GET, "/account/notifications/unread-count".into(), RootPat, Body::Empty, false),
         ("markNotificationRead", Method::POST, format!("/account/notifications/{notification}/read"), RootPat, j(json!({})), false),
         // agents
@@ -494,6 +510,7 @@ pub async fn catalogue(api: &TestApi) -> Catalogue {
         ("deleteFile", Method::DELETE, deleted_file, RootPat, Body::Empty, true),
         ("issuePotentialInvoice", Method::POST, issue_march, RootPat, Body::Empty, true),
         ("cancelInvoice", Method::POST, format!("{issued}/cancel"), RootPat, Body::Empty, true),
+        ("deleteWebhookEndpoint", Method::DELETE, webhook.clone(), RootPat, Body::Empty, true),
     ];
     let documented = documented();
     for (id, method, path, credential, body, once) in entries {

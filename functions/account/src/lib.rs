@@ -17,6 +17,7 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 use workapi_domain::permissions::Requirement;
 use workapi_kit::entity::Entity;
+use workapi_kit::events::{Emits, Event, types};
 use workapi_kit::function::{Function, Needs, Route};
 use workapi_kit::http::Success;
 use workapi_kit::openapi::ApiTag;
@@ -33,6 +34,7 @@ pub const FUNCTION: Function = Function {
     }],
     api,
     entities: &[NotificationRecord::KIND, TimelineEntry::KIND, UnreadEntry::KIND],
+    emits: &[Emits { operation: "markNotificationRead", events: &[types::NOTIFICATION_READ] }],
     needs: Needs {
         summary: "the caller's notifications",
         routes: &[Route::new("Account", "/account/{proxy+}")],
@@ -162,6 +164,7 @@ async fn mark_read(
     Path(path): Path<NotificationPath>,
 ) -> ApiResult<Json<Success>> {
     caller.authorize(Requirement::Member)?;
-    notifications::mark_read(state.store(), (caller.keys(), caller.user.id), path.id).await?;
+    let event = |read: &Notification| Event::new(&caller, types::NOTIFICATION_READ, read.id).op(read);
+    notifications::mark_read(state.store(), (caller.keys(), caller.user.id), path.id, event).await?;
     Ok(Json(Success { success: true }))
 }

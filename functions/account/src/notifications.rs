@@ -118,7 +118,14 @@ pub async fn get(store: &dyn Store, scope: Scope, id: Uuid) -> ApiResult<Option<
 /// Marks the caller's notification read. Idempotent: an already-read notification is left as
 /// it is (its first `readAt` stays). Concurrent marks race on the record's version; the
 /// losers re-read, find it read, and answer the same.
-pub async fn mark_read(store: &dyn Store, scope: Scope, id: Uuid) -> ApiResult<Notification> {
+/// `event` (`notification.read`) is written in the change's transaction; marking a read
+/// notification again writes nothing, so records no event.
+pub async fn mark_read(
+    store: &dyn Store,
+    scope: Scope,
+    id: Uuid,
+    event: impl Fn(&Notification) -> ApiResult<TxOp>,
+) -> ApiResult<Notification> {
     entity::retry_on_conflict("The notification is being changed concurrently; retry", |_| async {
         let record = get(store, scope, id).await?.ok_or_else(|| ApiError::not_found("Notification not found"))?;
         if record.notification.is_read {
@@ -126,6 +133,7 @@ pub async fn mark_read(store: &dyn Store, scope: Scope, id: Uuid) -> ApiResult<N
         }
         let read_at = clock::now_rfc3339();
         let at = record.notification.position();
+        let read = Notification { is_read: true, read_at: Some(read_at.clone()), ..record.notification.clone() };
         let ops = vec![
             TxOp::Update {
                 key: record_key(scope, id),
@@ -141,9 +149,10 @@ pub async fn mark_read(store: &dyn Store, scope: Scope, id: Uuid) -> ApiResult<N
                 cond: Condition::Exists,
             },
             TxOp::Delete { key: entry_key::<UnreadEntry>(scope, &at), cond: Condition::None },
+            event(&read)?,
         ];
         match store.transact(ops).await {
-            Ok(()) => Ok(Attempt::Done(Notification { is_read: true, read_at: Some(read_at), ..record.notification })),
+            Ok(()) => Ok(Attempt::Done(read)),
             Err(e) if entity::is_conflict(&e) => Ok(Attempt::Conflict),
             Err(e) => Err(e.into()),
         }
@@ -267,15 +276,26 @@ mod tests {
         assert_eq!(all.items.iter().map(|n| n.created_at.as_str()).collect::<Vec<_>>(), ["2026-11-21T08:00:00.000Z"]);
         assert_eq!(unread_count(&store, scope).await.unwrap(), 1);
 
-        let read = mark_read(&store, scope, id).await.unwrap();
-        let again = mark_read(&store, scope, id).await.unwrap();
+        // The event: an outbox item, counted to see that the second mark writes none.
+        let events = std::sync::atomic::AtomicUsize::new(0);
+        let event = |_: &Notification| {
+            events.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut item = workapi_store::Item::new();
+            item.insert(workapi_store::PK.into(), keys.partition("EVENTS").into());
+            item.insert(workapi_store::SK.into(), format!("EVT#{}", Uuid::new_v4()).into());
+            item.insert(workapi_store::ENTITY.into(), "Event".into());
+            Ok(TxOp::Put { item, cond: Condition::NotExists })
+        };
+        let read = mark_read(&store, scope, id, event).await.unwrap();
+        let again = mark_read(&store, scope, id, event).await.unwrap();
+        assert_eq!(events.load(std::sync::atomic::Ordering::SeqCst), 1);
         assert_eq!((read.is_read, &read.read_at), (true, &again.read_at));
         assert_eq!(get(&store, scope, id).await.unwrap().unwrap().version, 3, "one write for two marks");
         assert_eq!(unread_count(&store, scope).await.unwrap(), 0);
         assert_eq!(list(&store, scope, false, 10, None).await.unwrap().items, vec![read]);
         // Another user's scope does not see it.
         let other = (keys, Uuid::new_v4());
-        assert!(mark_read(&store, other, id).await.unwrap_err().status == axum::http::StatusCode::NOT_FOUND);
+        assert!(mark_read(&store, other, id, event).await.unwrap_err().status == axum::http::StatusCode::NOT_FOUND);
 
         // Seeded unread again, then read with a moved createdAt: no unread entry anywhere.
         write(&store, keys, note(id, "2026-11-21T08:00:00.000Z", false), user).await.unwrap();

@@ -10,6 +10,7 @@ use utoipa_axum::routes;
 use workapi_domain::permissions::{Requirement, key};
 use workapi_kit::AppState;
 use workapi_kit::entity::{Entity, SEQUENCE};
+use workapi_kit::events::{Emits, types};
 use workapi_kit::function::{Function, Grant, Needs, Resource, Route};
 use workapi_kit::idempotency::idempotent;
 use workapi_kit::openapi::ApiTag;
@@ -29,6 +30,17 @@ pub const FUNCTION: Function = Function {
         SEQUENCE,
         workapi_domain::catalog::CatalogCategory::KIND,
         workapi_domain::catalog::ProductRecord::KIND,
+    ],
+    emits: &[
+        Emits { operation: "createRole", events: &[types::ROLE_CREATED] },
+        Emits { operation: "replaceRole", events: &[types::ROLE_UPDATED] },
+        Emits { operation: "updateRole", events: &[types::ROLE_UPDATED] },
+        Emits { operation: "replaceRolePermissions", events: &[types::ROLE_PERMISSIONS_CHANGED] },
+        Emits { operation: "setRolePermission", events: &[types::ROLE_PERMISSIONS_CHANGED] },
+        Emits { operation: "deleteRole", events: &[types::ROLE_DELETED] },
+        Emits { operation: "createWorkActivity", events: &[types::WORK_ACTIVITY_CREATED] },
+        Emits { operation: "replaceWorkActivity", events: &[types::WORK_ACTIVITY_UPDATED] },
+        Emits { operation: "createCatalogProduct", events: &[types::CATALOG_PRODUCT_CREATED] },
     ],
     needs: Needs {
         summary: "roles and permissions, work activities",

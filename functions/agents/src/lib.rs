@@ -28,6 +28,7 @@ use workapi_domain::permissions::{Requirement, key};
 use workapi_domain::project;
 use workapi_kit::conditional::{IfMatch, IfMatchParams, with_etag};
 use workapi_kit::entity::Entity;
+use workapi_kit::events::{Emits, Event, types};
 use workapi_kit::function::{Function, Grant, Needs, Resource, Route};
 use workapi_kit::idempotency::{Answer, Idempotency, idempotent};
 use workapi_kit::openapi::ApiTag;
@@ -53,6 +54,15 @@ pub const FUNCTION: Function = Function {
         skills::SkillCount::KIND,
         ManagedProviderRecord::KIND,
         project_settings::ProjectOverridesRecord::KIND,
+    ],
+    emits: &[
+        Emits { operation: "saveAgentManagedProvider", events: &[types::AGENT_MANAGED_PROVIDER_SAVED] },
+        Emits {
+            operation: "saveProjectAgentProviderSettings",
+            events: &[types::PROJECT_AGENT_PROVIDER_SETTINGS_SAVED],
+        },
+        Emits { operation: "createAgentSkill", events: &[types::AGENT_SKILL_CREATED] },
+        Emits { operation: "updateAgentSkill", events: &[types::AGENT_SKILL_UPDATED] },
     ],
     needs: Needs {
         summary: "managed-provider settings with secrets in Secrets Manager, project overrides, skills",
@@ -199,7 +209,9 @@ async fn save_managed_provider(
     let secrets = secret_store(&state)?;
     let respond = |record: &ManagedProviderRecord| {
         let settings = ManagedProviderSettings::from(record);
-        idempotency.answer_resource(StatusCode::CREATED, &settings, &projection.project(&settings)?)
+        let answer = idempotency.answer_resource(StatusCode::CREATED, &settings, &projection.project(&settings)?)?;
+        // The settings as answered: credentials redacted, never in an event.
+        Ok(answer.with_event(Event::new(&caller, types::AGENT_MANAGED_PROVIDER_SAVED, path.id).op(&settings)?))
     };
     managed::save(state.store(), secrets, caller.keys(), path.id, &body, caller.user.id, respond).await
 }
@@ -228,7 +240,11 @@ async fn save_project_overrides(
     let (project_id, agent_id) = (body.project_id, body.agent_id);
     let values = project_settings::overrides(body).map_err(ApiError::validation)?;
     let respond = |saved: &ProjectAgentProviderSettings| {
-        idempotency.answer_resource(StatusCode::CREATED, saved, &projection.project(saved)?)
+        let answer = idempotency.answer_resource(StatusCode::CREATED, saved, &projection.project(saved)?)?;
+        // One resource per project and agent: named by both.
+        let id = format!("{project_id}:{agent_id}");
+        let event = Event::new(&caller, types::PROJECT_AGENT_PROVIDER_SETTINGS_SAVED, id).in_project(project_id);
+        Ok(answer.with_event(event.op(saved)?))
     };
     project_settings::save(store, caller.keys(), project_id, agent_id, values, caller.user.id, respond).await
 }
@@ -271,7 +287,8 @@ async fn create_skill(
     let body = body.parse(&permit)?;
     let respond = |record: &SkillRecord| {
         let skill = Skill::from(record);
-        idempotency.answer_resource(StatusCode::CREATED, &skill, &projection.project(&skill)?)
+        let answer = idempotency.answer_resource(StatusCode::CREATED, &skill, &projection.project(&skill)?)?;
+        Ok(answer.with_event(Event::new(&caller, types::AGENT_SKILL_CREATED, record.id).op(&skill)?))
     };
     skills::create(state.store(), caller.keys(), body, caller.user.id, respond).await
 }
@@ -319,7 +336,9 @@ async fn patch_skill(
 ) -> ApiResult<Response> {
     let permit = caller.authorize(MANAGE)?;
     let body = body.parse(&permit)?;
-    let record = skills::patch(state.store(), caller.keys(), path.skill_id, body, caller.user.id, &if_match).await?;
+    let event = |skill: &Skill| Event::new(&caller, types::AGENT_SKILL_UPDATED, skill.id).completion(skill);
+    let record =
+        skills::patch(state.store(), caller.keys(), path.skill_id, body, caller.user.id, &if_match, event).await?;
     let skill = Skill::from(&record);
     with_etag(&skill, projection.project(&skill)?)
 }

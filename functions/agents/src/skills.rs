@@ -275,25 +275,35 @@ pub async fn patch(
     body: PatchSkillBody,
     by: Uuid,
     if_match: &IfMatch,
+    event: impl Fn(&Skill) -> ApiResult<entity::Completion>,
 ) -> ApiResult<SkillRecord> {
     let pinned = body.version.map(|v| v.0);
     let now = clock::now_rfc3339();
-    entity::modify(store, &skill_key(keys, id), keys, "The skill is being changed concurrently; retry", |stored| {
-        let current: SkillRecord = stored.ok_or_else(not_found)?;
-        if_match.check(&Skill::from(&current))?;
-        if let Some(pinned) = pinned
-            && pinned != current.version
-        {
-            return Err(ApiError::conflict(format!(
-                "The skill is at version {}, not {pinned}; read it again and retry",
-                current.version
-            )));
-        }
-        Ok(match patched(&current, &body, &now, by) {
-            Some(changed) => Change::Write(changed),
-            None => Change::Keep(current),
-        })
-    })
+    let busy = "The skill is being changed concurrently; retry";
+    let beside = |record: &SkillRecord| event(&Skill::from(record));
+    entity::modify_with(
+        store,
+        &skill_key(keys, id),
+        keys,
+        busy,
+        |stored| {
+            let current: SkillRecord = stored.ok_or_else(not_found)?;
+            if_match.check(&Skill::from(&current))?;
+            if let Some(pinned) = pinned
+                && pinned != current.version
+            {
+                return Err(ApiError::conflict(format!(
+                    "The skill is at version {}, not {pinned}; read it again and retry",
+                    current.version
+                )));
+            }
+            Ok(match patched(&current, &body, &now, by) {
+                Some(changed) => Change::Write(changed),
+                None => Change::Keep(current),
+            })
+        },
+        beside,
+    )
     .await
 }
 

@@ -26,6 +26,7 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 use workapi_domain::project::{self, AccessError, Project};
 use workapi_kit::entity::Entity;
+use workapi_kit::events::{Emits, types};
 use workapi_kit::function::{Function, Needs, Route};
 /// The `{success: true}` answer of the billing writes (spec §4.8).
 pub use workapi_kit::http::Success;
@@ -49,6 +50,13 @@ pub const FUNCTION: Function = Function {
         potential_invoices::PotentialInvoiceRecord::KIND,
         workapi_domain::billing::IssuedInvoiceRecord::KIND,
     ],
+    emits: &[
+        Emits { operation: "createSubscriptionBilling", events: &[types::SUBSCRIPTION_BILLING_CREATED] },
+        Emits { operation: "updatePotentialInvoice", events: &[types::POTENTIAL_INVOICE_UPDATED] },
+        Emits { operation: "setPotentialInvoiceQuantity", events: &[types::POTENTIAL_INVOICE_UPDATED] },
+        Emits { operation: "issuePotentialInvoice", events: &[types::INVOICE_ISSUED] },
+        Emits { operation: "cancelInvoice", events: &[types::INVOICE_CANCELLED] },
+    ],
     needs: Needs {
         summary: "subscription billings, potential invoices, issued invoices, support contingents",
         routes: &[
@@ -69,8 +77,13 @@ pub const FUNCTION: Function = Function {
 
 /// `idempotent(…)`: the subscription-billing create, the issue and the cancellation
 /// (Idempotency-Key, docs/conventions.md).
+/// Schemas only events name (docs/events.md).
+#[derive(utoipa::OpenApi)]
+#[openapi(components(schemas(potential_invoices::PotentialInvoiceSettings)))]
+struct EventSchemas;
+
 fn api() -> OpenApiRouter<workapi_kit::AppState> {
-    OpenApiRouter::new()
+    OpenApiRouter::with_openapi(<EventSchemas as utoipa::OpenApi>::openapi())
         .routes(idempotent(routes!(
             subscriptions::list_subscription_billings,
             subscriptions::create_subscription_billing

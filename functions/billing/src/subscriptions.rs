@@ -17,6 +17,7 @@ use workapi_domain::permissions::{Requirement, key};
 use workapi_domain::pricing;
 use workapi_domain::project::{self, ProjectScope};
 use workapi_kit::entity::{self, Entity};
+use workapi_kit::events::{Event, types};
 use workapi_kit::idempotency::{Answer, Idempotency};
 use workapi_kit::input::{self, At, DateOnly, Errors, Input, Integer, Text};
 use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
@@ -319,7 +320,9 @@ pub async fn create_subscription_billing(
             rows,
         },
     };
+    let event = Event::new(&caller, types::SUBSCRIPTION_BILLING_CREATED, record.billing.id).in_project(project.id);
     let answer = idempotency.answer(StatusCode::CREATED, None, &crate::Success { success: true })?;
+    let answer = answer.with_event(event.op(&record.billing)?);
     entity::create(store, &record, caller.keys(), "Subscription billing exists", answer.completion()).await?;
     Ok(answer)
 }

@@ -27,6 +27,7 @@ pub const FUNCTION: Function = Function {
     }],
     api,
     entities: &[Organization::KIND],
+    emits: &[],
     needs: Needs {
         summary: "customer-organization members",
         routes: &[Route::new("ContactsRoot", "/contacts"), Route::new("Contacts", "/contacts/{proxy+}")],

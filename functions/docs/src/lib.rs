@@ -31,6 +31,7 @@ pub const FUNCTION: Function = Function {
     }],
     api,
     entities: &[],
+    emits: &[],
     needs: Needs {
         summary: "the OpenAPI document as JSON and YAML, the API's name and version at / and /docs, the reference \
                   page at /docs in a browser; public",

@@ -19,6 +19,7 @@ use uuid::Uuid;
 use workapi_domain::permissions::{Requirement, key};
 use workapi_kit::conditional::{IfMatch, IfMatchParams, with_etag};
 use workapi_kit::entity::Entity;
+use workapi_kit::events::{Emits, Event, types};
 use workapi_kit::function::{Function, Needs, Route};
 use workapi_kit::input::{EditorText, Input, List, Patch};
 use workapi_kit::openapi::ApiTag;
@@ -35,6 +36,11 @@ pub const FUNCTION: Function = Function {
     }],
     api,
     entities: &[MailAccountRecord::KIND],
+    emits: &[
+        Emits { operation: "disableHelpdesk", events: &[types::HELPDESK_ACCOUNT_DISABLED] },
+        Emits { operation: "enableHelpdesk", events: &[types::HELPDESK_ACCOUNT_ENABLED] },
+        Emits { operation: "updateHelpdeskSettings", events: &[types::HELPDESK_ACCOUNT_UPDATED] },
+    ],
     needs: Needs {
         summary: "mail accounts, helpdesk settings, automatic pulling",
         routes: &[Route::new("Helpdesk", "/helpdesk/{proxy+}")],
@@ -180,7 +186,10 @@ async fn disable_account(
     if_match: IfMatch,
 ) -> ApiResult<Response> {
     caller.authorize(MANAGE)?;
-    let account = store::set_enabled(state.store(), caller.keys(), path.account_id, false, &if_match).await?.view();
+    let event =
+        |account: &EmailAccount| Event::new(&caller, types::HELPDESK_ACCOUNT_DISABLED, account.id).completion(account);
+    let account =
+        store::set_enabled(state.store(), caller.keys(), path.account_id, false, &if_match, &event).await?.view();
     with_etag(&account, Json(&account))
 }
 
@@ -199,7 +208,10 @@ async fn enable_account(
     if_match: IfMatch,
 ) -> ApiResult<Response> {
     caller.authorize(MANAGE)?;
-    let account = store::set_enabled(state.store(), caller.keys(), path.account_id, true, &if_match).await?.view();
+    let event =
+        |account: &EmailAccount| Event::new(&caller, types::HELPDESK_ACCOUNT_ENABLED, account.id).completion(account);
+    let account =
+        store::set_enabled(state.store(), caller.keys(), path.account_id, true, &if_match, &event).await?.view();
     with_etag(&account, Json(&account))
 }
 
@@ -229,6 +241,9 @@ async fn update_settings(
     if !problems.is_empty() {
         return Err(ApiError::validation(problems));
     }
-    let account = store::update_settings(store, caller.keys(), path.account_id, change, &if_match).await?.view();
+    let event =
+        |account: &EmailAccount| Event::new(&caller, types::HELPDESK_ACCOUNT_UPDATED, account.id).completion(account);
+    let account =
+        store::update_settings(store, caller.keys(), path.account_id, change, &if_match, &event).await?.view();
     with_etag(&account, Json(&account))
 }

@@ -2,7 +2,7 @@
 //! (`MAILACCT#<id>`), written whole with optimistic concurrency (`version`), so the index keys
 //! of the automatic-pulling schedule (GSI1 `MAILPULL`) are always those of the written state.
 
-use crate::account::{self, MailAccountRecord, PULL_SCHEDULE_GSI1PK, SettingsChange};
+use crate::account::{self, EmailAccount, MailAccountRecord, PULL_SCHEDULE_GSI1PK, SettingsChange};
 use uuid::Uuid;
 use workapi_kit::conditional::IfMatch;
 use workapi_kit::entity::{self, Change, Entity};
@@ -41,8 +41,9 @@ pub async fn set_enabled(
     id: Uuid,
     enabled: bool,
     if_match: &IfMatch,
+    event: &Event<'_>,
 ) -> ApiResult<MailAccountRecord> {
-    modify(store, keys, id, if_match, |record| {
+    modify(store, keys, id, if_match, event, |record| {
         if record.helpdesk_enabled == enabled {
             return Ok(None);
         }
@@ -59,8 +60,9 @@ pub async fn update_settings(
     id: Uuid,
     change: SettingsChange,
     if_match: &IfMatch,
+    event: &Event<'_>,
 ) -> ApiResult<MailAccountRecord> {
-    modify(store, keys, id, if_match, |record| {
+    modify(store, keys, id, if_match, event, |record| {
         if !record.helpdesk_enabled {
             return Err(ApiError::conflict(
                 "Helpdesk is disabled for this email account; enable it to change its settings",
@@ -72,27 +74,40 @@ pub async fn update_settings(
     .await
 }
 
-/// A read-modify-write of one account (`entity::modify`), if `if_match` names the account as
-/// read. `change` returns the new record, or None when nothing is to be written.
+/// The event of a change, from the account as the API returns it.
+pub type Event<'a> = dyn Fn(&EmailAccount) -> ApiResult<entity::Completion> + Send + Sync + 'a;
+
+/// A read-modify-write of one account (`entity::modify_with`, with its `event`), if `if_match`
+/// names the account as read. `change` returns the new record, or None when nothing is to be
+/// written (then no event either).
 async fn modify<F>(
     store: &dyn Store,
     keys: WsKeys,
     id: Uuid,
     if_match: &IfMatch,
+    event: &Event<'_>,
     change: F,
 ) -> ApiResult<MailAccountRecord>
 where
     F: Fn(&MailAccountRecord) -> ApiResult<Option<MailAccountRecord>>,
 {
     let busy = "The email account is being changed concurrently; retry";
-    entity::modify(store, &account::key(keys, id), keys, busy, |stored| {
-        let record: MailAccountRecord = stored.ok_or_else(not_found)?;
-        if_match.check(&record.view())?;
-        Ok(match change(&record)? {
-            Some(changed) => Change::Write(changed),
-            None => Change::Keep(record),
-        })
-    })
+    let beside = |record: &MailAccountRecord| event(&record.view());
+    entity::modify_with(
+        store,
+        &account::key(keys, id),
+        keys,
+        busy,
+        |stored| {
+            let record: MailAccountRecord = stored.ok_or_else(not_found)?;
+            if_match.check(&record.view())?;
+            Ok(match change(&record)? {
+                Some(changed) => Change::Write(changed),
+                None => Change::Keep(record),
+            })
+        },
+        beside,
+    )
     .await
 }
 

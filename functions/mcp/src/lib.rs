@@ -34,6 +34,7 @@ pub const FUNCTION: Function = Function {
     tags: &[],
     api,
     entities: &[],
+    emits: &[],
     needs: Needs {
         summary: "the Model Context Protocol at /mcp; every bearer operation as a tool",
         note: "The MCP endpoint (docs/mcp.md): every documented bearer operation as a tool, run in process\n\

@@ -85,6 +85,7 @@ pub const FUNCTION: Function = Function {
         grant::Grant::KIND,
         install::Installation::KIND,
     ],
+    emits: &[],
     needs: Needs {
         summary: "login, OAuth authorization server; public",
         note: "Everything under {site_url}/api and the RFC discovery documents at the site root: the\n\

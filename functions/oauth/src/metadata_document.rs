@@ -5,7 +5,7 @@
 //! [`MAX_CACHE`], and treated as a public client (`token_endpoint_auth_method` `none`).
 //!
 //! The fetch: `https` only; the host is resolved here and *every* resolved address must be
-//! public ([`is_public_address`]); the connection goes to one of those checked addresses (TLS
+//! public (`workapi_kit::net::is_public_address`); the connection goes to one of those checked addresses (TLS
 //! and HTTP/1 are driven here, so nothing resolves the name again: no DNS rebinding between
 //! check and connect); no redirects; `200` with `application/json` only; at most
 //! [`MAX_DOCUMENT_BYTES`], read incrementally; [`FETCH_TIMEOUT`] for everything. Failures are
@@ -17,10 +17,11 @@ use axum::body::Bytes;
 use axum::http::{HeaderMap, Request, StatusCode, header};
 use http_body_util::{BodyExt, Empty};
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 use workapi_kit::AppState;
+use workapi_kit::net;
 use workapi_kit::oauth::MetadataFetchForTests;
 use workapi_store::StoreError;
 
@@ -66,50 +67,6 @@ pub fn document_url(client_id: &str) -> Result<url::Url, String> {
         return Err(format!("The client_id URL must be written in its normalised form, {}.", url.as_str()));
     }
     Ok(url)
-}
-
-/// True for an address a metadata document may be fetched from: none of unspecified,
-/// loopback, private (RFC 1918), shared (CGNAT, RFC 6598), link-local, multicast, broadcast,
-/// documentation, benchmarking, reserved, unique-local (fc00::/7), site-local, discard-only,
-/// NAT64 / 6to4 / Teredo (which embed IPv4) or IPv4-mapped / -compatible forms of those.
-pub fn is_public_address(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => is_public_v4(v4),
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_public_v4(v4);
-            }
-            is_public_v6(v6)
-        }
-    }
-}
-
-fn is_public_v4(ip: Ipv4Addr) -> bool {
-    let [a, b, c, _] = ip.octets();
-    !(a == 0 // "this network", 0.0.0.0/8
-        || a == 10
-        || a == 127
-        || (a == 100 && (64..128).contains(&b)) // CGNAT 100.64.0.0/10
-        || (a == 169 && b == 254)
-        || (a == 172 && (16..32).contains(&b))
-        || (a == 192 && b == 168)
-        || (a == 192 && b == 0 && c == 0) // IETF protocol assignments
-        || (a == 192 && b == 0 && c == 2) // TEST-NET-1
-        || (a == 198 && (b == 18 || b == 19)) // benchmarking
-        || (a == 198 && b == 51 && c == 100) // TEST-NET-2
-        || (a == 203 && b == 0 && c == 113) // TEST-NET-3
-        || (a == 192 && b == 88 && c == 99) // 6to4 relay anycast
-        || a >= 224) // multicast, reserved, broadcast
-}
-
-fn is_public_v6(ip: Ipv6Addr) -> bool {
-    let s = ip.segments();
-    // Only global unicast (2000::/3) is fetched from, minus what lies inside it but is not.
-    (s[0] & 0xe000) == 0x2000
-        && !(s[0] == 0x2001 && s[1] == 0x0db8) // documentation
-        && !(s[0] == 0x3fff && s[1] < 0x1000) // documentation (RFC 9637)
-        && !(s[0] == 0x2001 && s[1] < 0x0200) // IETF protocol assignments (Teredo, benchmarking, ORCHID)
-        && s[0] != 0x2002 // 6to4: embeds an IPv4 address
 }
 
 /// Why a client could not be looked up.
@@ -254,26 +211,24 @@ fn tls_config(relaxed: &MetadataFetchForTests) -> Result<Arc<rustls::ClientConfi
 
 async fn fetch_within(url: &url::Url, relaxed: &MetadataFetchForTests) -> Result<Fetched, String> {
     let port = url.port_or_known_default().unwrap_or(443);
-    let (server_name, addresses): (rustls::pki_types::ServerName<'static>, Vec<SocketAddr>) = match url.host() {
+    let server_name: rustls::pki_types::ServerName<'static> = match url.host() {
         Some(url::Host::Domain(domain)) => {
-            let name = rustls::pki_types::ServerName::try_from(domain.to_owned()).map_err(unreachable)?;
-            let addresses = tokio::net::lookup_host((domain, port)).await.map_err(|_| unreachable("no such host"))?;
-            (name, addresses.collect())
+            rustls::pki_types::ServerName::try_from(domain.to_owned()).map_err(unreachable)?
         }
-        Some(url::Host::Ipv4(ip)) => (IpAddr::V4(ip).into(), vec![SocketAddr::new(ip.into(), port)]),
-        Some(url::Host::Ipv6(ip)) => (IpAddr::V6(ip).into(), vec![SocketAddr::new(ip.into(), port)]),
+        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).into(),
+        Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip).into(),
         None => return Err(unreachable("no host")),
     };
-    if addresses.is_empty() {
-        return Err(unreachable("no such host"));
-    }
-    let admitted = |ip: IpAddr| is_public_address(ip) || (relaxed.allow_loopback && ip.is_loopback());
-    if let Some(refused) = addresses.iter().find(|a| !admitted(a.ip())) {
-        return Err(format!(
-            "The client metadata document is not fetched: its host resolves to a non-public address ({}).",
-            refused.ip()
-        ));
-    }
+    let admitted = |ip: IpAddr| net::is_public_address(ip) || (relaxed.allow_loopback && ip.is_loopback());
+    let addresses = match net::resolve_admitted(url, port, admitted).await {
+        Ok(addresses) => addresses,
+        Err(net::Refused::NoSuchHost) => return Err(unreachable("no such host")),
+        Err(net::Refused::Address(ip)) => {
+            return Err(format!(
+                "The client metadata document is not fetched: its host resolves to a non-public address ({ip})."
+            ));
+        }
+    };
     // Connect to a checked address, never to the name again.
     let mut tcp = None;
     for address in &addresses {
@@ -351,61 +306,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn addresses_are_classified() {
-        let table: &[(&str, bool)] = &[
-            ("93.184.215.14", true),
-            ("8.8.8.8", true),
-            ("100.63.255.255", true),
-            ("100.128.0.0", true),
-            ("172.32.0.1", true),
-            ("0.0.0.0", false),
-            ("0.1.2.3", false),
-            ("10.0.0.1", false),
-            ("127.0.0.1", false),
-            ("127.255.255.254", false),
-            ("100.64.0.1", false),
-            ("100.127.255.255", false),
-            ("169.254.169.254", false),
-            ("172.16.0.1", false),
-            ("172.31.255.255", false),
-            ("192.168.1.1", false),
-            ("192.0.0.8", false),
-            ("192.0.2.1", false),
-            ("198.18.0.1", false),
-            ("198.51.100.7", false),
-            ("203.0.113.9", false),
-            ("224.0.0.1", false),
-            ("239.255.255.250", false),
-            ("240.0.0.1", false),
-            ("255.255.255.255", false),
-            ("2606:4700::6810:84e5", true),
-            ("2a00:1450:4001::200e", true),
-            ("::", false),
-            ("::1", false),
-            ("fe80::1", false),
-            ("fc00::1", false),
-            ("fd12:3456::1", false),
-            ("fec0::1", false),
-            ("ff02::1", false),
-            ("2001:db8::1", false),
-            ("3fff::1", false),
-            ("2001::1", false),
-            ("2002:c0a8:0101::1", false),
-            ("64:ff9b::a00:1", false),
-            ("100::1", false),
-            ("::ffff:127.0.0.1", false),
-            ("::ffff:10.0.0.1", false),
-            ("::ffff:169.254.169.254", false),
-            ("::ffff:8.8.8.8", true),
-            ("::127.0.0.1", false),
-        ];
-        for (address, public) in table {
-            let ip: IpAddr = address.parse().unwrap();
-            assert_eq!(is_public_address(ip), *public, "{address}");
-        }
-    }
-
-    #[test]
     fn document_urls() {
         assert!(document_url("https://vscode.dev/oauth/client-metadata.json").is_ok());
         assert!(document_url("https://app.example:8443/client?v=1").is_ok());
@@ -438,7 +338,7 @@ mod tests {
                 Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip),
                 _ => panic!("{literal}"),
             };
-            assert!(!is_public_address(ip), "{literal}");
+            assert!(!net::is_public_address(ip), "{literal}");
         }
         assert!(is_document_client_id("https://x"));
         assert!(is_document_client_id("HTTP://x"));

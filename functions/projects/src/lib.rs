@@ -20,6 +20,7 @@ use workapi_domain::permissions::Requirement;
 use workapi_domain::project::{self, ManualPositionCategory, Project, ProjectRecord};
 use workapi_domain::task::{self, Task};
 use workapi_kit::entity::{self, Entity, SEQUENCE};
+use workapi_kit::events::{Emits, types};
 use workapi_kit::function::{Function, Needs, Route};
 use workapi_kit::idempotency::idempotent;
 use workapi_kit::openapi::ApiTag;
@@ -45,6 +46,10 @@ pub const FUNCTION: Function = Function {
         manual_positions::ManualPositionRecord::KIND,
         products::ProjectProductRecord::KIND,
         SEQUENCE,
+    ],
+    emits: &[
+        Emits { operation: "createManualPosition", events: &[types::MANUAL_POSITION_CREATED] },
+        Emits { operation: "importProjectProduct", events: &[types::PROJECT_PRODUCT_IMPORTED] },
     ],
     needs: Needs {
         summary: "projects, manual positions, imported products",

@@ -15,6 +15,7 @@ use workapi_domain::position;
 pub use workapi_domain::position::{DiscountType, ManualPositionRecord};
 use workapi_domain::project::{self, ProjectScope};
 use workapi_kit::entity;
+use workapi_kit::events::{Event, types};
 use workapi_kit::idempotency::{Answer, Idempotency};
 use workapi_kit::input::{self, At, Checked, EditorText, Errors, Input, Patch, Text};
 use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
@@ -264,7 +265,9 @@ pub async fn create_manual_position(
     let mut body = body.check(&permit)?;
     check_category(state.store(), scope, &mut body).await?;
     let respond = |position: &ManualPosition| {
-        idempotency.answer_resource(StatusCode::OK, position, &projection.project(position)?)
+        let answer = idempotency.answer_resource(StatusCode::OK, position, &projection.project(position)?)?;
+        let event = Event::new(&caller, types::MANUAL_POSITION_CREATED, position.id).in_project(scope.1);
+        Ok(answer.with_event(event.op(position)?))
     };
     create(state.store(), scope, draft(body.finish()?), caller.user.id, respond).await
 }

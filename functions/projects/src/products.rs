@@ -16,6 +16,7 @@ pub use workapi_domain::catalog::{
 use workapi_domain::permissions::{Requirement, key};
 use workapi_domain::project;
 use workapi_kit::entity;
+use workapi_kit::events::{Event, types};
 use workapi_kit::http::Success;
 use workapi_kit::idempotency::{Answer, Idempotency};
 use workapi_kit::input::{self, At, Checked, DateOnly, Errors, Field, Input, Integer, List, Patch, SchemaRef, Schemas};
@@ -24,6 +25,7 @@ use workapi_kit::projection::{Projection, SuccessProjection};
 use workapi_kit::request::{Body, Path};
 use workapi_kit::{ApiError, ApiResult, AppState, Caller};
 use workapi_store::Store;
+use workapi_store::TxOp;
 use workapi_store::clock;
 
 /// Importing a product changes the project's commercial plan.
@@ -330,6 +332,7 @@ pub async fn import(
     mut body: Checked<ImportBody>,
     by: Uuid,
     completion: Option<&entity::Completion>,
+    event: impl Fn(&ProjectProduct) -> ApiResult<TxOp>,
 ) -> ApiResult<Uuid> {
     let Some(product_id) = body.fields.product_id else { return Ok(body.finish().map(|_| Uuid::nil())?) };
     let product = catalog::get_product(store, scope.0, product_id)
@@ -345,7 +348,8 @@ pub async fn import(
         created_at: clock::now_rfc3339(),
         created_by: by,
     };
-    entity::create(store, &record, scope.0, "Project product exists", completion).await?;
+    let beside = completion.cloned().unwrap_or_default().and(event(&ProjectProduct::from(&record))?);
+    entity::create(store, &record, scope.0, "Project product exists", Some(&beside)).await?;
     Ok(record.id)
 }
 
@@ -383,7 +387,11 @@ pub async fn import_product(
     let record = project::accessible(state.store(), caller.viewer(), path.project_id).await?;
     let body = body.check(&permit)?;
     let answer = idempotency.answer(StatusCode::CREATED, None, &projection.project(&Success { success: true })?)?;
-    import(state.store(), (caller.keys(), record.project.id), body, caller.user.id, answer.completion()).await?;
+    let project_id = record.project.id;
+    let event = |product: &ProjectProduct| {
+        Event::new(&caller, types::PROJECT_PRODUCT_IMPORTED, product.id).in_project(project_id).op(product)
+    };
+    import(state.store(), (caller.keys(), project_id), body, caller.user.id, answer.completion(), event).await?;
     Ok(answer)
 }
 

@@ -25,6 +25,7 @@ pub const FUNCTIONS: &[&Function] = &[
     &account::FUNCTION,
     &billing::FUNCTION,
     &agents::FUNCTION,
+    &events::FUNCTION,
     &docs::FUNCTION,
 ];
 
@@ -45,6 +46,7 @@ pub const BEARER_FUNCTIONS: &[&Function] = &[
     &account::FUNCTION,
     &billing::FUNCTION,
     &agents::FUNCTION,
+    &events::FUNCTION,
 ];
 
 /// The document generated from every function's declarations, built once on first use.
@@ -56,7 +58,9 @@ pub fn document() -> &'static OpenApi {
             api.merge(function.document());
         }
         let tags: Vec<ApiTag> = FUNCTIONS.iter().flat_map(|f| f.tags.iter().copied()).collect();
-        workapi_kit::openapi::finish(api, &tags)
+        let mut api = workapi_kit::openapi::finish(api, &tags);
+        workapi_kit::openapi::add_webhooks(&mut api, workapi_domain::event::types::ALL);
+        api
     })
 }
 

@@ -186,3 +186,50 @@ fn bearer_operations_are_served_by_bearer_functions() {
         assert!(!bearer_operations(function).is_empty(), "{} has no bearer operation", function.name);
     }
 }
+
+/// Every operation that changes workspace state (each non-GET bearer operation) declares the
+/// event types it records, next to its function's routes, and nothing else declares any
+/// (docs/events.md). The OAuth server's and the login's operations change no workspace resource
+/// and record none; the black-box test `events_api::every_change_of_the_catalogue_records_a_declared_event`
+/// checks that each declared operation does record one.
+#[test]
+fn every_state_changing_operation_declares_its_events() {
+    for function in FUNCTIONS {
+        let bearer = BEARER_FUNCTIONS.iter().any(|b| b.name == function.name);
+        let document = serde_json::to_value(function.document()).unwrap();
+        let mut changing = BTreeSet::new();
+        for item in document["paths"].as_object().into_iter().flatten().map(|(_, item)| item) {
+            for (method, operation) in item.as_object().into_iter().flatten() {
+                if bearer && ["post", "put", "patch", "delete"].contains(&method.as_str()) {
+                    changing.insert(operation["operationId"].as_str().unwrap().to_owned());
+                }
+            }
+        }
+        let declared: BTreeSet<String> = function.emits.iter().map(|e| e.operation.to_owned()).collect();
+        assert_eq!(declared, changing, "{}: declared events vs. state-changing operations", function.name);
+        for emits in function.emits {
+            assert!(!emits.events.is_empty(), "{} declares no event type", emits.operation);
+        }
+    }
+}
+
+/// The document's `webhooks` are the event catalogue, each with the schema of its data, and
+/// every event type of the catalogue is recorded by some operation.
+#[test]
+fn the_webhooks_are_the_event_catalogue() {
+    use workapi_domain::event::types;
+    let doc = as_json();
+    let webhooks: BTreeSet<&str> = doc["webhooks"].as_object().unwrap().keys().map(String::as_str).collect();
+    let catalogue: BTreeSet<&str> = types::ALL.iter().map(|t| t.name).collect();
+    assert_eq!(webhooks, catalogue);
+    let recorded: BTreeSet<&str> =
+        FUNCTIONS.iter().flat_map(|f| f.emits).flat_map(|e| e.events).map(|t| t.name).collect();
+    assert_eq!(recorded, catalogue, "event types no operation records, or recorded but not catalogued");
+    for event_type in types::ALL {
+        for schema in [event_type.schema, "TruncatedData"] {
+            assert!(doc["components"]["schemas"][schema].is_object(), "{}: no schema {schema}", event_type.name);
+        }
+        let payload = &doc["webhooks"][event_type.name]["post"]["requestBody"]["content"]["application/json"]["schema"];
+        assert_eq!(payload["properties"]["type"]["const"], event_type.name);
+    }
+}

@@ -15,6 +15,7 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 use workapi_kit::conditional::{IfMatch, IfMatchParams, with_etag};
 use workapi_kit::entity::Entity;
+use workapi_kit::events::{Emits, Event, types};
 use workapi_kit::function::{Function, Needs, Route};
 use workapi_kit::idempotency::{Answer, Idempotency, idempotent};
 use workapi_kit::input::{Input, Nullable, Text};
@@ -36,6 +37,11 @@ pub const FUNCTION: Function = Function {
     }],
     api,
     entities: &[workapi_domain::tag::TagRecord::KIND, store::NameGuard::KIND],
+    emits: &[
+        Emits { operation: "createTag", events: &[types::TAG_CREATED] },
+        Emits { operation: "saveTagColor", events: &[types::TAG_UPDATED] },
+        Emits { operation: "deleteTag", events: &[types::TAG_DELETED] },
+    ],
     needs: Needs {
         summary: "create, list, colour, soft delete",
         routes: &[Route::new("Tags", "/tags/{proxy+}")],
@@ -127,7 +133,10 @@ async fn create_tag(
     let permit = caller.authorize(path.tag_type.write_requirement())?;
     let input = body.parse(&permit)?;
     let scope = (caller.keys(), path.tag_type);
-    let respond = |tag: &Tag| idempotency.answer_resource(StatusCode::OK, tag, &projection.project(tag)?);
+    let respond = |tag: &Tag| {
+        let answer = idempotency.answer_resource(StatusCode::OK, tag, &projection.project(tag)?)?;
+        Ok(answer.with_event(Event::new(&caller, types::TAG_CREATED, tag.id).op(tag)?))
+    };
     store::create_or_get(state.store(), scope, &input.name, caller.user.id, respond).await
 }
 
@@ -149,7 +158,8 @@ async fn save_color(
     let permit = caller.authorize(path.tag_type.write_requirement())?;
     let input = body.parse(&permit)?;
     let scope = (caller.keys(), path.tag_type);
-    let tag = store::set_color(state.store(), scope, path.id, input.color.0, &if_match).await?;
+    let event = |tag: &Tag| Event::new(&caller, types::TAG_UPDATED, tag.id).completion(tag);
+    let tag = store::set_color(state.store(), scope, path.id, input.color.0, &if_match, event).await?;
     with_etag(&tag, projection.project(&tag)?)
 }
 
@@ -167,6 +177,7 @@ async fn delete_tag(
     if_match: IfMatch,
 ) -> ApiResult<axum::Json<workapi_kit::http::Success>> {
     caller.authorize(path.tag_type.write_requirement())?;
-    store::soft_delete(state.store(), (caller.keys(), path.tag_type), path.id, &if_match).await?;
+    let event = |tag: &Tag| Event::new(&caller, types::TAG_DELETED, tag.id).op(tag);
+    store::soft_delete(state.store(), (caller.keys(), path.tag_type), path.id, &if_match, event).await?;
     Ok(axum::Json(workapi_kit::http::Success { success: true }))
 }

@@ -9,7 +9,7 @@ use uuid::Uuid;
 pub use workapi_domain::tag::Tag;
 use workapi_domain::tag::{self, Scope, TagRecord, key as tag_key, partition};
 use workapi_kit::conditional::IfMatch;
-use workapi_kit::entity::{self, Attempt, Change, Entity};
+use workapi_kit::entity::{self, Attempt, Change, Completion, Entity};
 use workapi_kit::idempotency::Answer;
 use workapi_kit::paging::{OrderKey, Paging, StoreList, Window};
 use workapi_kit::{ApiError, ApiResult};
@@ -129,22 +129,32 @@ pub async fn set_color(
     id: Uuid,
     color: Option<Color>,
     if_match: &IfMatch,
+    event: impl Fn(&Tag) -> ApiResult<Completion>,
 ) -> ApiResult<Tag> {
     let busy = "The tag is being changed concurrently; retry";
-    let updated = entity::modify(store, &tag_key(scope, id), scope, busy, |stored: Option<TagRecord>| {
+    let change = |stored: Option<TagRecord>| {
         let record = live(stored)?;
         if_match.check(&record.tag)?;
         Ok(Change::Write(TagRecord { tag: Tag { color, ..record.tag }, ..record }))
-    })
-    .await?;
+    };
+    let updated =
+        entity::modify_with(store, &tag_key(scope, id), scope, busy, change, |next: &TagRecord| event(&next.tag))
+            .await?;
     Ok(updated.tag)
 }
 
 /// Marks the tag deleted and frees its name, atomically; with `If-Match`, only the tag as the
 /// client read it (the delete is conditioned on the version checked).
-pub async fn soft_delete(store: &dyn Store, scope: Scope, id: Uuid, if_match: &IfMatch) -> ApiResult<()> {
+pub async fn soft_delete(
+    store: &dyn Store,
+    scope: Scope,
+    id: Uuid,
+    if_match: &IfMatch,
+    event: impl Fn(&Tag) -> ApiResult<TxOp>,
+) -> ApiResult<()> {
     let record = get_live(store, scope, id).await?;
     if_match.check(&record.tag)?;
+    let deleted = Tag { is_deleted: true, ..record.tag.clone() };
     let ops = vec![
         TxOp::Update {
             key: tag_key(scope, id),
@@ -157,6 +167,7 @@ pub async fn soft_delete(store: &dyn Store, scope: Scope, id: Uuid, if_match: &I
             cond: Condition::VersionEquals(record.version),
         },
         TxOp::Delete { key: guard_key(scope, &fold_name(&record.tag.name)), cond: Condition::None },
+        event(&deleted)?,
     ];
     match store.transact(ops).await {
         Ok(()) => Ok(()),

@@ -17,6 +17,7 @@ use workapi_domain::permissions::Requirement;
 use workapi_domain::quotation::{AcceptedQuotationRecord, ExpressQuotationRecord};
 use workapi_domain::task::{self, Task, TaskIdentifier, TaskNumberRecord, TaskRecord};
 use workapi_kit::entity::{Entity, SEQUENCE};
+use workapi_kit::events::{Emits, types};
 use workapi_kit::function::{Function, Needs, Route};
 use workapi_kit::idempotency::idempotent;
 use workapi_kit::openapi::ApiTag;
@@ -38,6 +39,11 @@ pub const FUNCTION: Function = Function {
         ExpressQuotationRecord::KIND,
         AcceptedQuotationRecord::KIND,
         SEQUENCE,
+    ],
+    emits: &[
+        Emits { operation: "createExpressQuotation", events: &[types::EXPRESS_QUOTATION_CREATED] },
+        Emits { operation: "acceptExpressQuotation", events: &[types::EXPRESS_QUOTATION_ACCEPTED] },
+        Emits { operation: "rejectExpressQuotation", events: &[types::EXPRESS_QUOTATION_REJECTED] },
     ],
     needs: Needs {
         summary: "tasks and their express quotations",

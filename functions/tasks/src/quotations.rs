@@ -17,6 +17,7 @@ use workapi_domain::quotation::{
 };
 use workapi_domain::task::{self, TaskIdentifier, TaskScope};
 use workapi_kit::entity::{self, Attempt};
+use workapi_kit::events::{Event, types};
 use workapi_kit::idempotency::{Answer, Idempotency};
 use workapi_kit::input::{EditorText, Input, Language, Patch};
 use workapi_kit::paging::{PageParams, Paged, Paging};
@@ -131,7 +132,9 @@ async fn create(
         items,
         version: 1,
     };
-    let answer = respond(&record.to_response())?;
+    let created = record.to_response();
+    let event = Event::new(caller, types::EXPRESS_QUOTATION_CREATED, record.id).in_project(project.id);
+    let answer = respond(&created)?.with_event(event.op(&created)?);
     entity::create(store, &record, caller.keys(), "Express quotation exists", answer.completion()).await?;
     Ok(answer)
 }
@@ -273,7 +276,12 @@ async fn decide(
         let write = TxOp::Put { item: entity::to_item(&record, caller.keys())?, cond: Condition::VersionEquals(read) };
         let guard =
             AcceptedQuotationRecord { task_id: scope.1, quotation_id: record.id, short_number: record.short_number };
-        let ops = match change {
+        let event_type = match change {
+            Transition::Accept => types::EXPRESS_QUOTATION_ACCEPTED,
+            _ => types::EXPRESS_QUOTATION_REJECTED,
+        };
+        let event = Event::new(caller, event_type, record.id).in_project(project_id).op(&record.to_response())?;
+        let mut ops = match change {
             Transition::Accept => {
                 vec![write, TxOp::Put { item: entity::to_item(&guard, caller.keys())?, cond: Condition::NotExists }]
             }
@@ -282,6 +290,7 @@ async fn decide(
             }
             Transition::Reject | Transition::Unchanged => vec![write],
         };
+        ops.push(event);
         match store.transact(ops).await {
             Ok(()) => Ok(Attempt::Done(record)),
             // Only the guard failed: another quotation of the task is Accepted.

@@ -31,7 +31,8 @@ fn not_found() -> ApiError {
 /// Deletes `file` (read by the caller from `keys`) and gives its bytes back to the quota,
 /// exactly once however many deletes race: 404 for all but one. 409 while a product names it
 /// as its logo.
-pub async fn delete(state: &AppState, keys: WsKeys, file: &FileRecord) -> ApiResult<()> {
+/// `event` (`file.deleted`) is written in the delete's transaction.
+pub async fn delete(state: &AppState, keys: WsKeys, file: &FileRecord, event: TxOp) -> ApiResult<()> {
     if file.logo_uses > 0 {
         return Err(in_use(file));
     }
@@ -39,9 +40,9 @@ pub async fn delete(state: &AppState, keys: WsKeys, file: &FileRecord) -> ApiRes
     let record = files::file_key(keys, file.id);
     let unused = Condition::All(vec![Condition::Exists, Condition::CounterBelow { attr: LOGO_USES.into(), limit: 1 }]);
     let give_back = quota::give_back(keys, file.size)?;
-    let (record, unused) = (&record, &unused);
+    let (record, unused, event) = (&record, &unused, &event);
     entity::retry_on_conflict("The file is being changed concurrently; retry", |_| {
-        let ops = vec![TxOp::Delete { key: record.clone(), cond: unused.clone() }, give_back.clone()];
+        let ops = vec![TxOp::Delete { key: record.clone(), cond: unused.clone() }, give_back.clone(), event.clone()];
         async move {
             match store.transact(ops).await {
                 Ok(()) => Ok(Attempt::Done(())),
@@ -56,9 +57,10 @@ pub async fn delete(state: &AppState, keys: WsKeys, file: &FileRecord) -> ApiRes
                 // No storage counter: the file was stored before uploads were counted, so it
                 // holds no bytes of the count to give back.
                 Err(StoreError::TransactionCancelled { failed }) if failed == [1] => {
-                    match store.delete(record, unused.clone()).await {
-                        Ok(_) => Ok(Attempt::Done(())),
-                        Err(StoreError::ConditionFailed) => Ok(Attempt::Conflict),
+                    let delete = TxOp::Delete { key: record.clone(), cond: unused.clone() };
+                    match store.transact(vec![delete, event.clone()]).await {
+                        Ok(()) => Ok(Attempt::Done(())),
+                        Err(e) if entity::is_conflict(&e) => Ok(Attempt::Conflict),
                         Err(e) => Err(e.into()),
                     }
                 }
@@ -100,6 +102,15 @@ mod tests {
         record
     }
 
+    /// An outbox item, the write a delete's event makes.
+    fn event(keys: WsKeys) -> TxOp {
+        let mut item = workapi_store::Item::new();
+        item.insert(workapi_store::PK.into(), keys.partition("EVENTS").into());
+        item.insert(workapi_store::SK.into(), format!("EVT#{}", Uuid::new_v4()).into());
+        item.insert(workapi_store::ENTITY.into(), "Event".into());
+        TxOp::Put { item, cond: Condition::NotExists }
+    }
+
     /// A state on the embedded store, its objects under the returned directory.
     fn state() -> (AppState, std::path::PathBuf) {
         let root = std::env::temp_dir().join(format!("workapi-delete-{}", Uuid::new_v4()));
@@ -120,19 +131,19 @@ mod tests {
 
         // Read unused, then named by a product (its create's write), then deleted: refused.
         state.store().transact(vec![files::use_as_logo(keys, logo.id)]).await.unwrap();
-        let refused = delete(&state, keys, &logo).await.unwrap_err();
+        let refused = delete(&state, keys, &logo, event(keys)).await.unwrap_err();
         assert_eq!((refused.status.as_u16(), refused.message.contains("logo of a catalog product")), (409, true));
         assert!(files::find_image(state.store(), keys, logo.id).await.unwrap().is_some());
         assert_eq!(quota::stored(state.store(), keys).await.unwrap(), 130);
 
-        delete(&state, keys, &plain).await.unwrap();
+        delete(&state, keys, &plain, event(keys)).await.unwrap();
         assert_eq!(quota::stored(state.store(), keys).await.unwrap(), 100);
         assert_eq!(
             state.objects().unwrap().get(&files::object_key(keys.workspace_id(), plain.id)).await.unwrap(),
             None
         );
         // The same read again (a retry): 404, nothing given back twice.
-        assert_eq!(delete(&state, keys, &plain).await.unwrap_err().status.as_u16(), 404);
+        assert_eq!(delete(&state, keys, &plain, event(keys)).await.unwrap_err().status.as_u16(), 404);
         assert_eq!(quota::stored(state.store(), keys).await.unwrap(), 100);
         // A file gone, named as a logo: the product's write fails, nothing is created.
         assert!(state.store().transact(vec![files::use_as_logo(keys, plain.id)]).await.is_err());
@@ -150,7 +161,7 @@ mod tests {
         let path = root.join(files::object_key(keys.workspace_id(), file.id).as_str());
         std::fs::remove_file(&path).unwrap();
         std::fs::create_dir_all(path.join("stuck")).unwrap();
-        delete(&state, keys, &file).await.unwrap();
+        delete(&state, keys, &file, event(keys)).await.unwrap();
         assert_eq!(files::find_image(state.store(), keys, file.id).await.unwrap(), None);
         assert_eq!(quota::stored(state.store(), keys).await.unwrap(), 0);
         assert!(path.exists(), "the orphan stays");

@@ -22,6 +22,7 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 use workapi_domain::permissions::{Requirement, key};
 use workapi_kit::entity::Entity;
+use workapi_kit::events::{Emits, Event, types};
 use workapi_kit::files::{self, FileRecord, ImageType};
 use workapi_kit::function::{Function, Grant, Needs, Resource, Route, Variable};
 use workapi_kit::idempotency::{Answer, Idempotency, idempotent};
@@ -41,6 +42,10 @@ pub const FUNCTION: Function = Function {
     }],
     api,
     entities: &[FileRecord::KIND, quota::StorageUsage::KIND],
+    emits: &[
+        Emits { operation: "uploadFile", events: &[types::FILE_UPLOADED] },
+        Emits { operation: "deleteFile", events: &[types::FILE_DELETED] },
+    ],
     needs: Needs {
         summary: "image uploads",
         routes: &[Route::new("Workspace", "/workspace/{proxy+}")],
@@ -65,8 +70,13 @@ pub const UPLOAD_REQUIREMENT: Requirement = Requirement::Employee;
 
 /// `idempotent(…)`: the upload creates (Idempotency-Key, docs/conventions.md); the layer reads
 /// the body within the route's own limit below.
+/// Schemas only events name (docs/events.md).
+#[derive(utoipa::OpenApi)]
+#[openapi(components(schemas(StoredFile)))]
+struct EventSchemas;
+
 fn api() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+    OpenApiRouter::with_openapi(<EventSchemas as utoipa::OpenApi>::openapi())
         .routes(idempotent(routes!(upload)))
         // The upload's own body limit (the file plus framing), instead of the API's 1 MiB.
         .layer(DefaultBodyLimit::max(image::MAX_BODY_BYTES))
@@ -122,6 +132,39 @@ pub struct UploadedFile {
     pub url_expires_at: String,
 }
 
+/// An uploaded file as its events carry it: without a URL, which expires within the hour (or
+/// dies with a deleted file) while an event is kept 30 days; a read gives a fresh one.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredFile {
+    pub id: Uuid,
+    pub content_type: ImageType,
+    /// Pixels
+    pub width: u32,
+    /// Pixels
+    pub height: u32,
+    /// Bytes
+    pub size: u64,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    /// The uploader
+    pub created_by: Uuid,
+}
+
+impl From<&FileRecord> for StoredFile {
+    fn from(record: &FileRecord) -> Self {
+        StoredFile {
+            id: record.id,
+            content_type: record.content_type,
+            width: record.width,
+            height: record.height,
+            size: record.size,
+            created_at: record.created_at.clone(),
+            created_by: record.created_by,
+        }
+    }
+}
+
 /// Upload an image
 ///
 /// Stores one image, sent as the part `file` of a `multipart/form-data` body, and returns its
@@ -169,7 +212,8 @@ async fn upload(
         url: url.url,
         url_expires_at: url.expires_at,
     };
-    let answer = idempotency.answer(StatusCode::CREATED, None, &uploaded)?;
+    let event = Event::new(&caller, types::FILE_UPLOADED, record.id).op(&StoredFile::from(&record))?;
+    let answer = idempotency.answer(StatusCode::CREATED, None, &uploaded)?.with_event(event);
     // The quota's bytes are reserved before anything is written, and given back if the file is
     // not stored (docs/files.md#the-storage-quota).
     let quota = quota::configured_quota()?;
@@ -207,7 +251,8 @@ async fn delete_file(
     if file.created_by != caller.user.id {
         caller.authorize(DELETE_OTHERS_REQUIREMENT)?;
     }
-    delete::delete(&state, caller.keys(), &file).await?;
+    let event = Event::new(&caller, types::FILE_DELETED, file.id).op(&StoredFile::from(&file))?;
+    delete::delete(&state, caller.keys(), &file, event).await?;
     Ok(axum::Json(workapi_kit::http::Success { success: true }))
 }
 

@@ -21,6 +21,7 @@
 
 pub mod billing;
 pub mod catalog;
+pub mod event;
 pub mod invoice_lines;
 pub mod money;
 pub mod organization;

@@ -2,6 +2,7 @@
 //! up once.
 
 use crate::cors::AllowedOrigins;
+use crate::net::WebhookTargets;
 use crate::oauth::MetadataFetchForTests;
 use crate::oauth::issuer::SiteUrl;
 use crate::ratelimit::{LoginLimits, RateLimits};
@@ -39,6 +40,7 @@ struct Inner {
     /// Where workspaces' secret values live; None in functions that keep none.
     secrets: Option<Arc<dyn SecretStore>>,
     metadata_fetch: MetadataFetchForTests,
+    webhook_targets: WebhookTargets,
 }
 
 /// Builds an [`AppState`]; what is not given takes its default (see [`AppStateBuilder::build`]).
@@ -53,9 +55,17 @@ pub struct AppStateBuilder {
     objects: Option<Arc<dyn ObjectStore>>,
     secrets: Option<Arc<dyn SecretStore>>,
     metadata_fetch: MetadataFetchForTests,
+    webhook_targets: Option<WebhookTargets>,
 }
 
 impl AppStateBuilder {
+    /// Where webhook endpoints may point (default: `LT_WEBHOOKS_ALLOW_PRIVATE`, else public
+    /// https URLs only).
+    pub fn webhook_targets(mut self, targets: WebhookTargets) -> Self {
+        self.webhook_targets = Some(targets);
+        self
+    }
+
     /// Where secret values live (workapi_kit::secrets); without it, operations that keep secrets
     /// answer 500.
     pub fn secrets(mut self, secrets: Arc<dyn SecretStore>) -> Self {
@@ -120,6 +130,7 @@ impl AppStateBuilder {
             objects: self.objects,
             secrets: self.secrets,
             metadata_fetch: self.metadata_fetch,
+            webhook_targets: self.webhook_targets.unwrap_or_else(WebhookTargets::from_env),
         }))
     }
 }
@@ -154,6 +165,7 @@ impl AppState {
             objects: None,
             secrets: None,
             metadata_fetch: MetadataFetchForTests::default(),
+            webhook_targets: None,
         }
     }
 
@@ -173,6 +185,11 @@ impl AppState {
     /// The origins the API routes allow (docs/conventions.md#cors).
     pub fn cors_origins(&self) -> &AllowedOrigins {
         &self.0.cors_origins
+    }
+
+    /// Where webhook endpoints may point (docs/events.md#webhook-endpoints).
+    pub fn webhook_targets(&self) -> WebhookTargets {
+        self.0.webhook_targets
     }
 
     /// How client metadata documents may be fetched: the strict default except in tests.

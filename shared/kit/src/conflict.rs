@@ -109,6 +109,33 @@ where
     Ok(done.0)
 }
 
+/// [`modify`] writing `beside` (the change's event: `events::Event::completion`), built from
+/// the entity as it will be written, in the same transaction. A kept entity writes nothing,
+/// so records no event.
+pub async fn modify_with<E, F, B>(
+    store: &dyn Store,
+    key: &Key,
+    scope: E::Scope,
+    busy: &str,
+    change: F,
+    beside: B,
+) -> ApiResult<E>
+where
+    E: Versioned + Clone,
+    F: Fn(Option<E>) -> ApiResult<Change<E>>,
+    B: Fn(&E) -> ApiResult<Completion>,
+{
+    struct With<E>(E, Completion);
+    impl<E> Recorded for With<E> {
+        fn completion(&self) -> Option<&Completion> {
+            Some(&self.1)
+        }
+    }
+    let respond = |entity: &E| Ok(With(entity.clone(), beside(entity)?));
+    let done = modify_answering(store, key, scope, busy, change, respond).await?;
+    Ok(done.0)
+}
+
 /// [`modify`] answering `respond`'s answer, built from the entity as it will be written (its
 /// new version included) before the write, whose completion is written in the same
 /// transaction (so a retried request replays exactly this answer). A kept entity is answered

@@ -23,6 +23,9 @@ pub struct Function {
     pub api: fn() -> OpenApiRouter<AppState>,
     /// The entities whose items it writes.
     pub entities: &'static [EntityKind],
+    /// Each operation of it that changes state, and the event types it records
+    /// (docs/events.md); the registry test requires one for every such operation.
+    pub emits: &'static [crate::events::Emits],
     /// What it needs deployed: template.yaml's block is generated from it.
     pub needs: Needs,
 }
@@ -106,6 +109,10 @@ pub enum Resource {
     UploadedFiles,
     /// The agents' credential secrets, `workapi/<stack>/agents/*` (docs/agents.md).
     AgentSecrets,
+    /// Webhook endpoints' signing secrets, `workapi/<stack>/agents/<workspace>/webhooks/*`: under the
+    /// one prefix of the workspaces' secrets (named when agents' credentials came first), so a
+    /// function holding both (mcp) has one `SECRETS_PREFIX`, and only these names (docs/events.md).
+    WebhookSecrets,
 }
 
 impl Resource {
@@ -116,6 +123,9 @@ impl Resource {
             Resource::AgentSecrets => {
                 r#"!Sub "arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:workapi/${AWS::StackName}/agents/*""#
             }
+            Resource::WebhookSecrets => {
+                r#"!Sub "arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:workapi/${AWS::StackName}/agents/*/webhooks/*""#
+            }
         }
     }
 
@@ -123,7 +133,7 @@ impl Resource {
     pub const fn variable(self) -> Variable {
         match self {
             Resource::UploadedFiles => Variable { name: "FILES_BUCKET", value: "!Ref FilesBucket" },
-            Resource::AgentSecrets => {
+            Resource::AgentSecrets | Resource::WebhookSecrets => {
                 Variable { name: "SECRETS_PREFIX", value: r#"!Sub "workapi/${AWS::StackName}/agents/""# }
             }
         }

@@ -377,7 +377,7 @@ impl Idempotency {
     }
 }
 
-/// A create's response, and the completion that records it (None without a key).
+/// A create's response, and the completion that records it (None without a key and events).
 #[derive(Debug)]
 pub struct Answer {
     recorded: Recorded,
@@ -385,9 +385,19 @@ pub struct Answer {
 }
 
 impl Answer {
-    /// What the create's write takes (`entity::create(…, answer.completion())`).
+    /// What the create's write takes (`entity::create(…, answer.completion())`): the
+    /// idempotency record's completion (with a key) and the change's events.
     pub fn completion(&self) -> Option<&Completion> {
         self.completion.as_ref()
+    }
+
+    /// This answer with `op` written in its change's transaction too (`events::Event`).
+    pub(crate) fn with_write(mut self, op: TxOp) -> Answer {
+        self.completion = Some(match self.completion.take() {
+            Some(completion) => completion.and(op),
+            None => Completion::of(vec![op]),
+        });
+        self
     }
 }
 

@@ -16,6 +16,7 @@ pub mod entity {
 }
 mod conflict;
 pub mod error;
+pub mod events;
 pub mod files;
 pub mod function;
 pub mod http;
@@ -28,6 +29,7 @@ pub mod input {
 mod jwt_crypto;
 pub mod metrics;
 pub mod negotiate;
+pub mod net;
 pub mod oauth;
 pub mod openapi;
 pub mod paging;

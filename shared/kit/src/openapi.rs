@@ -467,3 +467,78 @@ pub fn json_to_yaml(json: &str) -> Result<String, String> {
     let document: serde_norway::Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
     serde_norway::to_string(&document).map_err(|e| e.to_string())
 }
+
+/// The document's top-level `webhooks` (OpenAPI 3.1): one per event type of `catalogue`, a POST
+/// of the Standard Webhooks payload `{type, timestamp, data}` whose `data` is the schema the
+/// type names (or, for a resource too large to copy, only its id: `TruncatedData`), so that
+/// generated clients get the event types (docs/events.md). utoipa has no field for them: they
+/// join the document as a top-level key beside its extensions.
+pub fn add_webhooks(api: &mut OpenApi, catalogue: &[workapi_domain::event::EventType]) {
+    let header = |name: &str, description: &str, example: &str| {
+        json!({"name": name, "in": "header", "required": true, "description": description,
+               "schema": {"type": "string"}, "example": example})
+    };
+    let parameters = [
+        header(
+            "webhook-id",
+            "The event's id: the same on every retry of its delivery",
+            "evt_01KB0M7Q4ZJ3W1X9Y2C5V8N6RT",
+        ),
+        header("webhook-timestamp", "When the delivery was signed (epoch seconds)", "1795000000"),
+        header(
+            "webhook-signature",
+            "v1,<base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint's secret> (Standard Webhooks 1.0); \
+             several, space-separated, while a rotated secret overlaps",
+            "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
+        ),
+    ];
+    let mut webhooks = serde_json::Map::new();
+    for event_type in catalogue {
+        let data = json!({"anyOf": [
+            {"$ref": format!("#/components/schemas/{}", event_type.schema)},
+            {"$ref": "#/components/schemas/TruncatedData"}
+        ]});
+        let payload = json!({
+            "type": "object",
+            "required": ["type", "timestamp", "data"],
+            "properties": {
+                "type": {"type": "string", "const": event_type.name},
+                "timestamp": {"type": "string", "format": "date-time", "description": "When the change was made"},
+                "data": data
+            }
+        });
+        let operation_id: String = event_type
+            .name
+            .split(['.', '_'])
+            .enumerate()
+            .map(|(i, word)| {
+                let mut chars = word.chars();
+                match (i, chars.next()) {
+                    (0, Some(first)) => first.to_string() + chars.as_str(),
+                    (_, Some(first)) => first.to_ascii_uppercase().to_string() + chars.as_str(),
+                    (_, None) => String::new(),
+                }
+            })
+            .collect();
+        let operation = json!({
+            "operationId": format!("{operation_id}Event"),
+            "summary": event_type.summary,
+            "description": format!(
+                "`{}`: sent to the webhook endpoints subscribed to it, and listed by `GET /events`. `data` is the {} \
+                 as the API returns it after the change; a resource over 64 KiB is sent as its id only \
+                 (`TruncatedData`): read it.",
+                event_type.name, event_type.resource.name
+            ),
+            "tags": ["events"],
+            "security": [],
+            "parameters": parameters,
+            "requestBody": {"required": true, "content": {"application/json": {"schema": payload}}},
+            "responses": {
+                "200": {"description": "Received. Any 2xx within 15 s is success; anything else is retried"},
+                "410": {"description": "The endpoint is gone: it is disabled and not called again"}
+            }
+        });
+        webhooks.insert(event_type.name.to_owned(), json!({"post": operation}));
+    }
+    api.extensions.get_or_insert_with(Extensions::default).insert("webhooks".to_owned(), Value::Object(webhooks));
+}

@@ -112,6 +112,12 @@ impl Paging {
         format!("<{}?{}>; rel=\"next\"", self.base, query.finish())
     }
 
+    /// The cursor's place (validated: 400 for what is not a cursor of this list), for a list
+    /// that refuses some places before reading (the event feed's expired cursor).
+    pub fn place(&self) -> ApiResult<Option<OrderKey>> {
+        self.after()
+    }
+
     fn after(&self) -> ApiResult<Option<OrderKey>> {
         let Some(cursor) = &self.cursor else { return Ok(None) };
         let body = URL_SAFE_NO_PAD

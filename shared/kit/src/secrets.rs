@@ -133,6 +133,17 @@ pub trait SecretStore: Send + Sync {
     async fn delete(&self, name: &SecretName) -> SecretResult<()>;
 }
 
+/// Deletes secrets nothing refers to any more (a change's superseded credentials, or those it
+/// created before its write failed). A failure leaves an orphan, its name logged for clean-up,
+/// but never fails the request: the change is settled already.
+pub async fn forget(secrets: &dyn SecretStore, names: &[SecretName]) {
+    for name in names {
+        if let Err(e) = secrets.delete(name).await {
+            tracing::warn!(secret = name.as_str(), error = %e, "could not delete an unreferenced secret; delete it by hand");
+        }
+    }
+}
+
 /// Opens a secret store from its spec: `dir:<directory>` or `secretsmanager:<name prefix>`
 /// (endpoint, region and credentials from the AWS SDK's usual settings, e.g.
 /// `AWS_ENDPOINT_URL_SECRETS_MANAGER`; the client built on first use).

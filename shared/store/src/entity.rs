@@ -133,40 +133,63 @@ pub async fn get_moved<E: Entity>(store: &dyn Store, key: &Key, before: &Key) ->
     }
 }
 
-/// A write that must be applied with a create, in its transaction: the completion of the
-/// request's idempotency record (`workapi_kit::idempotency`: the recorded response). The writing
-/// helpers below take one (`None` for a request without an `Idempotency-Key`), add its
-/// operation to the transaction that makes the create, and report it written once that
-/// transaction succeeded; the idempotency layer then writes nothing more.
-#[derive(Clone)]
+/// The writes that must be applied with a change, in its transaction: the completion of the
+/// request's idempotency record (`workapi_kit::idempotency`: the recorded response) and the
+/// change's events (the outbox: `workapi_kit::events`, docs/events.md). The writing helpers
+/// below take one (`None` for a write with nothing beside it), add its operations to the
+/// transaction that makes the change, and report it written once that transaction succeeded;
+/// the idempotency layer then writes nothing more.
+#[derive(Clone, Default)]
 pub struct Completion {
-    op: TxOp,
-    on_written: Arc<dyn Fn() + Send + Sync>,
+    ops: Vec<TxOp>,
+    on_written: Option<Arc<dyn Fn() + Send + Sync>>,
 }
 
 impl Completion {
     /// `op` is the write; `on_written` runs when a transaction holding it succeeded.
     pub fn new(op: TxOp, on_written: impl Fn() + Send + Sync + 'static) -> Self {
-        Completion { op, on_written: Arc::new(on_written) }
+        Completion { ops: vec![op], on_written: Some(Arc::new(on_written)) }
+    }
+
+    /// Writes that need no report once written (events).
+    pub fn of(ops: Vec<TxOp>) -> Self {
+        Completion { ops, on_written: None }
+    }
+
+    /// This completion with `op` written beside its own operations.
+    pub fn and(mut self, op: TxOp) -> Self {
+        self.ops.push(op);
+        self
+    }
+
+    /// The writes, in the order they join the transaction.
+    pub fn ops(&self) -> &[TxOp] {
+        &self.ops
+    }
+
+    fn written(&self) {
+        if let Some(on_written) = &self.on_written {
+            on_written();
+        }
     }
 }
 
 impl std::fmt::Debug for Completion {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Completion").field("op", &self.op).finish_non_exhaustive()
+        f.debug_struct("Completion").field("ops", &self.ops).finish_non_exhaustive()
     }
 }
 
-/// Writes `ops` in one transaction, with the completion's operation last when there is one.
+/// Writes `ops` in one transaction, with the completion's operations last when there is one.
 /// Inside [`retry_on_conflict`] each attempt calls it again, so the completion is re-added to
 /// every attempt's transaction.
 pub async fn transact(store: &dyn Store, mut ops: Vec<TxOp>, completion: Option<&Completion>) -> StoreResult<()> {
     if let Some(completion) = completion {
-        ops.push(completion.op.clone());
+        ops.extend(completion.ops.iter().cloned());
     }
     store.transact(ops).await?;
     if let Some(completion) = completion {
-        (completion.on_written)();
+        completion.written();
     }
     Ok(())
 }
@@ -176,8 +199,12 @@ pub async fn transact(store: &dyn Store, mut ops: Vec<TxOp>, completion: Option<
 /// either way; the completion's failing (the idempotency record is no longer this request's)
 /// stays a cancelled transaction.
 pub async fn put(store: &dyn Store, item: Item, cond: Condition, completion: Option<&Completion>) -> StoreResult<()> {
-    if completion.is_none() {
-        return store.put(item, cond).await;
+    if completion.is_none_or(|c| c.ops.is_empty()) {
+        let written = store.put(item, cond).await;
+        if let (Ok(()), Some(completion)) = (&written, completion) {
+            completion.written();
+        }
+        return written;
     }
     match transact(store, vec![TxOp::Put { item, cond }], completion).await {
         Err(StoreError::TransactionCancelled { failed }) if failed.contains(&0) => Err(StoreError::ConditionFailed),
@@ -208,7 +235,7 @@ pub async fn create<E: Entity>(
             match store.get(&key).await? {
                 Some(existing) if existing == item => {
                     if let Some(completion) = completion {
-                        (completion.on_written)();
+                        completion.written();
                     }
                     Ok(())
                 }
@@ -254,7 +281,7 @@ pub async fn create_with<E: Entity>(
             match store.get(&entity.key(scope)).await? {
                 Some(existing) if existing == item => {
                     if let Some(completion) = completion {
-                        (completion.on_written)();
+                        completion.written();
                     }
                     Ok(Created::Done)
                 }
@@ -450,5 +477,41 @@ mod tests {
         assert!(matches!(create(&store, &other, (), "exists", Some(&again)).await, Err(EntityError::Exists(_))));
         // Without a completion: a plain put.
         create(&store, &Note { id: 2, text: "b".into(), version: 1 }, (), "exists", None).await.unwrap();
+    }
+
+    /// A completion's writes besides the record's (a change's events) join the same
+    /// transaction: all written with the change, or none of them and not the change.
+    #[tokio::test]
+    async fn a_completion_with_several_writes_is_written_whole_or_not_at_all() {
+        let store = SqliteStore::in_memory().unwrap();
+        let event = |n: u32| {
+            let mut item = Item::new();
+            item.insert(PK.into(), "EVENTS".into());
+            item.insert(SK.into(), format!("EVT#{n}").into());
+            item.insert(ENTITY.into(), "Event".into());
+            TxOp::Put { item, cond: Condition::NotExists }
+        };
+        let events = || async {
+            let query = crate::Query::table("EVENTS");
+            store.query(query).await.unwrap().items.len()
+        };
+        let mut note = Note { id: 1, text: "a".into(), version: 1 };
+        // Without an idempotency record: the event alone makes the put a transaction.
+        create(&store, &note, (), "exists", Some(&Completion::of(vec![event(1)]))).await.unwrap();
+        assert_eq!(events().await, 1);
+        // A stale write with its event: neither.
+        let mut stale = Note { id: 1, text: "stale".into(), version: 1 };
+        let beside = Completion::of(vec![event(2)]);
+        assert!(write_next(&store, &mut stale, (), Some(7), Some(&beside)).await.is_err());
+        assert_eq!(events().await, 1);
+        // A failing write beside it (an event id taken): neither the change nor the others.
+        let taken = Completion::of(vec![event(3)]).and(event(1));
+        assert!(write_next(&store, &mut note, (), Some(1), Some(&taken)).await.is_err());
+        let read: Note = get(&store, &note.key(())).await.unwrap().unwrap();
+        assert_eq!((read.version, events().await), (1, 1));
+        // Both, with the change.
+        let both = Completion::of(vec![event(3)]).and(event(4));
+        write_next(&store, &mut note, (), Some(1), Some(&both)).await.unwrap();
+        assert_eq!((note.version, events().await), (2, 3));
     }
 }

@@ -13,6 +13,7 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 use workapi_domain::permissions::Requirement;
 use workapi_kit::conditional::{IfMatch, IfMatchParams, with_etag};
+use workapi_kit::events::{Event, types};
 use workapi_kit::idempotency::{Answer, Idempotency};
 use workapi_kit::paging::{PageParams, Paged, Paging};
 use workapi_kit::projection::Projection;
@@ -60,6 +61,8 @@ pub async fn create_activity(
     let record = store::prepare(state.store(), caller.keys(), draft).await?;
     let answer =
         idempotency.answer_resource(StatusCode::CREATED, record.activity(), &projection.project(record.activity())?)?;
+    let event = Event::new(&caller, types::WORK_ACTIVITY_CREATED, record.activity().id).op(record.activity())?;
+    let answer = answer.with_event(event);
     store::create(state.store(), caller.keys(), &record, answer.completion()).await?;
     Ok(answer)
 }
@@ -80,6 +83,8 @@ pub async fn replace_activity(
 ) -> ApiResult<Response> {
     let permit = caller.authorize(MANAGE_TASK_SETTINGS)?;
     let draft = body.parse(&permit)?.into();
-    let activity = store::replace(state.store(), caller.keys(), path.id, draft, &if_match).await?;
+    let event =
+        |activity: &Activity| Event::new(&caller, types::WORK_ACTIVITY_UPDATED, activity.id).completion(activity);
+    let activity = store::replace(state.store(), caller.keys(), path.id, draft, &if_match, event).await?;
     with_etag(&activity, projection.project(&activity)?)
 }

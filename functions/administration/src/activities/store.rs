@@ -103,17 +103,19 @@ pub async fn replace(
     id: Uuid,
     draft: Draft,
     if_match: &IfMatch,
+    event: impl Fn(&Activity) -> ApiResult<entity::Completion>,
 ) -> ApiResult<Activity> {
     let busy = "The work activity is being changed concurrently; retry";
     let updated_at = clock::now_rfc3339();
-    let record = entity::modify(store, &activity_key(keys, id), keys, busy, |stored: Option<ActivityRecord>| {
+    let change = |stored: Option<ActivityRecord>| {
         let mut record = stored.ok_or_else(|| ApiError::not_found("Work activity not found"))?;
         if_match.check(&record.activity)?;
         record.activity.name = draft.name.clone();
         record.activity.translations = draft.translations.clone();
         record.updated_at = updated_at.clone();
         Ok(Change::Write(record))
-    })
-    .await?;
+    };
+    let beside = |next: &ActivityRecord| event(&next.activity);
+    let record = entity::modify_with(store, &activity_key(keys, id), keys, busy, change, beside).await?;
     Ok(record.activity)
 }

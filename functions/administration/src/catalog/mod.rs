@@ -8,6 +8,7 @@ use axum::http::{HeaderMap, StatusCode};
 use workapi_domain::catalog::{self, CatalogCategory, CatalogProduct, ProductRecord};
 use workapi_domain::permissions::Requirement;
 use workapi_kit::entity;
+use workapi_kit::events::{Event, types};
 use workapi_kit::files;
 use workapi_kit::idempotency::{Answer, Idempotency};
 use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging, StoreList};
@@ -92,6 +93,9 @@ pub async fn create_product(
     let record = products::new_record(products::draft(body.finish()?));
     let product = with_logo_url(&state, &headers, caller.keys(), &record, logo).await?;
     let answer = idempotency.answer(StatusCode::OK, None, &projection.project(&product)?)?;
+    // The event keeps no presigned logo URL: it expires long before the event (docs/events.md).
+    let event = Event::new(&caller, types::CATALOG_PRODUCT_CREATED, record.id).op(&CatalogProduct::from(&record))?;
+    let answer = answer.with_event(event);
     products::create(state.store(), caller.keys(), &record, answer.completion()).await?;
     Ok(answer)
 }

@@ -11,10 +11,12 @@ use axum::response::Response;
 use rules::{AllowBody, RoleBody, RolePatchBody, RoleView};
 use serde::Deserialize;
 use utoipa::IntoParams;
+use workapi_domain::event::EventType;
 use workapi_domain::permissions::Roles;
 use workapi_domain::permissions::catalog::{PermissionKey, PermissionMapSchema};
 use workapi_domain::permissions::roles::RoleId;
 use workapi_kit::conditional::{IfMatch, IfMatchParams, with_etag};
+use workapi_kit::events::{Event, types};
 use workapi_kit::http::Success;
 use workapi_kit::idempotency::{Answer, Idempotency};
 use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
@@ -54,8 +56,13 @@ fn editor(caller: &Caller) -> store::Editor<'_> {
     store::Editor { user: caller.user.id, role: caller.permissions.role_id() }
 }
 
-fn respond(caller: &Caller, roles: &workapi_domain::permissions::Roles, id: &str) -> ApiResult<RoleView> {
+fn respond(caller: &Caller, roles: &Roles, id: &str) -> ApiResult<RoleView> {
     store::view(roles, id, &caller.user.language)
+}
+
+/// The event of a change to the role `id`, with the role as `roles` hold it.
+fn event(caller: &Caller, event_type: EventType, roles: &Roles, id: &str) -> ApiResult<workapi_store::TxOp> {
+    Event::new(caller, event_type, id).op(&respond(caller, roles, id)?)
 }
 
 /// List roles
@@ -116,7 +123,8 @@ pub async fn create_role(
     let draft = rules::full(&body.parse(&permit)?, None);
     let answer = |roles: &Roles, id: &str| {
         let role = respond(&caller, roles, id)?;
-        idempotency.answer_resource(StatusCode::CREATED, &role, &projection.project(&role)?)
+        let answer = idempotency.answer_resource(StatusCode::CREATED, &role, &projection.project(&role)?)?;
+        Ok(answer.with_event(Event::new(&caller, types::ROLE_CREATED, id).op(&role)?))
     };
     store::create(state.store(), caller.keys(), editor(&caller), draft, answer).await
 }
@@ -147,6 +155,7 @@ pub async fn replace_role(
         id,
         (&if_match, &caller.user.language),
         &|current| Ok((rules::full(&body, Some(current)), blame)),
+        &|roles| event(&caller, types::ROLE_UPDATED, roles, id),
     )
     .await?;
     let role = respond(&caller, &roles, id)?;
@@ -178,6 +187,7 @@ pub async fn update_role(
         id,
         (&if_match, &caller.user.language),
         &|current| Ok((rules::partial(&body, current), "type")),
+        &|roles| event(&caller, types::ROLE_UPDATED, roles, id),
     )
     .await?;
     let role = respond(&caller, &roles, id)?;
@@ -209,6 +219,7 @@ pub async fn replace_permissions(
         id,
         (&if_match, &caller.user.language),
         &|current| Ok((rules::Draft { raw: raw.clone(), ..rules::Draft::of(current) }, "permissions")),
+        &|roles| event(&caller, types::ROLE_PERMISSIONS_CHANGED, roles, id),
     )
     .await?;
     let role = respond(&caller, &roles, id)?;
@@ -243,6 +254,7 @@ pub async fn set_permission(
             rules::set_permission(&mut draft.raw, path.permission_key, allow);
             Ok((draft, "allow"))
         },
+        &|roles| event(&caller, types::ROLE_PERMISSIONS_CHANGED, roles, id),
     )
     .await?;
     let role = respond(&caller, &roles, id)?;
@@ -263,6 +275,8 @@ pub async fn delete_role(
     if_match: IfMatch,
 ) -> ApiResult<Json<Success>> {
     caller.authorize(MANAGE_ROLES)?;
-    store::delete(state.store(), caller.keys(), path.id.as_str(), (&if_match, &caller.user.language)).await?;
+    let id = path.id.as_str();
+    let event = |roles: &Roles| event(&caller, types::ROLE_DELETED, roles, id);
+    store::delete(state.store(), caller.keys(), id, (&if_match, &caller.user.language), &event).await?;
     Ok(Json(Success { success: true }))
 }

@@ -146,6 +146,9 @@ fn record(
 /// when the draft holds permissions its type forbids.
 pub type Change<'a> = dyn Fn(&CustomRole) -> ApiResult<(Draft, &'static str)> + Send + Sync + 'a;
 
+/// The event of a change, from the roles as they are written (a deleted role: as they were).
+pub type Event<'a> = dyn Fn(&Roles) -> ApiResult<TxOp> + Send + Sync + 'a;
+
 /// Applies `change` to the stored role and writes it; `editedAt` and the version move on.
 /// `if_match` is checked against the role as read in `language`, on the version written over.
 pub async fn update(
@@ -155,6 +158,7 @@ pub async fn update(
     id: &str,
     (if_match, language): (&IfMatch, &str),
     change: &Change<'_>,
+    event: &Event<'_>,
 ) -> ApiResult<Roles> {
     writable_key(keys, id)?;
     entity::retry_on_conflict(BUSY, |_| async {
@@ -177,7 +181,9 @@ pub async fn update(
         if draft.parent_id != current.parent_id {
             ops.extend(pin_chain(keys, &checked.chain));
         }
-        written(keys, store.transact(ops).await, || with_role(&roles, role))
+        let after = with_role(&roles, role);
+        ops.push(event(&after)?);
+        written(keys, store.transact(ops).await, || after)
     })
     .await
 }
@@ -189,6 +195,7 @@ pub async fn delete(
     keys: WsKeys,
     id: &str,
     (if_match, language): (&IfMatch, &str),
+    event: &Event<'_>,
 ) -> ApiResult<()> {
     let key = writable_key(keys, id)?;
     entity::retry_on_conflict(BUSY, |_| async {
@@ -205,7 +212,7 @@ pub async fn delete(
             )));
         }
         let delete = TxOp::Delete { key: key.clone(), cond: Condition::VersionEquals(current.version) };
-        written(keys, store.transact(vec![delete]).await, || ())
+        written(keys, store.transact(vec![delete, event(&roles)?]).await, || ())
     })
     .await
 }

@@ -20,7 +20,7 @@ use uuid::Uuid;
 use workapi_kit::entity::{self, Attempt};
 use workapi_kit::idempotency::Answer;
 use workapi_kit::input::Patch;
-use workapi_kit::secrets::{SecretName, SecretStore};
+use workapi_kit::secrets::{SecretName, SecretStore, forget};
 use workapi_kit::{ApiError, ApiResult};
 use workapi_store::clock;
 use workapi_store::keys::WsKeys;
@@ -125,14 +125,4 @@ pub async fn save(
         replaced = superseded.len(), "managed-provider settings saved"
     );
     Ok(answer)
-}
-
-/// Deletes secrets nothing refers to any more. A failure leaves an orphan (its name is
-/// logged for clean-up) but never fails the request: the settings are saved already.
-async fn forget(secrets: &dyn SecretStore, names: &[SecretName]) {
-    for name in names {
-        if let Err(e) = secrets.delete(name).await {
-            tracing::warn!(secret = name.as_str(), error = %e, "could not delete an unreferenced secret; delete it by hand");
-        }
-    }
 }

@@ -24,12 +24,14 @@ use time::Date;
 use utoipa::IntoParams;
 use uuid::Uuid;
 use workapi_domain::billing::{self, DocumentKind, IssuedInvoiceRecord, day};
+use workapi_domain::event::EventType;
 use workapi_domain::identity::{self, UserKind};
 use workapi_domain::organization;
 use workapi_domain::permissions::{Requirement, key};
 use workapi_domain::project::{self, Project};
 use workapi_kit::conditional::{IfMatch, IfMatchParams};
 use workapi_kit::entity::{self, Attempt};
+use workapi_kit::events::{Event, types};
 use workapi_kit::idempotency::{Answer, Idempotency};
 use workapi_kit::negotiate::{self, Representation};
 use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging, StoreList};
@@ -50,13 +52,17 @@ fn issuer(caller: &Caller) -> Issuer {
 
 /// The 201 of a numbered invoice or credit note, as its read answers it (projected), recorded
 /// for its `Idempotency-Key` in the write's transaction.
+/// Its event (`invoice.issued`, `invoice.cancelled`) is written in the same transaction.
 fn answering<'a>(
+    (caller, event_type, project_id): (&'a Caller, EventType, Uuid),
     idempotency: &'a Idempotency,
     projection: &'a Projection,
 ) -> impl Fn(&IssuedInvoiceRecord) -> ApiResult<Answer> + 'a {
     move |numbered| {
         let invoice = Invoice::from_record(numbered)?;
-        idempotency.answer_resource(StatusCode::CREATED, &invoice, &projection.project(&invoice)?)
+        let answer = idempotency.answer_resource(StatusCode::CREATED, &invoice, &projection.project(&invoice)?)?;
+        let event = Event::new(caller, event_type, numbered.id).in_project(project_id).op(&invoice)?;
+        Ok(answer.with_event(event))
     }
 }
 
@@ -126,7 +132,8 @@ pub async fn issue_potential_invoice(
         let record = issue::record(&project, potential, &world.unbilled, &contingents, &issuer)?;
         let guard = issue::settings_guard(caller.keys(), id, world.records.get(&id), potential.record_version)?;
         // Issued or changed meanwhile: read again (then 409 or the changed invoice).
-        written(issue::write(store, caller.keys(), &record, vec![guard], answering(&idempotency, &projection)).await)
+        let respond = answering((&caller, types::INVOICE_ISSUED, project.id), &idempotency, &projection);
+        written(issue::write(store, caller.keys(), &record, vec![guard], respond).await)
     })
     .await
 }
@@ -344,7 +351,8 @@ pub async fn cancel_invoice(
             cond: Condition::All(vec![Condition::Exists, Condition::Lacks("cancelledBy".into())]),
         };
         // Cancelled meanwhile: read again (then 409).
-        written(issue::write(store, caller.keys(), &note, vec![mark], answering(&idempotency, &projection)).await)
+        let respond = answering((&caller, types::INVOICE_CANCELLED, project.id), &idempotency, &projection);
+        written(issue::write(store, caller.keys(), &note, vec![mark], respond).await)
     })
     .await
 }

@@ -19,7 +19,7 @@ pub(crate) mod model;
 pub(crate) mod read;
 pub(crate) mod record;
 
-pub use record::PotentialInvoiceRecord;
+pub use record::{PotentialInvoiceRecord, PotentialInvoiceSettings};
 
 use crate::Success;
 use axum::Json;
@@ -36,6 +36,7 @@ use workapi_domain::identity::{self, UserKind};
 use workapi_domain::permissions::{Requirement, key};
 use workapi_domain::project::Project;
 use workapi_kit::conditional::{IfMatch, IfMatchParams};
+use workapi_kit::events::{Event, types};
 use workapi_kit::input::Patch;
 use workapi_kit::paging::{OrderKey, PageParams, Paged, Paging};
 use workapi_kit::request::{Body, Path, Query};
@@ -178,7 +179,7 @@ pub async fn update_potential_invoice(
         }
     }
     let (from, to, contact) = (body.billed_from, body.billed_to, body.contact_id);
-    update_record(store, caller.keys(), path.id, |record| {
+    let change = |record: &mut PotentialInvoiceRecord| {
         if_match.check_version(invoice.record_version, record.version)?;
         record.billed_from = from.clone().apply(record.billed_from.map(DateOrTimestamp)).map(|d| d.0);
         record.billed_to = to.clone().apply(record.billed_to.map(DateOrTimestamp)).map(|d| d.0);
@@ -188,9 +189,16 @@ pub async fn update_potential_invoice(
             return Err(ApiError::field("billedTo", "billedTo must be on or after billedFrom"));
         }
         Ok(())
-    })
-    .await?;
+    };
+    update_record(store, caller.keys(), path.id, change, |settings| event(&caller, settings)).await?;
     Ok(Json(Success { success: true }))
+}
+
+/// The event of a change of a potential invoice's settings.
+fn event(caller: &Caller, settings: &PotentialInvoiceSettings) -> ApiResult<workapi_kit::entity::Completion> {
+    Event::new(caller, types::POTENTIAL_INVOICE_UPDATED, &settings.id)
+        .in_project(settings.project_id)
+        .completion(settings)
 }
 
 /// Set a subscription row's quantity
@@ -217,13 +225,13 @@ pub async fn set_quantity(
     if !invoice.subscriptions.iter().any(|l| l.billing_id == path.item_id) {
         return Err(ApiError::not_found("Billing row not found on this potential invoice"));
     }
-    update_record(store, caller.keys(), path.id, |record| {
+    let change = |record: &mut PotentialInvoiceRecord| {
         match value {
             Some(v) => record.quantities.insert(path.item_id, v),
             None => record.quantities.remove(&path.item_id),
         };
         Ok(())
-    })
-    .await?;
+    };
+    update_record(store, caller.keys(), path.id, change, |settings| event(&caller, settings)).await?;
     Ok(Json(Success { success: true }))
 }

@@ -13,6 +13,42 @@ use workapi_kit::entity::{self, Change, Entity, Versioned};
 use workapi_store::keys::WsKeys;
 use workapi_store::{Key, Store, query_all};
 
+/// What a change of a potential invoice set, as its event carries it: a potential invoice is
+/// computed on every read, not stored, so its event names it and the settings its change left
+/// (docs/events.md); its lines and totals are a read away.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PotentialInvoiceSettings {
+    /// The potential invoice's id (`{type}::{projectId}::{dateFrom}::{dateTo}`)
+    pub id: String,
+    pub project_id: Uuid,
+    /// The billed range's first day, when set (else the invoice's own)
+    #[serde(with = "day::option")]
+    #[schema(value_type = Option<String>, format = Date)]
+    pub billed_from: Option<Date>,
+    /// The billed range's last day, when set (else the invoice's own)
+    #[serde(with = "day::option")]
+    #[schema(value_type = Option<String>, format = Date)]
+    pub billed_to: Option<Date>,
+    /// The recipient, when set
+    pub contact_id: Option<Uuid>,
+    /// Custom quantities of subscription rows, by the row's billingId
+    pub quantities: BTreeMap<Uuid, i64>,
+}
+
+impl From<&PotentialInvoiceRecord> for PotentialInvoiceSettings {
+    fn from(record: &PotentialInvoiceRecord) -> Self {
+        PotentialInvoiceSettings {
+            id: record.id().to_string(),
+            project_id: record.project_id,
+            billed_from: record.billed_from,
+            billed_to: record.billed_to,
+            contact_id: record.contact_id,
+            quantities: record.quantities.clone(),
+        }
+    }
+}
+
 /// What a client set on a potential invoice, kept under its id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -99,13 +135,15 @@ pub async fn update_record(
     keys: WsKeys,
     id: InvoiceId,
     change: impl Fn(&mut PotentialInvoiceRecord) -> ApiResult<()>,
+    event: impl Fn(&PotentialInvoiceSettings) -> ApiResult<entity::Completion>,
 ) -> ApiResult<()> {
     let busy = "The potential invoice is being changed concurrently; retry";
-    entity::modify(store, &record_key(keys, id), keys, busy, |stored| {
+    let changed = |stored: Option<PotentialInvoiceRecord>| {
         let mut record = stored.unwrap_or_else(|| PotentialInvoiceRecord::new(id));
         change(&mut record)?;
         Ok(Change::Write(record))
-    })
-    .await?;
+    };
+    let beside = |record: &PotentialInvoiceRecord| event(&PotentialInvoiceSettings::from(record));
+    entity::modify_with(store, &record_key(keys, id), keys, busy, changed, beside).await?;
     Ok(())
 }
