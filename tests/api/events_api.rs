@@ -152,6 +152,16 @@ async fn an_event_is_written_with_its_change_only() {
         assert_eq!(status, 409);
         let of_role = format!("&resourceKind=role&resourceId={role_id}");
         assert_eq!(types_of(&feed(api, &root, &of_role).await), ["role.created"], "[{}]", api.backend);
+        // The same replacement twice (a client retrying a PUT whose answer it lost): one change,
+        // one event; the second changes nothing.
+        let replaced = json!({"name": "Replaced", "icon": "fa-eye", "type": "normal", "permissions": {}});
+        let path = format!("/administration/roles/{role_id}?responseShape=full");
+        for _ in 0..2 {
+            let (status, _, answer) = api.send_with(Method::PUT, &path, &root, &[], Some(replaced.clone())).await;
+            assert_eq!(status, 200, "{answer}");
+        }
+        let events = feed(api, &root, &of_role).await;
+        assert_eq!(types_of(&events), ["role.created", "role.updated"], "[{}]", api.backend);
     })
     .await;
 }

@@ -672,8 +672,9 @@ async fn an_upload_while_s3_or_the_store_fails_answers_503_and_leaves_no_record_
     assert!(s3_proxy.count("S3:PUT") >= 3, "the SDK retried: {:?}", s3_proxy.counts());
     assert_eq!((file_items().await, objects_in_bucket().await, usage().await), (0, 0, 0));
 
-    // The bytes stored, then the record's PutItem fails: 503, the bytes deleted again.
-    px.proxy.inject(Rule::on("PutItem", Fault::Status(500)).always());
+    // The bytes stored, then the record's write (a transaction with its event) fails: 503, the
+    // bytes deleted again.
+    px.proxy.inject(Rule::on("TransactWriteItems", Fault::Status(500)).always());
     let (status, body) = crate::upload::upload(&api, &token, &[crate::upload::image_part(&png, "b.png")]).await;
     px.proxy.heal();
     assert_error_body(api.backend, status, &body, 503);

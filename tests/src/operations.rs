@@ -425,7 +425,8 @@ pub async fn catalogue(api: &TestApi) -> Catalogue {
             j(json!({"name": format!("Role {UNIQUE}"), "icon": ":eyes:", "type": "normal", "description": "Reviews"})), false),
         ("replaceRolePermissions", Method::PUT, format!("{role}/permissions"), RootPat,
             j(json!({"Projects.edit": true, "Tasks.createTags": false})), false),
-        ("setRolePermission", Method::PATCH, format!("{role}/permissions/Projects.edit"), RootPat, j(json!({"allow": true})), false),
+        // A change after the replacement above (which denies it): a request that changes nothing records no event.
+        ("setRolePermission", Method::PATCH, format!("{role}/permissions/Tasks.createTags"), RootPat, j(json!({"allow": true})), false),
         ("listWorkActivities", Method::GET, "/administration/task-settings/activities".into(), RootPat, Body::Empty, false),
         ("createWorkActivity", Method::POST, "/administration/task-settings/activities".into(), RootPat,
             j(json!({"name": format!("Activity {UNIQUE}")})), false),

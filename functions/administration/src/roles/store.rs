@@ -168,14 +168,20 @@ pub async fn update(
         let (draft, blame) = change(current)?;
         let checked = rules::check(&roles, Some(id), &draft, blame)?;
         rules::check_escalation(&roles, editor.role, Some(current), &draft, &checked.resolved)?;
-        let role = record(
+        // A change that changes nothing (a PUT sent again, as a client retries one whose answer
+        // it lost) writes nothing and records no event.
+        let unchanged = record(
             current.id.clone(),
             &draft,
             current.created_at.clone(),
             current.created_by,
-            clock::now_rfc3339(),
-            current.version + 1,
+            current.edited_at.clone(),
+            current.version,
         );
+        if &unchanged == current {
+            return Ok(Attempt::Done(roles.clone()));
+        }
+        let role = CustomRole { edited_at: clock::now_rfc3339(), version: current.version + 1, ..unchanged };
         let mut ops =
             vec![TxOp::Put { item: entity::to_item(&role, keys)?, cond: Condition::VersionEquals(current.version) }];
         if draft.parent_id != current.parent_id {
