@@ -105,6 +105,14 @@ def register(name):
 exports["ST_OAUTH_CLIENT_ID"], exports["ST_OAUTH_RAT"] = register(f"Schemathesis {uuid.uuid4().hex[:8]}")
 exports["ST_OAUTH_DELETED_CLIENT_ID"], exports["ST_OAUTH_DELETED_RAT"] = register(f"Deleted {uuid.uuid4().hex[:8]}")
 
+# A webhook endpoint to read, update and rotate, on a loopback receiver (the test command's
+# server admits one: LT_WEBHOOKS_ALLOW_PRIVATE=true). Nothing listens there: no delivery yet.
+exports["ST_WEBHOOK_URL"] = "http://127.0.0.1:9/schemathesis"
+endpoint = {"url": exports["ST_WEBHOOK_URL"], "eventTypes": ["tag.created"]}
+exports["ST_WEBHOOK_ID"] = call("POST", "/webhooks", endpoint)["id"]
+# And one that the delete's cases the hooks give no endpoint of their own may delete.
+exports["ST_WEBHOOK_DELETED_ID"] = call("POST", "/webhooks", endpoint)["id"]
+
 # A tag to colour and a work activity to replace (the seed holds none).
 exports["ST_TAG_ID"] = call("POST", "/tags/task/create", {"name": "Schemathesis"})["id"]
 exports["ST_ACTIVITY_ID"] = call("POST", "/administration/task-settings/activities", {"name": "Schemathesis"})["id"]
