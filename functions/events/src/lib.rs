@@ -260,11 +260,7 @@ async fn list_events(
     let store = state.store();
     let keys = caller.keys();
     let viewer = caller.viewer();
-    let projects = if viewer.views_all {
-        None
-    } else {
-        Some(project::list_accessible(store, viewer).await?.into_iter().map(|p| p.id).collect())
-    };
+    let projects = project::accessible_ids(store, viewer).await?;
     let audiences = Audiences { caller: &caller, projects };
     let resource = match (&filter.kind, &filter.resource_id) {
         (Some(kind), Some(id)) => Some((*kind, id.as_str())),

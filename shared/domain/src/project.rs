@@ -9,6 +9,7 @@
 use crate::money;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
 use uuid::Uuid;
 use workapi_store::entity::{self, Entity, IndexKey};
 use workapi_store::keys::WsKeys;
@@ -208,6 +209,16 @@ pub async fn list_accessible(store: &dyn Store, viewer: Viewer) -> StoreResult<V
         list(store, viewer.keys).await?.into_iter().filter_map(|r| visible_to(viewer, r)).collect();
     projects.sort_by_cached_key(order);
     Ok(projects)
+}
+
+/// The ids of the projects the viewer may access, for a list that skips the others as it reads
+/// (the invoices, the events); `None` when the viewer sees every project (`Projects.viewAll`),
+/// which reads nothing.
+pub async fn accessible_ids(store: &dyn Store, viewer: Viewer) -> StoreResult<Option<HashSet<Uuid>>> {
+    if viewer.views_all {
+        return Ok(None);
+    }
+    Ok(Some(list_accessible(store, viewer).await?.into_iter().map(|p| p.id).collect()))
 }
 
 /// The project as the viewer sees it in the list: `None` when the viewer may not access it.

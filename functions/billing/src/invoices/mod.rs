@@ -182,8 +182,7 @@ pub async fn list_invoices(
     // does not see every project, theirs; `None`: every project.
     let visible: Option<HashSet<Uuid>> = match filter.project_id {
         Some(id) => Some(HashSet::from([project::accessible(store, caller.viewer(), id).await?.project.id])),
-        None if caller.viewer().views_all => None,
-        None => Some(project::list_accessible(store, caller.viewer()).await?.iter().map(|p| p.id).collect()),
+        None => project::accessible_ids(store, caller.viewer()).await?,
     };
     // The workspace's invoice list (GSI2), read from the cursor on, skipping the projects not
     // listed (docs/billing.md, "Reading invoices").
