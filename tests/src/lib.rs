@@ -606,6 +606,8 @@ impl TestApiBuilder<'_> {
             .secrets(secrets.clone())
             .metadata_fetch_for_tests(self.metadata_fetch)
             .webhook_targets(self.webhook_targets)
+            // Redeliveries queue here; a test that dispatches reads it (`dispatch`).
+            .queue(Arc::new(SqliteStore::in_memory().expect("open the queue")))
             .build();
         let router = local::app(state);
         let app = router.clone().layer(axum::middleware::from_fn(response_check::validate));

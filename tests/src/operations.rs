@@ -296,7 +296,18 @@ pub async fn catalogue(api: &TestApi) -> Catalogue {
         json!({"url": "https://93.184.215.14/workapi", "eventTypes": ["tag.created"]}),
     )
     .await;
-    let webhook = format!("/webhooks/{}", webhook["id"].as_str().expect("a webhook endpoint id"));
+    let webhook_id: Uuid = webhook["id"].as_str().and_then(|id| id.parse().ok()).expect("a webhook endpoint id");
+    let webhook = format!("/webhooks/{webhook_id}");
+    // A delivery as the dispatcher records it: this server runs no dispatcher.
+    let delivery = {
+        let now = workapi_store::clock::now();
+        let event_id = workapi_domain::event::new_id((now.unix_timestamp_nanos() / 1_000_000) as i64);
+        let record = events::deliveries::DeliveryRecord::new(webhook_id, &event_id, "tag.created", now);
+        let keys = workapi_store::keys::WsKeys::new(api.workspace_id);
+        let item = workapi_store::entity::to_item(&record, keys).expect("a delivery item");
+        api.store.put(item, workapi_store::Condition::NotExists).await.expect("the delivery");
+        format!("{webhook}/deliveries/{event_id}")
+    };
     let issued = setup(Method::POST, &format!("{}/issue", month("02", "28")), json!({})).await;
     let issued = format!("/billing/invoices/{}", issued["id"].as_str().expect("an invoice id"));
     let issue_march = format!("{}/issue", month("03", "31"));
@@ -482,6 +493,8 @@ pub async fn catalogue(api: &TestApi) -> Catalogue {
         ("getWebhookEndpoint", Method::GET, webhook.clone(), RootPat, Body::Empty, false),
         ("updateWebhookEndpoint", Method::PATCH, webhook.clone(), RootPat, j(json!({"description": format!("Catalogue {UNIQUE}")})), false),
         ("rotateWebhookSecret", Method::POST, format!("{webhook}/secret/rotate"), RootPat, Body::Empty, false),
+        ("listWebhookDeliveries", Method::GET, format!("{webhook}/deliveries"), RootPat, Body::Empty, false),
+        ("redeliverWebhookDelivery", Method::POST, format!("{delivery}/redeliver"), RootPat, Body::Empty, false),
         ("countUnreadNotifications", Method::GET, "/account/notifications/unread-count".into(), RootPat, Body::Empty, false),
         ("markNotificationRead", Method::POST, format!("/account/notifications/{notification}/read"), RootPat, j(json!({})), false),
         // agents

@@ -6,6 +6,9 @@
 //! here too, beside the events it subscribes to, because the delivery of the events to those
 //! endpoints (and their secrets) will run here (issue 35, item 4).
 
+pub mod deliveries;
+pub mod dispatch;
+pub mod lambda;
 pub mod webhooks;
 
 use axum::extract::State;
@@ -48,12 +51,18 @@ pub const FUNCTION: Function = Function {
         },
     ],
     api,
-    entities: &[EventRecord::KIND, webhooks::EndpointRecord::KIND, webhooks::EndpointCount::KIND],
+    entities: &[
+        EventRecord::KIND,
+        webhooks::EndpointRecord::KIND,
+        webhooks::EndpointCount::KIND,
+        deliveries::DeliveryRecord::KIND,
+    ],
     emits: &[
         Emits { operation: "createWebhookEndpoint", events: &[types::WEBHOOK_ENDPOINT_CREATED] },
         Emits { operation: "updateWebhookEndpoint", events: &[types::WEBHOOK_ENDPOINT_UPDATED] },
         Emits { operation: "deleteWebhookEndpoint", events: &[types::WEBHOOK_ENDPOINT_DELETED] },
         Emits { operation: "rotateWebhookSecret", events: &[types::WEBHOOK_ENDPOINT_SECRET_ROTATED] },
+        Emits { operation: "redeliverWebhookDelivery", events: &[types::WEBHOOK_DELIVERY_REDELIVERY_REQUESTED] },
     ],
     needs: Needs {
         summary: "the event feed, webhook endpoints with secrets in Secrets Manager",
@@ -95,7 +104,9 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(list_events))
         .routes(routes!(webhooks::list_endpoints, webhooks::create_endpoint))
         .routes(routes!(webhooks::get_endpoint, webhooks::update_endpoint, webhooks::delete_endpoint))
-        .routes(routes!(webhooks::rotate_secret));
+        .routes(routes!(webhooks::rotate_secret))
+        .routes(routes!(deliveries::list_deliveries))
+        .routes(routes!(deliveries::redeliver));
     // The expired cursor's 410, with the error body every error has.
     if let Some(list) = router.get_openapi_mut().paths.paths.get_mut("/events").and_then(|item| item.get.as_mut()) {
         list.responses.responses.insert("410".into(), RefOr::Ref(Ref::from_response_name("Error")));

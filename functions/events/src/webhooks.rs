@@ -104,6 +104,10 @@ pub struct EndpointRecord {
     /// The current secret first, then the previous one while it overlaps.
     pub secrets: Vec<SecretRef>,
     pub created_by: Uuid,
+    /// When its deliveries began failing (epoch seconds), without a success since: the
+    /// dispatcher disables it after 5 days of this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failing_since: Option<i64>,
     pub version: i64,
 }
 
@@ -157,8 +161,14 @@ pub async fn list(store: &dyn Store, keys: WsKeys) -> ApiResult<Vec<EndpointReco
     query_all(store, query).await?.into_iter().map(|item| Ok(entity::from_item(item)?)).collect()
 }
 
-async fn get(store: &dyn Store, keys: WsKeys, id: Uuid) -> ApiResult<EndpointRecord> {
-    entity::get(store, &endpoint_key(keys, id)).await?.ok_or_else(not_found)
+/// The endpoint, or 404.
+pub async fn get(store: &dyn Store, keys: WsKeys, id: Uuid) -> ApiResult<EndpointRecord> {
+    find(store, keys, id).await?.ok_or_else(not_found)
+}
+
+/// The endpoint, if it exists.
+pub async fn find(store: &dyn Store, keys: WsKeys, id: Uuid) -> ApiResult<Option<EndpointRecord>> {
+    Ok(entity::get(store, &endpoint_key(keys, id)).await?)
 }
 
 fn not_found() -> ApiError {
@@ -273,7 +283,7 @@ async fn checked_url_field<T: Input>(
 pub struct EndpointPath {
     /// Webhook endpoint id
     #[param(example = "5b0d3f7e-2a4c-4e6b-9d1f-3a5c7e9b1d20")]
-    id: Uuid,
+    pub id: Uuid,
 }
 
 /// The event of a change to an endpoint (never its secret).
@@ -325,6 +335,7 @@ pub async fn create_endpoint(
         endpoint: endpoint.clone(),
         secrets: vec![SecretRef { name: name.as_str().to_owned(), created_at: now, expires_at: None }],
         created_by: caller.user.id,
+        failing_since: None,
         version: 1,
     };
     let count = TxOp::Update {
@@ -595,6 +606,7 @@ mod tests {
             },
             secrets: vec![secret("new", None), secret("old", Some("2026-11-28T10:00:00.000Z"))],
             created_by: Uuid::nil(),
+            failing_since: None,
             version: 2,
         };
         let names = |now| signing_secrets(&record, now).iter().map(|s| s.name.clone()).collect::<Vec<_>>();

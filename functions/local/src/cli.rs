@@ -224,6 +224,9 @@ pub enum TableCommand {
 /// The chosen store, opened, and where the embedded store's token key lives.
 pub struct Backend {
     store: Arc<dyn Store>,
+    /// The embedded store itself, when it is the store: its change feed and queue feed the
+    /// local dispatcher.
+    embedded: Option<workapi_store::sqlite::SqliteStore>,
     spec: String,
     data_dir: PathBuf,
     objects: Arc<dyn ObjectStore>,
@@ -254,13 +257,29 @@ impl StoreArgs {
             Some(spec) => open_secrets(spec)?,
             None => Arc::new(DirectorySecrets::new(data_dir.join("secrets"))),
         };
-        Ok(Backend { store: open_store(&spec).await?, spec, data_dir, objects, secrets })
+        let (store, embedded): (Arc<dyn Store>, _) = match spec.strip_prefix("sqlite:") {
+            Some(path) if !path.is_empty() => {
+                let sqlite = workapi_store::sqlite::SqliteStore::open(std::path::Path::new(path))?;
+                (Arc::new(sqlite.clone()), Some(sqlite))
+            }
+            _ => (open_store(&spec).await?, None),
+        };
+        Ok(Backend { store, embedded, spec, data_dir, objects, secrets })
     }
 }
 
 impl Backend {
     pub fn store(&self) -> Arc<dyn Store> {
         self.store.clone()
+    }
+
+    /// What the local dispatcher reads (docs/events.md#delivery): the embedded store's change
+    /// feed and its queue. None on DynamoDB: deployed, Lambda reads the table's stream.
+    pub fn dispatch_sources(
+        &self,
+    ) -> Option<(Arc<dyn workapi_store::changes::ChangeFeed>, Arc<dyn workapi_store::changes::PolledQueue>)> {
+        let sqlite = self.embedded.as_ref()?;
+        Some((Arc::new(sqlite.changes()), Arc::new(sqlite.clone())))
     }
 
     /// The object store of uploaded files.

@@ -45,12 +45,27 @@ async fn run(cli: Cli) -> CliResult<()> {
     let sessions = backend.session_keys().await?;
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let site_url = SiteUrl::local(listener.local_addr()?);
-    let state = AppState::builder(store, TokenKeySource::Static(key))
+    let mut state = AppState::builder(store, TokenKeySource::Static(key))
         .session_keys(sessions)
         .objects(backend.objects())
         .secrets(backend.secrets())
         .site_url(site_url.clone());
-    let app = local::app(state.build());
+    let sources = backend.dispatch_sources();
+    if let Some((_, queue)) = &sources {
+        state = state.queue(queue.clone());
+    }
+    let state = state.build();
+    match sources {
+        // The events' notifications and webhook deliveries, as Lambda makes them deployed.
+        Some((feed, queue)) => {
+            let dispatcher = std::sync::Arc::new(events::dispatch::Dispatcher::new(state.clone(), queue.clone())?);
+            tokio::spawn(dispatcher.run_local(feed, queue));
+        }
+        None => eprintln!(
+            "Events are not dispatched by this server on DynamoDB (deployed, Lambda reads the table's stream)"
+        ),
+    }
+    let app = local::app(state);
     eprintln!("workapi listening on http://{} (site URL {})", listener.local_addr()?, site_url.of(&Default::default()));
     axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
         .with_graceful_shutdown(async {

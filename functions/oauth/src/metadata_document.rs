@@ -18,11 +18,11 @@ use axum::http::{HeaderMap, Request, StatusCode, header};
 use http_body_util::{BodyExt, Empty};
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::{LazyLock, Mutex};
 use std::time::{Duration, Instant};
 use workapi_kit::AppState;
-use workapi_kit::net;
 use workapi_kit::oauth::MetadataFetchForTests;
+use workapi_kit::{net, outbound};
 use workapi_store::StoreError;
 
 /// The largest document read; a longer one is refused.
@@ -190,35 +190,8 @@ fn unreachable(why: impl std::fmt::Display) -> String {
     format!("The client metadata document could not be fetched: {why}.")
 }
 
-fn tls_config(relaxed: &MetadataFetchForTests) -> Result<Arc<rustls::ClientConfig>, String> {
-    static SYSTEM_ROOTS: LazyLock<rustls::RootCertStore> = LazyLock::new(|| {
-        let mut roots = rustls::RootCertStore::empty();
-        roots.add_parsable_certificates(rustls_native_certs::load_native_certs().certs);
-        roots
-    });
-    let mut roots = SYSTEM_ROOTS.clone();
-    for der in &relaxed.extra_roots_der {
-        roots.add(der.clone().into()).map_err(unreachable)?;
-    }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(unreachable)?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    Ok(Arc::new(config))
-}
-
 async fn fetch_within(url: &url::Url, relaxed: &MetadataFetchForTests) -> Result<Fetched, String> {
     let port = url.port_or_known_default().unwrap_or(443);
-    let server_name: rustls::pki_types::ServerName<'static> = match url.host() {
-        Some(url::Host::Domain(domain)) => {
-            rustls::pki_types::ServerName::try_from(domain.to_owned()).map_err(unreachable)?
-        }
-        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).into(),
-        Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip).into(),
-        None => return Err(unreachable("no host")),
-    };
     let admitted = |ip: IpAddr| net::is_public_address(ip) || (relaxed.allow_loopback && ip.is_loopback());
     let addresses = match net::resolve_admitted(url, port, admitted).await {
         Ok(addresses) => addresses,
@@ -229,32 +202,10 @@ async fn fetch_within(url: &url::Url, relaxed: &MetadataFetchForTests) -> Result
             ));
         }
     };
-    // Connect to a checked address, never to the name again.
-    let mut tcp = None;
-    for address in &addresses {
-        if let Ok(stream) = tokio::net::TcpStream::connect(address).await {
-            tcp = Some(stream);
-            break;
-        }
-    }
-    let tcp = tcp.ok_or_else(|| unreachable("no connection"))?;
-    let tls = tokio_rustls::TlsConnector::from(tls_config(relaxed)?)
-        .connect(server_name, tcp)
-        .await
-        .map_err(|_| unreachable("the TLS handshake failed"))?;
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake::<_, Empty<Bytes>>(hyper_util::rt::TokioIo::new(tls))
-            .await
-            .map_err(unreachable)?;
-    tokio::spawn(tokio::time::timeout(FETCH_TIMEOUT, connection));
-    let authority = match url.port() {
-        Some(port) => format!("{}:{port}", url.host_str().unwrap_or_default()),
-        None => url.host_str().unwrap_or_default().to_owned(),
-    };
-    let path = match url.query() {
-        Some(query) => format!("{}?{query}", url.path()),
-        None => url.path().to_owned(),
-    };
+    let tls = outbound::tls_config(&relaxed.extra_roots_der).map_err(unreachable)?;
+    let mut sender =
+        outbound::connect::<Empty<Bytes>>(url, &addresses, &tls, FETCH_TIMEOUT).await.map_err(unreachable)?;
+    let (authority, path) = (outbound::authority(url), outbound::target(url));
     let request = Request::get(path)
         .header(header::HOST, authority)
         .header(header::ACCEPT, "application/json")

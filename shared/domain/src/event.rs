@@ -76,6 +76,9 @@ pub mod kind {
         readers("project_agent_provider_settings", Requirement::Member);
     pub const WEBHOOK_ENDPOINT: ResourceKind =
         readers("webhook_endpoint", Requirement::Permission(key::WS_SETTINGS_MANAGE_SETTINGS));
+    /// A delivery of an event to an endpoint; its id is `<endpointId>:<eventId>`.
+    pub const WEBHOOK_DELIVERY: ResourceKind =
+        readers("webhook_delivery", Requirement::Permission(key::WS_SETTINGS_MANAGE_SETTINGS));
 }
 
 const fn event(name: &'static str, resource: ResourceKind, schema: &'static str, summary: &'static str) -> EventType {
@@ -198,6 +201,12 @@ pub mod types {
         "WebhookEndpoint",
         "A webhook endpoint's signing secret was rotated (never the secret)",
     );
+    pub const WEBHOOK_DELIVERY_REDELIVERY_REQUESTED: EventType = event(
+        "webhook_delivery.redelivery_requested",
+        kind::WEBHOOK_DELIVERY,
+        "Delivery",
+        "A delivery was asked to be sent again",
+    );
 
     /// Every type, in the order the document lists them.
     pub const ALL: &[EventType] = &[
@@ -234,6 +243,7 @@ pub mod types {
         WEBHOOK_ENDPOINT_UPDATED,
         WEBHOOK_ENDPOINT_DELETED,
         WEBHOOK_ENDPOINT_SECRET_ROTATED,
+        WEBHOOK_DELIVERY_REDELIVERY_REQUESTED,
     ];
 
     pub fn named(name: &str) -> Option<&'static EventType> {
@@ -342,14 +352,7 @@ pub fn resource_query(keys: WsKeys, kind: &str, id: &str) -> Query {
 pub fn start_after(keys: WsKeys, id: &str, resource: Option<(&str, &str)>) -> Cursor {
     let table = key(keys, id);
     match resource {
-        None => Cursor(
-            [
-                (workapi_store::PK.to_owned(), Value::from(table.pk)),
-                (workapi_store::SK.to_owned(), Value::from(table.sk)),
-            ]
-            .into_iter()
-            .collect(),
-        ),
+        None => workapi_store::entity::table_start(&table),
         Some((kind, resource_id)) => workapi_store::entity::index_start(
             workapi_store::Index::Gsi1,
             &table,

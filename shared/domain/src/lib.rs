@@ -32,6 +32,7 @@ pub mod project;
 pub mod quotation;
 pub mod tag;
 pub mod task;
+pub mod webhook;
 
 // The people side, read by every function: permissions and their resolution, identities
 // (workspaces, users, tokens) and the bearer-token format.

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use tokio::sync::OnceCell;
 use workapi_domain::token::TokenKey;
 use workapi_store::Store;
+use workapi_store::changes::Queue;
 use workapi_store::dynamo::DynamoStore;
 use workapi_store::objects::{ObjectStore, open_objects};
 
@@ -41,6 +42,8 @@ struct Inner {
     secrets: Option<Arc<dyn SecretStore>>,
     metadata_fetch: MetadataFetchForTests,
     webhook_targets: WebhookTargets,
+    /// Where webhook deliveries' attempts wait until due; None in functions that queue none.
+    queue: Option<Arc<dyn Queue>>,
 }
 
 /// Builds an [`AppState`]; what is not given takes its default (see [`AppStateBuilder::build`]).
@@ -56,6 +59,7 @@ pub struct AppStateBuilder {
     secrets: Option<Arc<dyn SecretStore>>,
     metadata_fetch: MetadataFetchForTests,
     webhook_targets: Option<WebhookTargets>,
+    queue: Option<Arc<dyn Queue>>,
 }
 
 impl AppStateBuilder {
@@ -63,6 +67,13 @@ impl AppStateBuilder {
     /// https URLs only).
     pub fn webhook_targets(mut self, targets: WebhookTargets) -> Self {
         self.webhook_targets = Some(targets);
+        self
+    }
+
+    /// Where webhook deliveries' attempts wait until due (docs/events.md#delivery); without
+    /// it, a redelivery answers 500.
+    pub fn queue(mut self, queue: Arc<dyn Queue>) -> Self {
+        self.queue = Some(queue);
         self
     }
 
@@ -131,6 +142,7 @@ impl AppStateBuilder {
             secrets: self.secrets,
             metadata_fetch: self.metadata_fetch,
             webhook_targets: self.webhook_targets.unwrap_or_else(WebhookTargets::from_env),
+            queue: self.queue,
         }))
     }
 }
@@ -166,6 +178,7 @@ impl AppState {
             secrets: None,
             metadata_fetch: MetadataFetchForTests::default(),
             webhook_targets: None,
+            queue: None,
         }
     }
 
@@ -228,6 +241,9 @@ impl AppState {
         if let Some(secrets) = secrets_from(var)? {
             builder = builder.secrets(secrets);
         }
+        if let Some(queue) = queue_from(var)? {
+            builder = builder.queue(queue);
+        }
         Ok(builder.build())
     }
 
@@ -238,6 +254,16 @@ impl AppState {
     /// The object store of uploaded files, when this function has one.
     pub fn objects(&self) -> Option<&dyn ObjectStore> {
         self.0.objects.as_deref()
+    }
+
+    /// The delivery queue, when this function queues deliveries.
+    pub fn queue(&self) -> Option<&dyn Queue> {
+        self.0.queue.as_deref()
+    }
+
+    /// The same, shared (the dispatcher keeps it).
+    pub fn queue_arc(&self) -> Option<Arc<dyn Queue>> {
+        self.0.queue.clone()
     }
 
     /// The secret store, when this function keeps secrets.
@@ -313,6 +339,18 @@ pub fn secrets_from(var: EnvVars<'_>) -> Result<Option<Arc<dyn SecretStore>>, Co
         _ => return Ok(None),
     };
     open_secrets(&spec).map(Some).map_err(ConfigError::Invalid)
+}
+
+/// The delivery queue: the SQS queue `DELIVERY_QUEUE_URL` (as template.yaml sets it for the
+/// events functions), else none (the local server gives its embedded queue itself).
+pub fn queue_from(var: EnvVars<'_>) -> Result<Option<Arc<dyn Queue>>, ConfigError> {
+    let Some(url) = var("DELIVERY_QUEUE_URL") else { return Ok(None) };
+    #[cfg(feature = "sqs")]
+    return Ok(Some(Arc::new(workapi_store::sqs::SqsQueue::from_env(url))));
+    #[cfg(not(feature = "sqs"))]
+    Err(ConfigError::Invalid(format!(
+        "DELIVERY_QUEUE_URL ({url}) is set, but this build has no SQS client (feature `sqs`)"
+    )))
 }
 
 /// The token key of the process's environment (see [`token_key_source`]).

@@ -32,6 +32,7 @@ pub mod negotiate;
 pub mod net;
 pub mod oauth;
 pub mod openapi;
+pub mod outbound;
 pub mod paging;
 pub mod projection;
 pub mod ratelimit;

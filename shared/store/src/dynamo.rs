@@ -304,6 +304,30 @@ pub fn from_attr(attr: &AttributeValue) -> Value {
     }
 }
 
+/// An item from DynamoDB's JSON form (`{"S": "…"}`, `{"N": "1"}`, …), as DynamoDB Streams
+/// records carry an image (`dynamodb.NewImage`) in a Lambda event and in `GetRecords`: the
+/// same values [`from_attr`] reads from the SDK's types. None for what is not that form.
+pub fn item_from_json(image: &Value) -> Option<Item> {
+    image.as_object()?.iter().map(|(name, value)| Some((name.clone(), value_from_json(value)?))).collect()
+}
+
+fn value_from_json(value: &Value) -> Option<Value> {
+    let (kind, inner) = value.as_object().filter(|typed| typed.len() == 1)?.iter().next()?;
+    Some(match (kind.as_str(), inner) {
+        ("S", Value::String(s)) => Value::String(s.clone()),
+        ("N", Value::String(n)) => parse_number(n),
+        ("BOOL", Value::Bool(b)) => Value::Bool(*b),
+        ("NULL", _) => Value::Null,
+        ("L", Value::Array(items)) => Value::Array(items.iter().map(value_from_json).collect::<Option<_>>()?),
+        ("M", map @ Value::Object(_)) => Value::Object(item_from_json(map)?),
+        ("SS", Value::Array(items)) => Value::Array(items.clone()),
+        ("NS", Value::Array(items)) => {
+            Value::Array(items.iter().map(|n| n.as_str().map(parse_number)).collect::<Option<_>>()?)
+        }
+        _ => return None,
+    })
+}
+
 fn parse_number(n: &str) -> Value {
     n.parse::<i64>()
         .map(Value::from)
@@ -620,6 +644,36 @@ mod tests {
             text = text.replace(placeholder.as_str(), &shown);
         }
         Some(text)
+    }
+
+    #[test]
+    fn stream_images_read_as_the_sdk_s_items() {
+        let item: Item = serde_json::from_value(serde_json::json!({
+            "PK": "WS#w#EVENTS", "n": 42, "f": 1.5, "b": true, "z": null,
+            "l": ["a", 1], "m": {"x": {"y": "z"}}
+        }))
+        .unwrap();
+        let json = serde_json::to_value(
+            to_map(&item).iter().map(|(k, v)| (k.clone(), sdk_json(v))).collect::<serde_json::Map<_, _>>(),
+        )
+        .unwrap();
+        assert_eq!(item_from_json(&json), Some(item));
+        assert_eq!(item_from_json(&serde_json::json!({"a": {"S": 1}})), None);
+    }
+
+    /// The SDK's value as DynamoDB's JSON writes it.
+    fn sdk_json(attr: &AttributeValue) -> Value {
+        match attr {
+            AttributeValue::S(s) => serde_json::json!({"S": s}),
+            AttributeValue::N(n) => serde_json::json!({"N": n}),
+            AttributeValue::Bool(b) => serde_json::json!({"BOOL": b}),
+            AttributeValue::Null(_) => serde_json::json!({"NULL": true}),
+            AttributeValue::L(items) => serde_json::json!({"L": items.iter().map(sdk_json).collect::<Vec<_>>()}),
+            AttributeValue::M(map) => {
+                serde_json::json!({"M": map.iter().map(|(k, v)| (k.clone(), sdk_json(v))).collect::<serde_json::Map<_, _>>()})
+            }
+            _ => unreachable!(),
+        }
     }
 
     #[test]

@@ -103,6 +103,15 @@ pub fn to_item<E: Entity>(entity: &E, scope: E::Scope) -> StoreResult<Item> {
     Ok(item)
 }
 
+/// Where a query of the table starts after an item: its key, as DynamoDB's
+/// `ExclusiveStartKey` holds it. The item need not exist any more.
+pub fn table_start(table: &Key) -> crate::Cursor {
+    let mut item = Item::new();
+    item.insert(PK.into(), table.pk.clone().into());
+    item.insert(SK.into(), table.sk.clone().into());
+    crate::Cursor(item)
+}
+
 /// Where a query of a secondary index starts after an item: the item's table key and its
 /// index key, as DynamoDB's `ExclusiveStartKey` holds them. The item need not exist any more.
 pub fn index_start(index: crate::Index, table: &Key, at: IndexKey) -> crate::Cursor {

@@ -19,8 +19,11 @@ pub mod objects;
 pub mod s3;
 #[cfg(feature = "embedded")]
 pub mod sqlite;
+#[cfg(feature = "sqs")]
+pub mod sqs;
 
 pub mod aws;
+pub mod changes;
 pub mod clock;
 pub mod entity;
 

@@ -23,6 +23,23 @@ CREATE TABLE IF NOT EXISTS items (
     PRIMARY KEY (pk, sk)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS items_gsi1 ON items (gsi1pk, gsi1sk, pk, sk) WHERE gsi1pk IS NOT NULL;
+-- The change feed (crate::changes): each inserted event item, in commit order, written by the
+-- inserting transaction itself, as DynamoDB Streams records an INSERT.
+CREATE TABLE IF NOT EXISTS stream (
+    seq  INTEGER PRIMARY KEY AUTOINCREMENT,
+    body TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS stream_inserts AFTER INSERT ON items
+    WHEN json_extract(NEW.body, '$.entity') = 'Event'
+    BEGIN INSERT INTO stream (body) VALUES (NEW.body); END;
+-- The embedded queue (crate::changes::PolledQueue): a message is due at `visible_at`.
+CREATE TABLE IF NOT EXISTS queue (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    visible_at INTEGER NOT NULL,
+    receipt    TEXT,
+    body       TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS queue_due ON queue (visible_at);
 ";
 
 /// What a database made before the list index (GSI2) lacks; its index is created after it.
@@ -87,6 +104,95 @@ impl SqliteStore {
         .await
         .map_err(|e| StoreError::Backend(format!("sqlite worker failed: {e}")))?
     }
+}
+
+/// The embedded store's change feed: the `stream` table, read from the oldest row; `done`
+/// deletes what the last `next` returned. One reader per database (the local server).
+pub struct SqliteChanges {
+    store: SqliteStore,
+    read_through: Mutex<Option<i64>>,
+}
+
+impl SqliteStore {
+    /// The feed of inserted event items (crate::changes::ChangeFeed).
+    pub fn changes(&self) -> SqliteChanges {
+        SqliteChanges { store: self.clone(), read_through: Mutex::new(None) }
+    }
+}
+
+#[async_trait]
+impl crate::changes::ChangeFeed for SqliteChanges {
+    async fn next(&self, max: usize) -> StoreResult<Vec<Item>> {
+        let rows: Vec<(i64, String)> = self
+            .store
+            .with_tx(move |tx| {
+                let mut statement = tx.prepare("SELECT seq, body FROM stream ORDER BY seq LIMIT ?1")?;
+                let rows = statement.query_map([max as i64], |row| Ok((row.get(0)?, row.get(1)?)))?;
+                Ok(Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?))
+            })
+            .await?;
+        *self.read_through.lock().unwrap_or_else(|p| p.into_inner()) = rows.last().map(|(seq, _)| *seq);
+        Ok(rows.iter().map(|(_, body)| parse_body(body)).collect())
+    }
+
+    async fn done(&self) -> StoreResult<()> {
+        let Some(through) = self.read_through.lock().unwrap_or_else(|p| p.into_inner()).take() else { return Ok(()) };
+        self.store
+            .with_tx(move |tx| Ok(Ok(tx.execute("DELETE FROM stream WHERE seq <= ?1", [through]).map(|_| ())?)))
+            .await
+    }
+}
+
+#[async_trait]
+impl crate::changes::Queue for SqliteStore {
+    async fn send(&self, body: &str, delay: std::time::Duration) -> StoreResult<()> {
+        let delay = delay.min(crate::changes::MAX_DELAY).as_millis() as i64;
+        let body = body.to_owned();
+        self.with_tx(move |tx| {
+            let visible_at = now_millis() + delay;
+            tx.execute("INSERT INTO queue (visible_at, body) VALUES (?1, ?2)", rusqlite::params![visible_at, body])?;
+            Ok(Ok(()))
+        })
+        .await
+    }
+}
+
+#[async_trait]
+impl crate::changes::PolledQueue for SqliteStore {
+    async fn receive(&self, max: usize, visibility: std::time::Duration) -> StoreResult<Vec<crate::changes::Received>> {
+        let visibility = visibility.as_millis() as i64;
+        self.with_tx(move |tx| {
+            let now = now_millis();
+            let mut statement =
+                tx.prepare("SELECT id, body FROM queue WHERE visible_at <= ?1 ORDER BY visible_at, id LIMIT ?2")?;
+            let due = statement
+                .query_map(rusqlite::params![now, max as i64], |row| {
+                    Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            let mut received = Vec::with_capacity(due.len());
+            for (id, body) in due {
+                // A fresh receipt per receive: a late delete of an earlier receive deletes nothing.
+                let receipt = format!("{id}.{}", uuid::Uuid::new_v4().simple());
+                tx.execute(
+                    "UPDATE queue SET visible_at = ?1, receipt = ?2 WHERE id = ?3",
+                    rusqlite::params![now + visibility, receipt, id],
+                )?;
+                received.push(crate::changes::Received { receipt, body });
+            }
+            Ok(Ok(received))
+        })
+        .await
+    }
+
+    async fn acknowledge(&self, receipt: &str) -> StoreResult<()> {
+        let receipt = receipt.to_owned();
+        self.with_tx(move |tx| Ok(Ok(tx.execute("DELETE FROM queue WHERE receipt = ?1", [receipt]).map(|_| ())?))).await
+    }
+}
+
+fn now_millis() -> i64 {
+    (time::OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64
 }
 
 fn backend(e: rusqlite::Error) -> StoreError {
@@ -371,6 +477,52 @@ pub(crate) fn cursor_of(item: &Item, index: Index) -> Item {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::changes::{ChangeFeed, PolledQueue, Queue};
+
+    fn item(sk: &str, entity: &str) -> Item {
+        serde_json::json!({PK: "WS#w#EVENTS", SK: sk, ENTITY: entity}).as_object().unwrap().clone()
+    }
+
+    /// The feed carries inserted event items only, in commit order, and again until `done`.
+    #[tokio::test]
+    async fn the_feed_carries_event_inserts_until_done() {
+        let store = SqliteStore::in_memory().unwrap();
+        let feed = store.changes();
+        store.put(item("EVT#2", "Event"), Condition::NotExists).await.unwrap();
+        store.put(item("TAG#1", "Tag"), Condition::NotExists).await.unwrap();
+        store.transact(vec![TxOp::Put { item: item("EVT#1", "Event"), cond: Condition::NotExists }]).await.unwrap();
+        let sks = |items: Vec<Item>| items.iter().map(|i| i[SK].as_str().unwrap().to_owned()).collect::<Vec<_>>();
+        assert_eq!(sks(feed.next(10).await.unwrap()), ["EVT#2", "EVT#1"]);
+        assert_eq!(sks(feed.next(1).await.unwrap()), ["EVT#2"], "not done: read again");
+        feed.done().await.unwrap();
+        assert_eq!(sks(feed.next(10).await.unwrap()), ["EVT#1"]);
+        feed.done().await.unwrap();
+        assert!(feed.next(10).await.unwrap().is_empty());
+        // A rolled-back insert leaves no record.
+        let refused = TxOp::Put { item: item("TAG#1", "Tag"), cond: Condition::NotExists };
+        let event = TxOp::Put { item: item("EVT#3", "Event"), cond: Condition::NotExists };
+        assert!(store.transact(vec![event, refused]).await.is_err());
+        assert!(feed.next(10).await.unwrap().is_empty());
+    }
+
+    /// A message is received once it is due, hidden while received, and again if not deleted.
+    #[tokio::test]
+    async fn queued_messages_come_when_due_and_again_until_deleted() {
+        let store = SqliteStore::in_memory().unwrap();
+        let no_wait = std::time::Duration::ZERO;
+        store.send("later", std::time::Duration::from_secs(60)).await.unwrap();
+        store.send("now", no_wait).await.unwrap();
+        let received = store.receive(10, std::time::Duration::from_millis(50)).await.unwrap();
+        assert_eq!(received.iter().map(|r| r.body.as_str()).collect::<Vec<_>>(), ["now"]);
+        assert!(store.receive(10, no_wait).await.unwrap().is_empty(), "hidden while received");
+        tokio::time::sleep(std::time::Duration::from_millis(60)).await;
+        let again = store.receive(10, std::time::Duration::from_secs(30)).await.unwrap();
+        assert_eq!(again.len(), 1);
+        store.acknowledge(&received[0].receipt).await.unwrap();
+        store.acknowledge(&again[0].receipt).await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        assert!(store.receive(10, no_wait).await.unwrap().is_empty());
+    }
 
     /// A database made before the list index (no GSI2 columns) opens, gains them, and lists
     /// what is written after.
