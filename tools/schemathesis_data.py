@@ -14,6 +14,7 @@ fixed and written in tools/schemathesis.toml directly.
 """
 
 import json
+import time
 import shlex
 import sys
 import urllib.parse
@@ -106,7 +107,8 @@ exports["ST_OAUTH_CLIENT_ID"], exports["ST_OAUTH_RAT"] = register(f"Schemathesis
 exports["ST_OAUTH_DELETED_CLIENT_ID"], exports["ST_OAUTH_DELETED_RAT"] = register(f"Deleted {uuid.uuid4().hex[:8]}")
 
 # A webhook endpoint to read, update and rotate, on a loopback receiver (the test command's
-# server admits one: LT_WEBHOOKS_ALLOW_PRIVATE=true). Nothing listens there: no delivery yet.
+# server admits one: LT_WEBHOOKS_ALLOW_PRIVATE=true). Nothing listens there: its deliveries fail
+# and are retried, and one of them is the delivery to list and redeliver (below).
 exports["ST_WEBHOOK_URL"] = "http://127.0.0.1:9/schemathesis"
 endpoint = {"url": exports["ST_WEBHOOK_URL"], "eventTypes": ["tag.created"]}
 exports["ST_WEBHOOK_ID"] = call("POST", "/webhooks", endpoint)["id"]
@@ -115,6 +117,16 @@ exports["ST_WEBHOOK_DELETED_ID"] = call("POST", "/webhooks", endpoint)["id"]
 
 # A tag to colour and a work activity to replace (the seed holds none).
 exports["ST_TAG_ID"] = call("POST", "/tags/task/create", {"name": "Schemathesis"})["id"]
+
+# The tag's delivery to the endpoint above, made by the server's dispatcher within moments.
+for _ in range(100):
+    deliveries = call("GET", f"/webhooks/{exports['ST_WEBHOOK_ID']}/deliveries")
+    if deliveries:
+        exports["ST_DELIVERY_ID"] = deliveries[0]["id"]
+        break
+    time.sleep(0.1)
+else:
+    sys.exit("the server made no delivery of the tag's event to the schemathesis endpoint within 10 s")
 exports["ST_ACTIVITY_ID"] = call("POST", "/administration/task-settings/activities", {"name": "Schemathesis"})["id"]
 
 # Managed-provider settings of the first agent, to read: the document's own example body.

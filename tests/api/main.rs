@@ -45,4 +45,5 @@ mod tasks_api;
 mod upload;
 mod validation;
 mod watch_events;
+mod webhook_delivery;
 mod webhooks_api;

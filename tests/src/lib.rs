@@ -30,6 +30,7 @@ use workapi_kit::ratelimit::{LoginLimits, RateLimits};
 use workapi_kit::secrets::{DirectorySecrets, SecretStore};
 use workapi_kit::session::{SessionKeySet, SessionKeySource};
 use workapi_store::aws::AwsSettings;
+use workapi_store::changes::ChangeFeed;
 use workapi_store::dynamo::DynamoStore;
 use workapi_store::objects::{DirectoryObjects, ObjectStore};
 use workapi_store::s3::S3Objects;
@@ -142,6 +143,56 @@ pub async fn backends() -> Vec<Backend> {
     all
 }
 
+/// The backends with their change feeds (for [`TestApiBuilder::dispatch`]): the embedded
+/// store's, and DynamoDB Local's stream of the test table.
+pub async fn backends_with_feeds() -> Vec<(Backend, Arc<dyn ChangeFeed>)> {
+    let embedded = SqliteStore::in_memory().expect("open SQLite");
+    let mut all: Vec<(Backend, Arc<dyn ChangeFeed>)> =
+        vec![(Backend { name: "embedded", store: Arc::new(embedded.clone()) }, Arc::new(embedded.changes()))];
+    match std::env::var("LT_DYNAMODB_ENDPOINT") {
+        Ok(endpoint) => {
+            let store = dynamo_store(&endpoint).await;
+            let arn = store.stream_arn().await.expect("describe the test table").expect("the test table's stream");
+            let config = aws_sdk_dynamodbstreams::Config::builder()
+                .behavior_version(BehaviorVersion::latest())
+                .http_client(workapi_store::aws::https_client())
+                .endpoint_url(&endpoint)
+                .region(Region::new("us-east-1"))
+                .credentials_provider(Credentials::new("test", "test", None, None, "workapi-tests"))
+                .build();
+            let client = aws_sdk_dynamodbstreams::Client::from_conf(config);
+            let feed = workapi_store::streams::DynamoStreamFeed::new(client, arn).await.expect("read the stream");
+            all.push((Backend { name: "dynamodb", store: Arc::new(store) }, Arc::new(feed)));
+        }
+        Err(_) if services_required() => {
+            panic!("LT_REQUIRE_SERVICES=1 but LT_DYNAMODB_ENDPOINT is not set: DynamoDB Local is required")
+        }
+        Err(_) => loud_skip("the DynamoDB backend run (LT_DYNAMODB_ENDPOINT not set)"),
+    }
+    all
+}
+
+/// A feed of one workspace's items: the tests share DynamoDB Local's table and its stream.
+struct WorkspaceFeed {
+    inner: Arc<dyn ChangeFeed>,
+    prefix: String,
+}
+
+#[async_trait::async_trait]
+impl ChangeFeed for WorkspaceFeed {
+    async fn next(&self, max: usize) -> StoreResult<Vec<Item>> {
+        let items = self.inner.next(max).await?;
+        let ours = |item: &Item| {
+            item.get(workapi_store::PK).and_then(|pk| pk.as_str()).is_some_and(|pk| pk.starts_with(&self.prefix))
+        };
+        Ok(items.into_iter().filter(ours).collect())
+    }
+
+    async fn done(&self) -> StoreResult<()> {
+        self.inner.done().await
+    }
+}
+
 /// The harness's own patience with DynamoDB Local (seeding, bulk writes, checking what the store
 /// kept): it takes more than the API's 5 s for some calls while other suites run.
 const PATIENT_AWS: AwsSettings =
@@ -235,6 +286,32 @@ pub async fn moto_s3(suite: &str) -> Option<(Arc<S3Objects>, aws_sdk_s3::Client)
     Some((Arc::new(S3Objects::new(client.clone(), bucket)), client))
 }
 
+/// A fresh SQS queue in moto, as the deployed delivery queue (`workapi_store::sqs`), and a
+/// client to read it. None after a loud skip naming `suite` (a failure under
+/// `LT_REQUIRE_SERVICES=1`).
+pub async fn moto_sqs(suite: &str) -> Option<(workapi_store::sqs::SqsQueue, aws_sdk_sqs::Client, String)> {
+    use aws_sdk_sqs::config::{BehaviorVersion, Credentials, Region};
+    let Ok(endpoint) = std::env::var("LT_MOTO_ENDPOINT") else {
+        if services_required() {
+            panic!("LT_REQUIRE_SERVICES=1 but LT_MOTO_ENDPOINT is not set: moto's SQS is required");
+        }
+        loud_skip(&format!("{suite} (LT_MOTO_ENDPOINT not set)"));
+        return None;
+    };
+    let config = aws_sdk_sqs::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .http_client(workapi_store::aws::https_client())
+        .endpoint_url(endpoint)
+        .region(Region::new("us-east-1"))
+        .credentials_provider(Credentials::new("test", "test", None, None, "workapi-tests"))
+        .build();
+    let client = aws_sdk_sqs::Client::from_conf(config);
+    let name = format!("workapi-test-deliveries-{}", Uuid::new_v4().simple());
+    let created = client.create_queue().queue_name(&name).send().await.expect("create the test queue in moto");
+    let url = created.queue_url.expect("the queue's URL");
+    Some((workapi_store::sqs::SqsQueue::new(client.clone(), url.clone()), client, url))
+}
+
 /// A fresh directory object store under the system's temporary directory.
 pub fn temp_objects() -> Arc<DirectoryObjects> {
     Arc::new(DirectoryObjects::new(
@@ -322,6 +399,7 @@ impl TestApi {
             store_latency: None,
             setup_store: None,
             warm_roles: false,
+            dispatch: None,
         }
     }
 
@@ -479,9 +557,18 @@ pub struct TestApiBuilder<'a> {
     store_latency: Option<Duration>,
     setup_store: Option<Arc<dyn Store>>,
     warm_roles: bool,
+    dispatch: Option<Arc<dyn ChangeFeed>>,
 }
 
 impl TestApiBuilder<'_> {
+    /// Runs the events' dispatcher (notifications, webhook deliveries: docs/events.md#delivery)
+    /// on `feed`, the backend's change feed ([`backends_with_feeds`]), for the test's workspace
+    /// only: other tests share the table.
+    pub fn dispatch(mut self, feed: Arc<dyn ChangeFeed>) -> Self {
+        self.dispatch = Some(feed);
+        self
+    }
+
     /// Where the harness's own writes go (the test's workspace, users, seeds: `TestApi::store`),
     /// default the server's store. The fault suite sets DynamoDB Local directly: the setup is
     /// not what it tests, and its one 400 ms attempt timed out on a loaded CI machine.
@@ -596,6 +683,7 @@ impl TestApiBuilder<'_> {
         });
         let objects = self.objects.unwrap_or_else(|| temp_objects());
         let secrets = self.secrets.unwrap_or_else(|| temp_secrets());
+        let queue = Arc::new(SqliteStore::in_memory().expect("open the delivery queue"));
         let state = AppState::builder(counted, source)
             .rate_limits(self.rate_limits)
             .session_keys(sessions)
@@ -607,8 +695,9 @@ impl TestApiBuilder<'_> {
             .metadata_fetch_for_tests(self.metadata_fetch)
             .webhook_targets(self.webhook_targets)
             // Redeliveries queue here; a test that dispatches reads it (`dispatch`).
-            .queue(Arc::new(SqliteStore::in_memory().expect("open the queue")))
+            .queue(queue.clone())
             .build();
+        let dispatch_state = state.clone();
         let router = local::app(state);
         let app = router.clone().layer(axum::middleware::from_fn(response_check::validate));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a test port");
@@ -618,6 +707,11 @@ impl TestApiBuilder<'_> {
         });
         let setup = self.setup_store.unwrap_or_else(|| backend.store.clone());
         let workspace = test_workspace(setup.as_ref()).await;
+        if let Some(feed) = self.dispatch {
+            let feed = Arc::new(WorkspaceFeed { inner: feed, prefix: format!("WS#{}#", workspace.id) });
+            let dispatcher = events::dispatch::Dispatcher::new(dispatch_state, queue.clone()).expect("the dispatcher");
+            tokio::spawn(Arc::new(dispatcher).run_local(feed, queue));
+        }
         TestApi {
             backend: backend.name,
             store_reads,

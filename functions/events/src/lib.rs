@@ -75,12 +75,20 @@ pub const FUNCTION: Function = Function {
             Route::new("Webhooks", "/webhooks"),
             Route::new("WebhooksProxy", "/webhooks/{proxy+}"),
         ],
-        grants: &[Grant {
-            sid: "WebhookSigningSecrets",
-            actions: &["secretsmanager:CreateSecret", "secretsmanager:DeleteSecret"],
-            on: Resource::WebhookSecrets,
-            note: "",
-        }],
+        grants: &[
+            Grant {
+                sid: "WebhookSigningSecrets",
+                actions: &["secretsmanager:CreateSecret", "secretsmanager:DeleteSecret"],
+                on: Resource::WebhookSecrets,
+                note: "",
+            },
+            Grant {
+                sid: "Redeliveries",
+                actions: &["sqs:SendMessage"],
+                on: Resource::DeliveryQueue,
+                note: "A redelivery queues its attempt for the dispatcher (DispatchFunction).",
+            },
+        ],
         ..Needs::DATA
     },
 };

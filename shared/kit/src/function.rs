@@ -113,6 +113,8 @@ pub enum Resource {
     /// one prefix of the workspaces' secrets (named when agents' credentials came first), so a
     /// function holding both (mcp) has one `SECRETS_PREFIX`, and only these names (docs/events.md).
     WebhookSecrets,
+    /// The delivery queue of webhook attempts, `DeliveryQueue` (docs/events.md#delivery).
+    DeliveryQueue,
 }
 
 impl Resource {
@@ -126,6 +128,7 @@ impl Resource {
             Resource::WebhookSecrets => {
                 r#"!Sub "arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:workapi/${AWS::StackName}/agents/*/webhooks/*""#
             }
+            Resource::DeliveryQueue => "!GetAtt DeliveryQueue.Arn",
         }
     }
 
@@ -136,6 +139,7 @@ impl Resource {
             Resource::AgentSecrets | Resource::WebhookSecrets => {
                 Variable { name: "SECRETS_PREFIX", value: r#"!Sub "workapi/${AWS::StackName}/agents/""# }
             }
+            Resource::DeliveryQueue => Variable { name: "DELIVERY_QUEUE_URL", value: "!Ref DeliveryQueue" },
         }
     }
 }

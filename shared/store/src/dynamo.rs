@@ -11,7 +11,8 @@ use aws_sdk_dynamodb::error::{DisplayErrorContext, ProvideErrorMetadata, SdkErro
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, ConditionCheck, CreateGlobalSecondaryIndexAction, Delete,
     GlobalSecondaryIndex, GlobalSecondaryIndexUpdate, KeySchemaElement, KeyType, Projection, ProjectionType, Put,
-    ReturnValue, ScalarAttributeType, TableStatus, TimeToLiveSpecification, TransactWriteItem, Update as DynamoUpdate,
+    ReturnValue, ScalarAttributeType, StreamSpecification, StreamViewType, TableStatus, TimeToLiveSpecification,
+    TransactWriteItem, Update as DynamoUpdate,
 };
 use std::collections::HashMap;
 
@@ -36,6 +37,12 @@ impl DynamoStore {
 
     pub fn table(&self) -> &str {
         &self.table
+    }
+
+    /// The ARN of the table's stream (`LatestStreamArn`), None when it has none.
+    pub async fn stream_arn(&self) -> StoreResult<Option<String>> {
+        let described = self.client.describe_table().table_name(&self.table).send().await.map_err(sdk)?;
+        Ok(described.table().and_then(|t| t.latest_stream_arn()).map(str::to_owned))
     }
 
     /// Creates the table with the schema `template.yaml` declares (for DynamoDB Local and the
@@ -74,6 +81,14 @@ impl DynamoStore {
             .key_schema(key(PK, KeyType::Hash))
             .key_schema(key(SK, KeyType::Range))
             .set_global_secondary_indexes(Some(indexes.to_vec()))
+            // The outbox's reader (docs/events.md#delivery), as template.yaml declares it.
+            .stream_specification(
+                StreamSpecification::builder()
+                    .stream_enabled(true)
+                    .stream_view_type(StreamViewType::NewImage)
+                    .build()
+                    .expect("fields are set"),
+            )
             .send()
             .await;
         match created {
@@ -328,7 +343,7 @@ fn value_from_json(value: &Value) -> Option<Value> {
     })
 }
 
-fn parse_number(n: &str) -> Value {
+pub(crate) fn parse_number(n: &str) -> Value {
     n.parse::<i64>()
         .map(Value::from)
         .or_else(|_| n.parse::<u64>().map(Value::from))
