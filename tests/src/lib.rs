@@ -234,13 +234,7 @@ pub async fn each_backend(test: impl AsyncFn(&Backend, &TestApi)) {
 /// naming `suite`; under `LT_REQUIRE_SERVICES=1` a missing moto is a failure.
 pub async fn moto(suite: &str) -> Option<aws_sdk_secretsmanager::Client> {
     use aws_sdk_secretsmanager::config::{BehaviorVersion, Credentials, Region};
-    let Ok(endpoint) = std::env::var("LT_MOTO_ENDPOINT") else {
-        if services_required() {
-            panic!("LT_REQUIRE_SERVICES=1 but LT_MOTO_ENDPOINT is not set: moto's Secrets Manager is required");
-        }
-        loud_skip(&format!("{suite} (LT_MOTO_ENDPOINT not set)"));
-        return None;
-    };
+    let endpoint = moto_endpoint(suite, "Secrets Manager")?;
     // The code under test builds its own client exactly as deployed (`aws_config::load_from_env`
     // in workapi_kit::app and workapi_kit::session), so the suites reach moto through the SDK's own
     // endpoint setting, AWS_ENDPOINT_URL_SECRETS_MANAGER, and the fake credentials that
@@ -265,13 +259,7 @@ pub async fn moto(suite: &str) -> Option<aws_sdk_secretsmanager::Client> {
 /// None after a loud skip naming `suite`, a failure under `LT_REQUIRE_SERVICES=1`.
 pub async fn moto_s3(suite: &str) -> Option<(Arc<S3Objects>, aws_sdk_s3::Client)> {
     use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region};
-    let Ok(endpoint) = std::env::var("LT_MOTO_ENDPOINT") else {
-        if services_required() {
-            panic!("LT_REQUIRE_SERVICES=1 but LT_MOTO_ENDPOINT is not set: moto's S3 is required");
-        }
-        loud_skip(&format!("{suite} (LT_MOTO_ENDPOINT not set)"));
-        return None;
-    };
+    let endpoint = moto_endpoint(suite, "S3")?;
     let config = aws_sdk_s3::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .http_client(workapi_store::aws::https_client())
@@ -291,13 +279,7 @@ pub async fn moto_s3(suite: &str) -> Option<(Arc<S3Objects>, aws_sdk_s3::Client)
 /// `LT_REQUIRE_SERVICES=1`).
 pub async fn moto_sqs(suite: &str) -> Option<(workapi_store::sqs::SqsQueue, aws_sdk_sqs::Client, String)> {
     use aws_sdk_sqs::config::{BehaviorVersion, Credentials, Region};
-    let Ok(endpoint) = std::env::var("LT_MOTO_ENDPOINT") else {
-        if services_required() {
-            panic!("LT_REQUIRE_SERVICES=1 but LT_MOTO_ENDPOINT is not set: moto's SQS is required");
-        }
-        loud_skip(&format!("{suite} (LT_MOTO_ENDPOINT not set)"));
-        return None;
-    };
+    let endpoint = moto_endpoint(suite, "SQS")?;
     let config = aws_sdk_sqs::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .http_client(workapi_store::aws::https_client())
@@ -310,6 +292,19 @@ pub async fn moto_sqs(suite: &str) -> Option<(workapi_store::sqs::SqsQueue, aws_
     let created = client.create_queue().queue_name(&name).send().await.expect("create the test queue in moto");
     let url = created.queue_url.expect("the queue's URL");
     Some((workapi_store::sqs::SqsQueue::new(client.clone(), url.clone()), client, url))
+}
+
+/// moto's URL, or None after a loud skip naming `suite` (a failure under
+/// `LT_REQUIRE_SERVICES=1`, naming the `service` required).
+fn moto_endpoint(suite: &str, service: &str) -> Option<String> {
+    let Ok(endpoint) = std::env::var("LT_MOTO_ENDPOINT") else {
+        if services_required() {
+            panic!("LT_REQUIRE_SERVICES=1 but LT_MOTO_ENDPOINT is not set: moto's {service} is required");
+        }
+        loud_skip(&format!("{suite} (LT_MOTO_ENDPOINT not set)"));
+        return None;
+    };
+    Some(endpoint)
 }
 
 /// A fresh directory object store under the system's temporary directory.

@@ -202,6 +202,17 @@ pub struct DeliveryPath {
     delivery_id: String,
 }
 
+impl DeliveryPath {
+    /// The delivery's id, checked: an event id (`evt_` and a ULID), else a 400 naming it. Read
+    /// before the permission, as every path parameter is (docs/conventions.md).
+    fn delivery_id(&self) -> ApiResult<&str> {
+        match workapi_domain::event::id_epoch_ms(&self.delivery_id) {
+            Some(_) => Ok(&self.delivery_id),
+            None => Err(ApiError::field("deliveryId", "deliveryId is not a delivery id (evt_ and 26 characters)")),
+        }
+    }
+}
+
 /// Redeliver an event
 ///
 /// Sends the delivery again now (its next attempt, `trigger: redelivery`), signed with the
@@ -216,6 +227,7 @@ pub async fn redeliver(
     caller: Caller,
     Path(path): Path<DeliveryPath>,
 ) -> ApiResult<(StatusCode, Json<Delivery>)> {
+    let delivery_id = path.delivery_id()?.to_owned();
     caller.authorize(MANAGE)?;
     let (store, keys) = (state.store(), caller.keys());
     let endpoint = webhooks::get(store, keys, path.id).await?;
@@ -237,13 +249,13 @@ pub async fn redeliver(
         let resource = format!("{}:{}", path.id, record.delivery.id);
         Event::new(&caller, types::WEBHOOK_DELIVERY_REDELIVERY_REQUESTED, resource).completion(&record.delivery)
     };
-    let key = key(keys, path.id, &path.delivery_id);
+    let key = key(keys, path.id, &delivery_id);
     let busy = "The delivery is being changed concurrently; retry";
     let record = entity::modify_with(store, &key, keys, busy, change, beside).await?;
     let job = Job {
         workspace: keys.workspace_id(),
         endpoint: path.id,
-        event: path.delivery_id.clone(),
+        event: delivery_id.clone(),
         attempt: record.delivery.attempts.len() as u32 + 1,
         due_ms: dispatch::epoch_ms(now),
         redelivery: true,

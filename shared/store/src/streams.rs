@@ -17,6 +17,9 @@ use serde_json::Value;
 use std::collections::HashMap;
 use tokio::sync::Mutex;
 
+/// GetRecords calls per shard in one `next`, at most.
+const PAGES_PER_READ: usize = 5;
+
 pub struct DynamoStreamFeed {
     client: Client,
     stream_arn: String,
@@ -96,30 +99,38 @@ impl ChangeFeed for DynamoStreamFeed {
         let mut items = Vec::new();
         let mut read = HashMap::new();
         for (shard, iterator) in &state.current {
-            let Some(iterator) = iterator else { continue };
-            if items.len() >= max {
-                break;
-            }
-            let limit = (max - items.len()).min(1000) as i32;
-            let got = self
-                .client
-                .get_records()
-                .shard_iterator(iterator)
-                .limit(limit)
-                .send()
-                .await
-                .map_err(|e| backend("GetRecords", e))?;
-            for record in got.records() {
-                if record.event_name() != Some(&OperationType::Insert) {
-                    continue;
+            let mut iterator = iterator.clone();
+            // A shard's backlog (other writers' records, which the feed skips) is read on in
+            // pages of 1,000 until it is caught up or `max` events are found.
+            for _ in 0..PAGES_PER_READ {
+                let Some(at) = iterator.clone() else { break };
+                let got = self
+                    .client
+                    .get_records()
+                    .shard_iterator(at)
+                    .limit(1000)
+                    .send()
+                    .await
+                    .map_err(|e| backend("GetRecords", e))?;
+                let full = got.records().len() == 1000;
+                for record in got.records() {
+                    if record.event_name() != Some(&OperationType::Insert) {
+                        continue;
+                    }
+                    let image = record.dynamodb().and_then(|d| d.new_image());
+                    let item: Option<Item> =
+                        image.map(|image| image.iter().map(|(k, v)| (k.clone(), value(v))).collect());
+                    if let Some(item) = item.filter(|i| i.get(ENTITY).and_then(Value::as_str) == Some(STREAMED_ENTITY))
+                    {
+                        items.push(item);
+                    }
                 }
-                let image = record.dynamodb().and_then(|d| d.new_image());
-                let item: Option<Item> = image.map(|image| image.iter().map(|(k, v)| (k.clone(), value(v))).collect());
-                if let Some(item) = item.filter(|i| i.get(ENTITY).and_then(Value::as_str) == Some(STREAMED_ENTITY)) {
-                    items.push(item);
+                iterator = got.next_shard_iterator;
+                if !full || items.len() >= max {
+                    break;
                 }
             }
-            read.insert(shard.clone(), got.next_shard_iterator);
+            read.insert(shard.clone(), iterator);
         }
         state.read = read;
         Ok(items)
