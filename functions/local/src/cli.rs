@@ -213,8 +213,8 @@ pub enum TokenCommand {
 
 #[derive(Subcommand)]
 pub enum TableCommand {
-    /// Create the DynamoDB table (keys, GSI1, GSI2, TTL) when it does not exist; add the indexes an
-    /// existing table lacks.
+    /// Create the DynamoDB table (keys, GSI1, GSI2, TTL, its stream) when it does not exist; add the
+    /// indexes an existing table lacks, then its stream (run again while an index is being added).
     Create,
     /// Write the list index keys of tags, projects and catalog products stored before the
     /// list index (GSI2) existed, in every workspace (docs/data-model.md#lists). Idempotent.

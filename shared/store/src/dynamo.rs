@@ -82,13 +82,7 @@ impl DynamoStore {
             .key_schema(key(SK, KeyType::Range))
             .set_global_secondary_indexes(Some(indexes.to_vec()))
             // The outbox's reader (docs/events.md#delivery), as template.yaml declares it.
-            .stream_specification(
-                StreamSpecification::builder()
-                    .stream_enabled(true)
-                    .stream_view_type(StreamViewType::NewImage)
-                    .build()
-                    .expect("fields are set"),
-            )
+            .stream_specification(new_image_stream())
             .send()
             .await;
         match created {
@@ -123,7 +117,26 @@ impl DynamoStore {
             return Ok(());
         };
         let existing: Vec<&str> = table.global_secondary_indexes().iter().filter_map(|i| i.index_name()).collect();
-        for index in indexes.iter().filter(|i| !existing.contains(&i.index_name())) {
+        let streaming = table.stream_specification().is_some_and(|s| s.stream_enabled());
+        let missing: Vec<&GlobalSecondaryIndex> =
+            indexes.iter().filter(|i| !existing.contains(&i.index_name())).collect();
+        if missing.is_empty() && !streaming {
+            // A table made before events were dispatched: its stream (one update at a time, so
+            // only once no index is being added; run `workapi table create` again after one).
+            let enabled = self
+                .client
+                .update_table()
+                .table_name(&self.table)
+                .stream_specification(new_image_stream())
+                .send()
+                .await;
+            match enabled {
+                Ok(_) => {}
+                Err(e) if e.as_service_error().is_some_and(|s| s.is_resource_in_use_exception()) => {}
+                Err(e) => return Err(sdk(e)),
+            }
+        }
+        for index in missing {
             let create = CreateGlobalSecondaryIndexAction::builder()
                 .index_name(index.index_name())
                 .set_key_schema(Some(index.key_schema().to_vec()))
@@ -293,6 +306,16 @@ impl Expr {
     fn values(&self) -> Option<AttrMap> {
         (!self.values.is_empty()).then(|| self.values.clone())
     }
+}
+
+/// The table's stream as template.yaml declares it: new images, read by the dispatcher
+/// (docs/events.md#delivery).
+fn new_image_stream() -> StreamSpecification {
+    StreamSpecification::builder()
+        .stream_enabled(true)
+        .stream_view_type(StreamViewType::NewImage)
+        .build()
+        .expect("fields are set")
 }
 
 pub(crate) fn to_attr(value: &Value) -> AttributeValue {
