@@ -28,6 +28,7 @@ mod lambda_events;
 mod large_workspace;
 mod largest_bodies;
 mod mcp_api;
+mod notifications_from_events;
 mod oauth_flow;
 mod oauth_registration;
 mod openapi;

@@ -1,9 +1,11 @@
 //! The `account` function: the caller's own notifications (spec §3, §4.10; docs/account.md):
 //! list them newest first (all or unread only, with a cursor), count the unread ones, mark one
 //! read. Everything acts as the calling user, which in imposter mode is the impersonated user.
+//! The notifications themselves are made from the service's events (`notify`).
 
 pub mod cursor;
 pub mod notifications;
+pub mod notify;
 
 use axum::Json;
 use axum::extract::State;

@@ -18,7 +18,7 @@ use workapi_kit::entity::{self, Attempt, Entity};
 use workapi_kit::{ApiError, ApiResult};
 use workapi_store::clock;
 use workapi_store::keys::WsKeys;
-use workapi_store::{Condition, Cursor, Item, Key, PK, Query, SK, Store, TxOp, Update, query_all};
+use workapi_store::{Condition, Cursor, Item, Key, PK, Query, SK, Store, StoreError, TxOp, Update, query_all};
 
 /// Whose notifications: the workspace and the user.
 pub type Scope = (WsKeys, Uuid);
@@ -208,10 +208,11 @@ pub async fn unread_count(store: &dyn Store, scope: Scope) -> ApiResult<usize> {
     Ok(query_all(store, query).await?.len())
 }
 
-/// The puts that store a notification: its record, its timeline entry and, while unread, its
-/// unread entry (what [`write`] writes; the generator of large workspaces batches them).
-pub fn puts(scope: Scope, record: NotificationRecord) -> ApiResult<Vec<TxOp>> {
-    let mut ops = vec![TxOp::Put { item: entity::to_item(&record, scope)?, cond: Condition::None }];
+/// The puts that store a notification: its record (first, under `cond`), its timeline entry
+/// and, while unread, its unread entry (what [`write`] and [`create`] write; the generator of
+/// large workspaces batches them).
+pub fn puts(scope: Scope, record: NotificationRecord, cond: Condition) -> ApiResult<Vec<TxOp>> {
+    let mut ops = vec![TxOp::Put { item: entity::to_item(&record, scope)?, cond }];
     let timeline = TimelineEntry(record.notification.clone());
     ops.push(TxOp::Put { item: entity::to_item(&timeline, scope)?, cond: Condition::None });
     if !record.notification.is_read {
@@ -239,12 +240,34 @@ pub async fn write(store: &dyn Store, keys: WsKeys, notification: Notification, 
         ops.push(TxOp::Delete { key: entry_key::<UnreadEntry>(scope, old), cond: Condition::None });
     }
     let is_read = record.notification.is_read;
-    ops.extend(puts(scope, record)?);
+    ops.extend(puts(scope, record, Condition::None)?);
     if is_read && moved.is_none() {
         ops.push(TxOp::Delete { key: entry_key::<UnreadEntry>(scope, &at), cond: Condition::None });
     }
     store.transact(ops).await?;
     Ok(true)
+}
+
+/// Writes a new unread notification once (the notifications made from events, docs/account.md):
+/// its record conditioned on not existing, with its entries, in one transaction. Its id is
+/// deterministic, so a retried or concurrent second write of the same notification finds the
+/// record and writes nothing: `false`, not an error. Whether it wrote.
+pub async fn create(store: &dyn Store, scope: Scope, notification: Notification) -> ApiResult<bool> {
+    let record = NotificationRecord { notification, user_id: scope.1, version: 1 };
+    let ops = puts(scope, record, Condition::NotExists)?;
+    entity::retry_on_conflict("The notification is being written concurrently; retry", |_| {
+        let ops = ops.clone();
+        async move {
+            match store.transact(ops).await {
+                Ok(()) => Ok(Attempt::Done(true)),
+                // The record's condition failed: it is stored already.
+                Err(StoreError::TransactionCancelled { failed }) if failed.contains(&0) => Ok(Attempt::Done(false)),
+                Err(e) if entity::is_conflict(&e) => Ok(Attempt::Conflict),
+                Err(e) => Err(e.into()),
+            }
+        }
+    })
+    .await
 }
 
 #[cfg(test)]

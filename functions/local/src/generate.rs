@@ -94,7 +94,7 @@ pub async fn generate(store: &dyn Store, workspace: Uuid, user: Uuid, sizes: Siz
             is_read,
         };
         let record = NotificationRecord { notification, user_id: user, version: 1 };
-        ops.extend(notifications::puts((keys, user), record)?);
+        ops.extend(notifications::puts((keys, user), record, Condition::None)?);
     }
     write_all(store, ops).await
 }

@@ -86,5 +86,18 @@ pub enum Requirement {
     AnyOf(&'static [&'static str]),
 }
 
+impl Requirement {
+    /// Whether a user of `kind` holding `permissions` meets it: the one rule behind
+    /// `Caller::authorize` and behind who may receive a notification about a resource.
+    pub fn met_by(self, kind: crate::identity::UserKind, permissions: &PermissionSet) -> bool {
+        match self {
+            Requirement::Member => true,
+            Requirement::Employee => crate::identity::is_employee(kind, permissions),
+            Requirement::Permission(key) => permissions.allows(key),
+            Requirement::AnyOf(keys) => keys.iter().any(|k| permissions.allows(k)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;

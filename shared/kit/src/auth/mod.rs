@@ -68,13 +68,7 @@ impl Caller {
     /// The one permission check: every protected handler calls it first, with the route's
     /// [`Requirement`], and needs the [`Permit`] it returns to read the request body.
     pub fn authorize(&self, requirement: Requirement) -> Result<Permit, ApiError> {
-        let allowed = match requirement {
-            Requirement::Member => true,
-            Requirement::Employee => workapi_domain::identity::is_employee(self.user.kind, &self.permissions),
-            Requirement::Permission(key) => self.permissions.allows(key),
-            Requirement::AnyOf(keys) => keys.iter().any(|k| self.permissions.allows(k)),
-        };
-        if allowed {
+        if requirement.met_by(self.user.kind, &self.permissions) {
             return Ok(Permit::granted());
         }
         Err(ApiError::forbidden(match requirement {
@@ -257,15 +251,7 @@ impl FromRequestParts<AppState> for Caller {
             None => identity::get_user(store, verified.workspace_id, verified.user_id).await?,
         };
         let user = user.filter(|u| u.is_active).ok_or_else(invalid_token)?;
-        let roles = match roles {
-            Ok(loaded)
-                if workapi_domain::permissions::base_role(&user.role_id).is_none()
-                    && loaded.custom(&user.role_id).is_none() =>
-            {
-                roles_cache::reload(store, workspace).await
-            }
-            other => other,
-        };
+        let roles = roles_cache::holding(store, workspace, roles, [user.role_id.as_str()]).await;
         let scopes = narrowed.unwrap_or(verified.scopes);
         if let Some(scope) = lacks(&scopes) {
             return Err(ApiError::insufficient_scope(scope));

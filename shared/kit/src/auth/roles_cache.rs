@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
 use std::time::{Duration, Instant};
 use uuid::Uuid;
-use workapi_domain::permissions::Roles;
+use workapi_domain::permissions::{Roles, base_role};
 use workapi_store::keys::WsKeys;
 use workapi_store::{Store, StoreResult};
 
@@ -55,6 +55,23 @@ pub async fn reload(store: &dyn Store, keys: WsKeys) -> StoreResult<Roles> {
     Ok(roles)
 }
 
+/// `loaded` (what [`load`] returned), unless it lacks one of the custom roles `role_ids` (one
+/// created in the last second, in another container): then the roles read again consistently.
+/// A role nobody knows costs that one read and resolves to no permissions.
+pub async fn holding<'a>(
+    store: &dyn Store,
+    keys: WsKeys,
+    loaded: StoreResult<Roles>,
+    role_ids: impl IntoIterator<Item = &'a str>,
+) -> StoreResult<Roles> {
+    match loaded {
+        Ok(roles) if role_ids.into_iter().any(|id| base_role(id).is_none() && roles.custom(id).is_none()) => {
+            reload(store, keys).await
+        }
+        other => other,
+    }
+}
+
 fn keep(workspace: Uuid, read_at: Instant, roles: Roles) {
     let mut entries = entries();
     if entries.len() >= MAX_WORKSPACES && !entries.contains_key(&workspace) {
@@ -73,8 +90,8 @@ pub fn forget(workspace_id: Uuid) {
 mod tests {
     use super::*;
     use workapi_domain::identity;
-    use workapi_domain::permissions::RoleType;
     use workapi_domain::permissions::roles::CustomRole;
+    use workapi_domain::permissions::{RoleType, STAFF};
     use workapi_store::sqlite::SqliteStore;
     use workapi_store::{Condition, entity};
 
@@ -121,5 +138,13 @@ mod tests {
         let fourth = add_role(&store, keys, "Fourth").await;
         assert!(reload(&store, keys).await.unwrap().custom(&fourth).is_some(), "a reload reads consistently");
         assert!(load_at(&store, keys, now).await.unwrap().custom(&fourth).is_some(), "and is kept");
+
+        // A set lacking a role asked for is read again; one holding every role asked for is not.
+        let fifth = add_role(&store, keys, "Fifth").await;
+        let cached = || load_at(&store, keys, now);
+        let holds = holding(&store, keys, cached().await, [STAFF, fourth.as_str()]).await.unwrap();
+        assert!(holds.custom(&fifth).is_none(), "base roles and cached ones need no read");
+        let holds = holding(&store, keys, cached().await, [STAFF, fifth.as_str()]).await.unwrap();
+        assert!(holds.custom(&fifth).is_some(), "a missing one is read");
     }
 }
