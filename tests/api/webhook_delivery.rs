@@ -55,17 +55,18 @@ impl Receiver {
         self.received.lock().unwrap().clone()
     }
 
-    /// Waits until `count` requests arrived (at most 20 s: the first retry comes after 5 s).
+    /// Waits until `count` requests arrived (at most 60 s: the first retry comes after 5 s, and
+    /// DynamoDB Local's stream lags behind a loaded machine).
     async fn wait_for(&self, count: usize) -> Vec<(HeaderMap, Bytes)> {
         let started = Instant::now();
-        while started.elapsed() < Duration::from_secs(20) {
+        while started.elapsed() < Duration::from_secs(60) {
             let received = self.received();
             if received.len() >= count {
                 return received;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        panic!("{} of {count} deliveries arrived within 20 s", self.received().len());
+        panic!("{} of {count} deliveries to {} arrived within 60 s", self.received().len(), self.url);
     }
 }
 
@@ -83,6 +84,8 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> &'a str {
 }
 
 async fn dispatching(backend: &Backend, feed: Arc<dyn workapi_store::changes::ChangeFeed>) -> TestApi {
+    // The dispatcher's warnings (a failed event or job) in the test's output.
+    let _ = tracing_subscriber::fmt().with_max_level(tracing::Level::WARN).with_test_writer().try_init();
     TestApi::builder(backend).webhook_targets(WebhookTargets { allow_private: true }).dispatch(feed).start().await
 }
 
@@ -207,7 +210,7 @@ async fn a_gone_endpoint_is_disabled() {
             if read["enabled"] == false {
                 break;
             }
-            assert!(started.elapsed() < Duration::from_secs(10), "[{}] still enabled: {read}", backend.name);
+            assert!(started.elapsed() < Duration::from_secs(30), "[{}] still enabled: {read}", backend.name);
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         let log = api.list_all(&format!("/webhooks/{endpoint_id}/deliveries"), &root).await;
@@ -247,7 +250,7 @@ fn sample(name: &str, placeholder: &str, value: &Value) -> Value {
     serde_json::from_str(&text.replace(&format!("\"${{{placeholder}}}\""), &value.to_string())).unwrap()
 }
 
-/// The Lambda entry (`events::lambda::handle`) on the sample events of `events/dispatch/`: a
+/// The Lambda entry (`dispatch::lambda::handle`) on the sample events of `events/dispatch/`: a
 /// stream record of an inserted event item creates its delivery and queues its attempt; the
 /// queue's message makes the attempt; a record that cannot be handled is reported by its
 /// sequence number, for Lambda to retry from there.
@@ -274,9 +277,9 @@ async fn the_lambda_dispatcher_reads_stream_and_queue_records() {
             .webhook_targets(WebhookTargets { allow_private: true })
             .build();
     let queue = Arc::new(workapi_store::sqlite::SqliteStore::in_memory().unwrap());
-    let dispatcher = events::dispatch::Dispatcher::new(state, queue.clone()).unwrap();
+    let dispatcher = dispatch::Dispatcher::new(state, queue.clone()).unwrap();
     let stream = sample("stream-insert.json", "NEW_IMAGE", &dynamodb_json(&item)["M"]);
-    let answer = events::lambda::handle(&dispatcher, &stream).await;
+    let answer = dispatch::lambda::handle(&dispatcher, &stream).await;
     assert_eq!(answer, json!({"batchItemFailures": []}));
     let jobs = queue.receive(10, Duration::from_secs(30)).await.unwrap();
     assert_eq!(jobs.len(), 1, "the first attempt queued");
@@ -284,12 +287,12 @@ async fn the_lambda_dispatcher_reads_stream_and_queue_records() {
     assert_eq!((job["event"].as_str(), job["attempt"].as_u64()), (event["id"].as_str(), Some(1)));
 
     // The same record again (Lambda retries a batch): nothing new is queued.
-    events::lambda::handle(&dispatcher, &stream).await;
+    dispatch::lambda::handle(&dispatcher, &stream).await;
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert!(queue.receive(10, Duration::from_secs(30)).await.unwrap().is_empty(), "queued once");
 
     let message = sample("delivery-job.json", "JOB", &Value::String(jobs[0].body.clone()));
-    assert_eq!(events::lambda::handle(&dispatcher, &message).await, json!({"batchItemFailures": []}));
+    assert_eq!(dispatch::lambda::handle(&dispatcher, &message).await, json!({"batchItemFailures": []}));
     let received = receiver.wait_for(1).await;
     assert_eq!(header(&received[0].0, "webhook-id"), event["id"]);
 
@@ -297,7 +300,7 @@ async fn the_lambda_dispatcher_reads_stream_and_queue_records() {
     let mut stray = item.clone();
     stray["PK"] = json!("NOT-A-WORKSPACE");
     let stream = sample("stream-insert.json", "NEW_IMAGE", &dynamodb_json(&stray)["M"]);
-    let answer = events::lambda::handle(&dispatcher, &stream).await;
+    let answer = dispatch::lambda::handle(&dispatcher, &stream).await;
     assert_eq!(answer, json!({"batchItemFailures": [{"itemIdentifier": "111100000000012345678901"}]}));
 }
 
@@ -311,4 +314,40 @@ async fn jobs_go_through_sqs_with_their_delay() {
     let got = client.receive_message().queue_url(&url).max_number_of_messages(10).send().await.unwrap();
     let bodies: Vec<&str> = got.messages().iter().filter_map(|m| m.body()).collect();
     assert_eq!(bodies, [r#"{"attempt":1}"#], "the delayed job is not visible yet (at most 15 minutes of delay)");
+}
+
+/// An endpoint whose deliveries have failed for 5 days is disabled at its next failure, and the
+/// user who created it is told (a notification in their list).
+#[tokio::test]
+async fn an_endpoint_failing_for_five_days_is_disabled_and_its_creator_told() {
+    for (backend, feed) in backends_with_feeds().await {
+        let api = dispatching(&backend, feed).await;
+        let (_, creator_token) = api.user(ROOT, UserKind::Employee).await;
+        let (_, other) = api.user(ROOT, UserKind::Employee).await;
+        let receiver = Receiver::start(&[500]).await;
+        let created = endpoint(&api, &creator_token, &receiver, &["tag.created"]).await;
+        let endpoint_id = created["id"].as_str().unwrap();
+        // Failing since five days and a second ago (as the dispatcher records it).
+        let key =
+            workapi_store::Key::new(format!("WS#{}#WEBHOOKS", api.workspace_id), format!("WEBHOOK#{endpoint_id}"));
+        let since = time::OffsetDateTime::now_utc().unix_timestamp() - 5 * 24 * 3600 - 1;
+        let update = workapi_store::Update::default().set("failingSince", since);
+        api.store.update(&key, update, workapi_store::Condition::Exists).await.unwrap();
+
+        create_tag(&api, &other, "Still failing").await;
+        receiver.wait_for(1).await;
+        let started = Instant::now();
+        let notification = loop {
+            let (_, listed) = api.get("/account/notifications", &creator_token).await;
+            let listed = listed["items"].as_array().cloned().unwrap_or_default();
+            if let Some(found) = listed.into_iter().find(|n| n["title"] == "Webhook endpoint disabled") {
+                break found;
+            }
+            assert!(started.elapsed() < Duration::from_secs(30), "[{}] the creator was not told", backend.name);
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        assert!(notification["body"].as_str().unwrap().contains(&receiver.url), "{notification}");
+        let (_, read) = api.get(&format!("/webhooks/{endpoint_id}"), &creator_token).await;
+        assert_eq!(read["enabled"], false, "[{}] {read}", backend.name);
+    }
 }

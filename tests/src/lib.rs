@@ -9,6 +9,7 @@
 pub mod capacity;
 pub mod cost;
 pub mod document_server;
+pub mod dynamo_stream;
 pub mod fault_proxy;
 pub mod operations;
 pub mod response_check;
@@ -153,15 +154,7 @@ pub async fn backends_with_feeds() -> Vec<(Backend, Arc<dyn ChangeFeed>)> {
         Ok(endpoint) => {
             let store = dynamo_store(&endpoint).await;
             let arn = store.stream_arn().await.expect("describe the test table").expect("the test table's stream");
-            let config = aws_sdk_dynamodbstreams::Config::builder()
-                .behavior_version(BehaviorVersion::latest())
-                .http_client(workapi_store::aws::https_client())
-                .endpoint_url(&endpoint)
-                .region(Region::new("us-east-1"))
-                .credentials_provider(Credentials::new("test", "test", None, None, "workapi-tests"))
-                .build();
-            let client = aws_sdk_dynamodbstreams::Client::from_conf(config);
-            let feed = workapi_store::streams::DynamoStreamFeed::new(client, arn).await.expect("read the stream");
+            let feed = dynamo_stream::DynamoStreamFeed::new(&endpoint, &arn).await.expect("read the stream");
             all.push((Backend { name: "dynamodb", store: Arc::new(store) }, Arc::new(feed)));
         }
         Err(_) if services_required() => {
@@ -704,7 +697,7 @@ impl TestApiBuilder<'_> {
         let workspace = test_workspace(setup.as_ref()).await;
         if let Some(feed) = self.dispatch {
             let feed = Arc::new(WorkspaceFeed { inner: feed, prefix: format!("WS#{}#", workspace.id) });
-            let dispatcher = events::dispatch::Dispatcher::new(dispatch_state, queue.clone()).expect("the dispatcher");
+            let dispatcher = dispatch::Dispatcher::new(dispatch_state, queue.clone()).expect("the dispatcher");
             tokio::spawn(Arc::new(dispatcher).run_local(feed, queue));
         }
         TestApi {

@@ -2,9 +2,9 @@
 //! days like the events. `GET /webhooks/{id}/deliveries` lists an endpoint's, newest first;
 //! `POST /webhooks/{id}/deliveries/{deliveryId}/redeliver` sends one again now, signed with the
 //! endpoint's current secrets. The attempts themselves are made by the dispatcher
-//! ([`crate::dispatch`]).
+//! (functions/dispatch).
 
-use crate::dispatch::{self, Job};
+use crate::jobs::{self, Job};
 use crate::webhooks::{self, EndpointPath, MANAGE};
 use axum::Json;
 use axum::extract::State;
@@ -257,9 +257,9 @@ pub async fn redeliver(
         endpoint: path.id,
         event: delivery_id.clone(),
         attempt: record.delivery.attempts.len() as u32 + 1,
-        due_ms: dispatch::epoch_ms(now),
+        due_ms: jobs::epoch_ms(now),
         redelivery: true,
     };
-    dispatch::enqueue(queue, &job).await?;
+    jobs::enqueue(queue, &job).await?;
     Ok((StatusCode::ACCEPTED, Json(record.delivery)))
 }

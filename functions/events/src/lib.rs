@@ -7,8 +7,7 @@
 //! endpoints (and their secrets) will run here (issue 35, item 4).
 
 pub mod deliveries;
-pub mod dispatch;
-pub mod lambda;
+pub mod jobs;
 pub mod webhooks;
 
 use axum::extract::State;

@@ -58,7 +58,7 @@ async fn run(cli: Cli) -> CliResult<()> {
     match sources {
         // The events' notifications and webhook deliveries, as Lambda makes them deployed.
         Some((feed, queue)) => {
-            let dispatcher = std::sync::Arc::new(events::dispatch::Dispatcher::new(state.clone(), queue.clone())?);
+            let dispatcher = std::sync::Arc::new(dispatch::Dispatcher::new(state.clone(), queue.clone())?);
             tokio::spawn(dispatcher.run_local(feed, queue));
         }
         None => eprintln!(

@@ -21,7 +21,7 @@ const FLOORS: &[(&str, &[&str])] = &[
 const HTTP_SERVER: &[&str] = &["axum", "axum-core", "lambda_http", "lambda_runtime", "tower-http", "utoipa-axum"];
 
 /// The crates that put functions together; every other function depends on no function.
-const AGGREGATORS: &[&str] = &["registry", "mcp", "local", "api-tests"];
+const AGGREGATORS: &[&str] = &["registry", "mcp", "local", "dispatch", "api-tests"];
 
 struct Workspace {
     /// Package id → name, for every package in the graph.

@@ -21,8 +21,6 @@ pub mod s3;
 pub mod sqlite;
 #[cfg(feature = "sqs")]
 pub mod sqs;
-#[cfg(feature = "streams")]
-pub mod streams;
 
 pub mod aws;
 pub mod changes;

@@ -4,7 +4,8 @@
 //! so a failed record is retried alone (a stream from its first failure on, in order; a queue
 //! message by itself, then to the dead-letter queue).
 
-use crate::dispatch::{Dispatcher, Job};
+use crate::Dispatcher;
+use events::jobs::Job;
 use serde_json::{Value, json};
 use workapi_store::Item;
 use workapi_store::dynamo::item_from_json;

@@ -14,12 +14,14 @@
 //! can still, rarely, get an attempt twice (a dispatcher that died after sending, before
 //! recording): with the same `webhook-id`.
 
-use crate::deliveries::{self, DeliveryAttempt, DeliveryRecord, DeliveryStatus};
-use crate::webhooks::{self, EndpointRecord};
+pub mod lambda;
+
 use axum::body::Bytes;
 use axum::http::{Request, header};
+use events::deliveries::{self, DeliveryAttempt, DeliveryRecord, DeliveryStatus};
+use events::jobs::{CLAIM_SECS, Job, enqueue, epoch_ms};
+use events::webhooks::{self, EndpointRecord};
 use http_body_util::Full;
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -34,41 +36,6 @@ use workapi_kit::{ApiError, ApiResult, AppState};
 use workapi_store::changes::{ChangeFeed, PolledQueue, Queue, Received, STREAMED_ENTITY};
 use workapi_store::keys::WsKeys;
 use workapi_store::{Condition, ENTITY, Item, PK, Store, StoreError, clock};
-
-/// How long a claimed attempt belongs to the dispatcher that claimed it: longer than an
-/// attempt can take (15 s and the writes around it). A claim older than this belongs to a
-/// dispatcher that died; the job's next reading makes the attempt again.
-pub const CLAIM_SECS: i64 = 60;
-
-/// One queued attempt: the message body of the delivery queue.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Job {
-    pub workspace: Uuid,
-    pub endpoint: Uuid,
-    /// The event's id: the delivery's
-    pub event: String,
-    /// The attempt number this job makes (1-based)
-    pub attempt: u32,
-    /// When it is due (epoch ms): a job read earlier is queued again until then
-    pub due_ms: i64,
-    /// Asked for (`redeliver`), not scheduled
-    #[serde(default)]
-    pub redelivery: bool,
-}
-
-pub fn epoch_ms(at: time::OffsetDateTime) -> i64 {
-    (at.unix_timestamp_nanos() / 1_000_000) as i64
-}
-
-/// Queues `job`, visible when it is due (or after the queue's longest delay, when it is read
-/// early and queued again).
-pub async fn enqueue(queue: &dyn Queue, job: &Job) -> ApiResult<()> {
-    let wait = (job.due_ms - epoch_ms(clock::now())).max(0) as u64;
-    let body = serde_json::to_string(job).map_err(ApiError::internal)?;
-    queue.send(&body, Duration::from_millis(wait)).await?;
-    Ok(())
-}
 
 /// The dispatcher of one process: the store, the secrets that sign, the queue, and where
 /// endpoints may point.
@@ -474,22 +441,6 @@ impl Sent {
             duration_ms: self.duration.as_millis() as u64,
             error: self.error.clone(),
             trigger: if redelivery { "redelivery" } else { "schedule" }.to_owned(),
-        }
-    }
-}
-
-// TEMPORARY until the notifications helper's branch is merged (functions/account/src/notify.rs).
-mod account {
-    pub mod notify {
-        use workapi_domain::event::EventRecord;
-        use workapi_kit::ApiResult;
-        use workapi_store::Store;
-        use workapi_store::keys::WsKeys;
-        pub async fn from_event(_: &dyn Store, _: WsKeys, _: &EventRecord) -> ApiResult<usize> {
-            Ok(0)
-        }
-        pub async fn to_user(_: &dyn Store, _: WsKeys, _: uuid::Uuid, _: &str, _: &str, _: &str) -> ApiResult<bool> {
-            Ok(false)
         }
     }
 }
