@@ -113,9 +113,9 @@ impl ChangeFeed for DynamoStreamFeed {
         if state.listed.is_none_or(|at| at.elapsed() >= SHARDS_EVERY) {
             state.listed = Some(Instant::now());
             for shard in self.shards().await? {
-                if !state.current.contains_key(&shard) {
-                    let iterator = self.iterator(&shard, "TRIM_HORIZON").await?;
-                    state.current.insert(shard, iterator);
+                if let std::collections::hash_map::Entry::Vacant(slot) = state.current.entry(shard) {
+                    let iterator = self.iterator(slot.key(), "TRIM_HORIZON").await?;
+                    slot.insert(iterator);
                 }
             }
         }
