@@ -3,8 +3,9 @@
 //! subscribed event reaches a receiver signed (checked here with HMAC-SHA256 written out, not
 //! with the server's signer; tests/webhooks/delivery_flow.py checks with the official library),
 //! its `webhook-id` the event's id; what the endpoint does not take is not sent; a failed attempt
-//! is retried with the same id and logged; a redelivery is one attempt more; a 410 disables the
-//! endpoint.
+//! is retried with the same id and logged; a redelivery is one attempt more; a 410, or 5 days of
+//! failures, disables the endpoint and tells its creator; an accepted quotation reaches its
+//! creator's notifications.
 
 use api_tests::{Backend, TestApi, backends_with_feeds};
 use axum::body::Bytes;
@@ -16,6 +17,7 @@ use serde_json::{Value, json};
 use sha2::Sha256;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use uuid::Uuid;
 use workapi_domain::identity::UserKind;
 use workapi_domain::permissions::ROOT;
 use workapi_kit::net::WebhookTargets;
@@ -349,5 +351,46 @@ async fn an_endpoint_failing_for_five_days_is_disabled_and_its_creator_told() {
         assert!(notification["body"].as_str().unwrap().contains(&receiver.url), "{notification}");
         let (_, read) = api.get(&format!("/webhooks/{endpoint_id}"), &creator_token).await;
         assert_eq!(read["enabled"], false, "[{}] {read}", backend.name);
+    }
+}
+
+/// The story, through the running dispatcher (not a direct call): a quotation A created
+/// and B accepted puts "Quotation accepted" in A's list within seconds, and nothing in B's.
+#[tokio::test]
+async fn an_accepted_quotation_reaches_its_creator_through_the_dispatcher() {
+    for (backend, feed) in backends_with_feeds().await {
+        let api = dispatching(&backend, feed).await;
+        let (creator, creator_token) = api.user(workapi_domain::permissions::TEAM_LEADER, UserKind::Employee).await;
+        let (decider, decider_token) = api.user(workapi_domain::permissions::TEAM_LEADER, UserKind::Employee).await;
+        let (org, contact, project, task) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
+        let seed = json!({"version": 1,
+            "organizations": [{"id": org, "name": "Acme"}],
+            "contacts": [{"id": contact, "organizationId": org, "name": "Erika", "email": format!("e-{}@acme.example", contact.simple())}],
+            "projects": [{"id": project, "name": "Shop", "customerOrganizationId": org,
+                "members": [creator.id, decider.id, contact], "hourRate": 95, "currency": "EUR", "taxRate": 19,
+                "expressQuotationsEnabled": true}],
+            "tasks": [{"id": task, "shortNumber": 1, "projectId": project, "title": "Checkout redesign", "estimatedHours": 2}]
+        });
+        let file = local::seed::parse(&seed.to_string()).expect("seed parses");
+        local::seed::load(api.store.as_ref(), api.workspace_id, &file).await.expect("seed loads");
+        let path = format!("/tasks/{task}/express-quotations");
+        let (status, created) =
+            api.post(&path, &creator_token, json!({"contactUserId": contact, "includeEstimate": true})).await;
+        assert_eq!(status, 201, "[{}] {created}", backend.name);
+        let id = created["id"].as_str().unwrap();
+        let (status, _) = api.post(&format!("{path}/{id}/accept"), &decider_token, json!({})).await;
+        assert_eq!(status, 200);
+        let started = Instant::now();
+        loop {
+            let (_, page) = api.get("/account/notifications", &creator_token).await;
+            let titles: Vec<Value> = page["items"].as_array().unwrap().iter().map(|n| n["title"].clone()).collect();
+            if titles.contains(&json!("Quotation accepted")) {
+                break;
+            }
+            assert!(started.elapsed() < Duration::from_secs(30), "[{}] the creator was not told: {page}", backend.name);
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let (_, page) = api.get("/account/notifications", &decider_token).await;
+        assert_eq!(page["items"], json!([]), "[{}] never the actor", backend.name);
     }
 }
