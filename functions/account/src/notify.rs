@@ -12,7 +12,7 @@ use rust_decimal::Decimal;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
-use workapi_domain::event::{Audience, EventRecord, kind, types};
+use workapi_domain::event::{EventRecord, kind, types};
 use workapi_domain::identity::{self, User};
 use workapi_domain::permissions::{PermissionSet, Roles, key};
 use workapi_domain::project::{self, ProjectRecord};
@@ -180,16 +180,9 @@ impl Subject {
 /// kind (docs/events.md, "Who sees which events"), and for a project-bound resource access to
 /// the project (`project` is `None` when it no longer exists: nobody may).
 fn may_read(event: &EventRecord, user: &User, permissions: &PermissionSet, project: Option<&ProjectRecord>) -> bool {
-    let Some(event_type) = types::named(&event.payload.event_type) else { return false };
-    match event_type.resource.audience {
-        Audience::Owner => event.owner == Some(user.id),
-        Audience::Readers(requirement) => {
-            requirement.met_by(user.kind, permissions)
-                && event.resource.project_id.is_none_or(|_| {
-                    project.is_some_and(|p| project::may_access(p, user.id, permissions.allows(key::PROJECTS_VIEW_ALL)))
-                })
-        }
-    }
+    event.visible_to(user.id, user.kind, permissions, |_| {
+        project.is_some_and(|p| project::may_access(p, user.id, permissions.allows(key::PROJECTS_VIEW_ALL)))
+    })
 }
 
 /// Who gets the notification: of `users`, those `recipients` names who are active, are not the

@@ -20,9 +20,7 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
-use workapi_domain::event::{
-    self, Actor, Audience, EventRecord, EventType, RETENTION_SECS, ResourceRef, id_epoch_ms, types,
-};
+use workapi_domain::event::{self, Actor, EventRecord, EventType, RETENTION_SECS, ResourceRef, id_epoch_ms, types};
 use workapi_domain::permissions::Requirement;
 use workapi_domain::project;
 use workapi_kit::entity::{self, Entity};
@@ -234,16 +232,10 @@ struct Audiences<'a> {
 
 impl Audiences<'_> {
     fn sees(&self, record: &EventRecord) -> bool {
-        let Some(event_type) = types::named(&record.payload.event_type) else { return false };
-        match event_type.resource.audience {
-            Audience::Owner => record.owner == Some(self.caller.user.id),
-            Audience::Readers(requirement) => {
-                self.caller.authorize(requirement).is_ok()
-                    && record.resource.project_id.is_none_or(|project| {
-                        self.projects.as_ref().is_none_or(|accessible| accessible.contains(&project))
-                    })
-            }
-        }
+        let caller = self.caller;
+        record.visible_to(caller.user.id, caller.user.kind, &caller.permissions, |project| {
+            self.projects.as_ref().is_none_or(|accessible| accessible.contains(&project))
+        })
     }
 }
 

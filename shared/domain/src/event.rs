@@ -309,6 +309,28 @@ pub struct EventRecord {
     pub ttl: i64,
 }
 
+impl EventRecord {
+    /// Whether a user may see this event: the rule of the resource kind it names
+    /// (docs/events.md, "Who sees which events"), the same requirement the resource's read has,
+    /// and for a project-bound resource access to its project (`may_access_project`). The one
+    /// rule of the feed (`GET /events`) and of who is notified (`account::notify`).
+    pub fn visible_to(
+        &self,
+        user_id: Uuid,
+        kind: crate::identity::UserKind,
+        permissions: &crate::permissions::PermissionSet,
+        may_access_project: impl FnOnce(Uuid) -> bool,
+    ) -> bool {
+        let Some(event_type) = types::named(&self.payload.event_type) else { return false };
+        match event_type.resource.audience {
+            Audience::Owner => self.owner == Some(user_id),
+            Audience::Readers(requirement) => {
+                requirement.met_by(kind, permissions) && self.resource.project_id.is_none_or(may_access_project)
+            }
+        }
+    }
+}
+
 pub const PARTITION: &str = "EVENTS";
 
 impl Entity for EventRecord {
@@ -392,6 +414,35 @@ pub fn id_epoch_ms(id: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Who sees an event: the kind's requirement, the project for a project-bound resource, the
+    /// recipient alone for a notification's.
+    #[test]
+    fn an_event_is_visible_as_its_resource_is_readable() {
+        use crate::identity::UserKind::Employee;
+        use crate::permissions::{PermissionSet, ROOT, Roles, STAFF};
+        let event = |event_type: EventType, project_id: Option<Uuid>, owner: Option<Uuid>| EventRecord {
+            id: new_id(1),
+            actor: Actor { user_id: Uuid::nil(), impersonated_by: None },
+            resource: ResourceRef { kind: event_type.resource.name.into(), id: "r".into(), project_id },
+            owner,
+            payload: Payload { event_type: event_type.name.into(), timestamp: String::new(), data: Value::Null },
+            truncated: false,
+            ttl: 0,
+        };
+        let (root, staff) =
+            (PermissionSet::from_roles(&Roles::default(), ROOT), PermissionSet::from_roles(&Roles::default(), STAFF));
+        let (me, project) = (Uuid::new_v4(), Uuid::new_v4());
+        let tag = event(types::TAG_CREATED, None, None);
+        assert!(tag.visible_to(me, Employee, &staff, |_| false), "every member reads tags");
+        let invoice = event(types::INVOICE_ISSUED, Some(project), None);
+        assert!(!invoice.visible_to(me, Employee, &staff, |_| true), "Invoices.manage needed");
+        assert!(invoice.visible_to(me, Employee, &root, |p| p == project));
+        assert!(!invoice.visible_to(me, Employee, &root, |_| false), "and the project");
+        let read = event(types::NOTIFICATION_READ, None, Some(me));
+        assert!(read.visible_to(me, Employee, &staff, |_| false));
+        assert!(!read.visible_to(Uuid::new_v4(), Employee, &root, |_| true), "the recipient alone");
+    }
 
     #[test]
     fn ids_sort_by_time_and_carry_it() {
