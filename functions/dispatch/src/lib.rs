@@ -156,12 +156,7 @@ impl Dispatcher {
     /// Claims the job's attempt: None when it is not the delivery's next attempt, or another
     /// dispatcher holds it.
     async fn claim(&self, keys: WsKeys, job: &Job, now_ms: i64) -> ApiResult<Option<DeliveryRecord>> {
-        let Some(stored) = deliveries::get(self.store(), keys, job.endpoint, &job.event).await? else {
-            return Ok(None);
-        };
-        if !claimable(&stored, job, now_ms) {
-            return Ok(None);
-        }
+        // One read: a delivery not claimable is kept as read, which writes nothing.
         let change = |stored: Option<DeliveryRecord>| {
             let mut record = stored.ok_or_else(|| ApiError::not_found("Delivery not found"))?;
             if !claimable(&record, job, now_ms) {
@@ -172,8 +167,20 @@ impl Dispatcher {
             Ok(Change::Write(record))
         };
         let key = deliveries::key(keys, job.endpoint, &job.event);
-        let record =
-            entity::modify(self.store(), &key, keys, "The delivery is being changed concurrently", change).await?;
+        let record = match entity::modify(
+            self.store(),
+            &key,
+            keys,
+            "The delivery is being changed concurrently",
+            change,
+        )
+        .await
+        {
+            Ok(record) => record,
+            // Expired (30 days) since the job was queued: nothing to attempt.
+            Err(e) if e.status == axum::http::StatusCode::NOT_FOUND => return Ok(None),
+            Err(e) => return Err(e),
+        };
         Ok((record.claimed == job.attempt && record.claimed_at_ms == now_ms).then_some(record))
     }
 
