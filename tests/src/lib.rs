@@ -251,17 +251,9 @@ pub async fn moto(suite: &str) -> Option<aws_sdk_secretsmanager::Client> {
 /// path-style addressing (moto serves no virtual-host buckets on 127.0.0.1), and its client;
 /// None after a loud skip naming `suite`, a failure under `LT_REQUIRE_SERVICES=1`.
 pub async fn moto_s3(suite: &str) -> Option<(Arc<S3Objects>, aws_sdk_s3::Client)> {
-    use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region};
-    let endpoint = moto_endpoint(suite, "S3")?;
-    let config = aws_sdk_s3::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .http_client(workapi_store::aws::https_client())
-        .endpoint_url(endpoint)
-        .region(Region::new("us-east-1"))
-        .credentials_provider(Credentials::new("test", "test", None, None, "workapi-tests"))
-        .force_path_style(true)
-        .build();
-    let client = aws_sdk_s3::Client::from_conf(config);
+    let config = moto_config(&moto_endpoint(suite, "S3")?);
+    let client =
+        aws_sdk_s3::Client::from_conf(aws_sdk_s3::config::Builder::from(&config).force_path_style(true).build());
     let bucket = format!("workapi-test-files-{}", Uuid::new_v4().simple());
     client.create_bucket().bucket(&bucket).send().await.expect("create the test bucket in moto");
     Some((Arc::new(S3Objects::new(client.clone(), bucket)), client))
@@ -271,20 +263,29 @@ pub async fn moto_s3(suite: &str) -> Option<(Arc<S3Objects>, aws_sdk_s3::Client)
 /// client to read it. None after a loud skip naming `suite` (a failure under
 /// `LT_REQUIRE_SERVICES=1`).
 pub async fn moto_sqs(suite: &str) -> Option<(workapi_store::sqs::SqsQueue, aws_sdk_sqs::Client, String)> {
-    use aws_sdk_sqs::config::{BehaviorVersion, Credentials, Region};
-    let endpoint = moto_endpoint(suite, "SQS")?;
-    let config = aws_sdk_sqs::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .http_client(workapi_store::aws::https_client())
-        .endpoint_url(endpoint)
-        .region(Region::new("us-east-1"))
-        .credentials_provider(Credentials::new("test", "test", None, None, "workapi-tests"))
-        .build();
-    let client = aws_sdk_sqs::Client::from_conf(config);
+    let client = aws_sdk_sqs::Client::new(&moto_config(&moto_endpoint(suite, "SQS")?));
     let name = format!("workapi-test-deliveries-{}", Uuid::new_v4().simple());
     let created = client.create_queue().queue_name(&name).send().await.expect("create the test queue in moto");
     let url = created.queue_url.expect("the queue's URL");
     Some((workapi_store::sqs::SqsQueue::new(client.clone(), url.clone()), client, url))
+}
+
+/// The SDK configuration of a client of moto at `endpoint`: static test credentials, the
+/// project's one HTTP client.
+fn moto_config(endpoint: &str) -> aws_config::SdkConfig {
+    aws_config::SdkConfig::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .http_client(workapi_store::aws::https_client())
+        .endpoint_url(endpoint)
+        .region(Region::new("us-east-1"))
+        .credentials_provider(aws_sdk_dynamodb::config::SharedCredentialsProvider::new(Credentials::new(
+            "test",
+            "test",
+            None,
+            None,
+            "workapi-tests",
+        )))
+        .build()
 }
 
 /// moto's URL, or None after a loud skip naming `suite` (a failure under
