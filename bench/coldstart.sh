@@ -13,6 +13,9 @@
 #   LT_NO_BUILD=1 bench/coldstart.sh
 #   LT_FUNCTIONS="tags tasks" bench/coldstart.sh   # only these, beside the floor
 #   CARGO_TARGET_DIR=/elsewhere bench/coldstart.sh # builds and bootstraps there (target/ otherwise)
+#   LT_ROUNDS=5 bench/coldstart.sh              # 5 rounds of 10 cold starts each, a ratio per round
+#   LT_LOG_DIR=/tmp/logs LT_RUST_LOG=warn,workapi_kit::traced_store=debug bench/coldstart.sh
+#                                               # keep each function's last cold start's log (its store calls)
 #
 # Prints one markdown table at the end (docs/performance.md). Needs cargo-lambda
 # (pip install cargo-lambda==1.9.2), Java 17, and the cold-start tool of the workplace
@@ -81,44 +84,74 @@ event_of() { # function -> the event it is measured with
 }
 # And one client address per function: the per-IP rate limit (docs/conventions.md) would
 # otherwise refuse the later functions once the earlier ones' requests filled its window.
-i=0
-for fn in floor "${functions[@]}"; do
-  i=$((i + 1))
-  sed -e "s/\${TOKEN}/$(token)/" -e "s/198\.51\.100\.7/198.51.100.$((100 + i))/" "$(event_of "$fn")" >"$work/$fn.event.json"
+# Rounds (LT_ROUNDS, default 1) measure every function again, floor first each time, so that
+# a drift of the machine over the run (load, DynamoDB Local's state) moves the floor and the
+# functions alike: each round gives its own ratio, and the table pools all rounds' cold starts.
+# Each round has its own tokens and addresses too (510 requests a round would otherwise meet
+# the per-token limit of 1200 a minute by the third round).
+rounds=${LT_ROUNDS:-1}
+for round in $(seq 1 "$rounds"); do
+  i=0
+  for fn in floor "${functions[@]}"; do
+    i=$((i + 1))
+    sed -e "s/\${TOKEN}/$(token)/" -e "s/198\.51\.100\.7/198.51.$((99 + round)).$((100 + i))/" "$(event_of "$fn")" \
+      >"$work/$fn.$round.event.json"
+  done
 done
 
 env_args=(--env TABLE_NAME=bench --env "LT_TOKEN_KEY=$LT_TOKEN_KEY" --env "LT_SESSION_KEYS=$LT_SESSION_KEYS"
   --env "AWS_ENDPOINT_URL=$AWS_ENDPOINT_URL" --env LT_SITE_URL=https://api.bench.example
   --env AWS_ACCESS_KEY_ID=test --env AWS_SECRET_ACCESS_KEY=test --env AWS_REGION=us-east-1
-  --env AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH=true --env RUST_LOG=warn)
+  --env AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH=true --env "RUST_LOG=${LT_RUST_LOG:-warn}")
 env_args+=(--env "LT_OBJECTS=dir:$work/files")
-for fn in floor "${functions[@]}"; do
-  bootstrap=$target/lambda/$fn/bootstrap
-  printf '== %s: %s bytes stripped\n' "$fn" "$(stat -c %s "$bootstrap")" >&2
-  python3 "$tool" --event "$work/$fn.event.json" -R 10 -N 50 --warmup 1 --label "$fn" --json "${env_args[@]}" \
-    -- "$bootstrap" >"$work/$fn.result.json"
+for round in $(seq 1 "$rounds"); do
+  for fn in floor "${functions[@]}"; do
+    bootstrap=$target/lambda/$fn/bootstrap
+    printf '== round %s, %s: %s bytes stripped\n' "$round" "$fn" "$(stat -c %s "$bootstrap")" >&2
+    log=()
+    [ -n "${LT_LOG_DIR:-}" ] && mkdir -p "$LT_LOG_DIR" && log=(--log "$LT_LOG_DIR/$fn.$round.log")
+    python3 "$tool" --event "$work/$fn.$round.event.json" -R 10 -N 50 --warmup 1 --label "$fn" --json "${log[@]}" "${env_args[@]}" \
+      -- "$bootstrap" >"$work/$fn.$round.result.json"
+  done
 done
-python3 - "$work" "$target" floor "${functions[@]}" <<'PY'
-import json, os, sys
-work, target, names = sys.argv[1], sys.argv[2], sys.argv[3:]
-def load(name):
-    with open(os.path.join(work, f"{name}.result.json")) as f:
-        return json.load(f)["summary"]
+python3 - "$work" "$target" "$rounds" floor "${functions[@]}" <<'PY'
+import json, os, statistics, sys
+work, target, rounds, names = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+def runs(name, round):
+    with open(os.path.join(work, f"{name}.{round}.result.json")) as f:
+        return [r for r in json.load(f)["runs"] if r["ok"]]
+def pooled(name):
+    return [r for round in range(1, rounds + 1) for r in runs(name, round)]
+def median_first(rs):
+    return statistics.median(r["t_first_ms"] for r in rs)
+def pct(values, p):  # nearest rank, as the cold-start tool
+    values = sorted(values)
+    return values[max(1, -(-len(values) * p // 100)) - 1]
 def event(name):
-    with open(os.path.join(work, f"{name}.event.json")) as f:
+    with open(os.path.join(work, f"{name}.1.event.json")) as f:
         e = json.load(f)
     return f"{e['httpMethod']} {e['path']}"
-floor = load("floor")["t_first_ms"]["median"]
-print("| Function, request | Bootstrap | Init (spawn → ready) | Spawn → first response, min / median / max | × floor | Warm p50 / p99 | Peak RSS | Statuses |")
-print("|---|---:|---:|---:|---:|---:|---:|---|")
+floor = median_first(pooled("floor"))
+by_round = {n: [median_first(runs(n, r)) / median_first(runs("floor", r)) for r in range(1, rounds + 1)] for n in names}
+print("| Function, request | Bootstrap | Init (spawn → ready) | Spawn → first response, min / median / max | × floor | × floor by round, min / median / max | Warm p50 / p99 | Peak RSS | Statuses |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+failed = []
 for name in names:
-    s = load(name)
+    rs = pooled(name)
     size = os.path.getsize(f"{target}/lambda/{name}/bootstrap") / 1e6
-    first, ready, warm, rss = s["t_first_ms"], s["t_ready_ms"], s["warm_ms"], s["peak_rss_kb"]
-    print(f"| {name}, `{event(name)}` | {size:.1f} MB | {ready['median']:.1f} ms | "
-          f"{first['min']:.1f} / {first['median']:.1f} / {first['max']:.1f} ms | {first['median'] / floor:.2f} | "
-          f"{warm['p50']:.2f} / {warm['p99']:.2f} ms | {rss['max'] / 1024:.1f} MiB | {s['status_codes']} |")
-failed = [n for n in names if any(not 200 <= int(c) < 300 for c in load(n)["status_codes"])]
+    first = [r["t_first_ms"] for r in rs]
+    warm = [w for r in rs for w in r["warm_ms"]]
+    codes = {}
+    for r in rs:
+        for code, n in r["status_codes"].items():
+            codes[code] = codes.get(code, 0) + n
+    if any(not 200 <= int(c) < 300 for c in codes if c.isdigit()) or "error" in codes or len(rs) < 10 * rounds:
+        failed.append(name)
+    ratios = by_round[name]
+    print(f"| {name}, `{event(name)}` | {size:.1f} MB | {statistics.median(r['t_ready_ms'] for r in rs):.1f} ms | "
+          f"{min(first):.1f} / {statistics.median(first):.1f} / {max(first):.1f} ms | {statistics.median(first) / floor:.2f} | "
+          f"{min(ratios):.2f} / {statistics.median(ratios):.2f} / {max(ratios):.2f} | "
+          f"{pct(warm, 50):.2f} / {pct(warm, 99):.2f} ms | {max(r['peak_rss_kb'] for r in rs) / 1024:.1f} MiB | {codes} |")
 if failed:
     sys.exit(f"not measured: a request of {', '.join(failed)} did not succeed (see the Statuses column)")
 PY
