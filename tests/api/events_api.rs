@@ -216,6 +216,49 @@ async fn the_feed_pages_filters_and_expires_its_cursors() {
     .await;
 }
 
+/// The feed lists an event once it has settled (docs/events.md, "A gapless feed"): not while a
+/// change could still commit behind it, so a walk along the `Link`s misses nothing. A page that
+/// holds events links to what follows, the last page too, so a poller can come back; a cursor
+/// at an event not settled yet (another instance's, a webhook's id) answers an empty page.
+#[tokio::test]
+async fn the_feed_lists_an_event_once_it_has_settled() {
+    const SETTLE_MS: u64 = 3_000;
+    for backend in api_tests::backends().await {
+        let api = TestApi::builder(&backend).events_settle_ms(SETTLE_MS as i64).start().await;
+        let name = api.backend;
+        let (_, root) = api.user(ROOT, UserKind::Employee).await;
+        let (status, tag) =
+            api.post("/tags/project/create", &root, json!({"name": format!("Settle {}", uuid::Uuid::new_v4())})).await;
+        let made = std::time::Instant::now();
+        assert_eq!(status, 200, "[{name}] {tag}");
+        let path = format!("/events?resourceKind=tag&resourceId={}", tag["id"].as_str().unwrap());
+        let (status, headers, events) = api.call(Method::GET, &path, Some(&root), None).await;
+        assert_eq!(status, 200, "[{name}] {events}");
+        // Asserted only while the event is surely unsettled (a loaded machine may be slower).
+        if made.elapsed().as_millis() < (SETTLE_MS / 2) as u128 {
+            assert_eq!(events, json!([]), "[{name}] not listed before it has settled");
+            assert!(next_page(&headers).is_none(), "[{name}] an empty page has no next");
+        }
+        let unsettled = new_id(workapi_store::clock::now_epoch() * 1000);
+        let cursor = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(serde_json::to_vec(&json!({"p": "/events", "k": [unsettled]})).unwrap());
+        let (status, headers, page) =
+            api.call(Method::GET, &format!("/events?cursor={cursor}"), Some(&root), None).await;
+        assert_eq!((status, page.clone()), (200, json!([])), "[{name}] a cursor not settled yet: {page}");
+        assert!(next_page(&headers).is_none());
+
+        tokio::time::sleep(std::time::Duration::from_millis(SETTLE_MS + 300).saturating_sub(made.elapsed())).await;
+        let (status, headers, events) = api.call(Method::GET, &path, Some(&root), None).await;
+        assert_eq!(status, 200, "[{name}] {events}");
+        assert_eq!(types_of(events.as_array().unwrap()), ["tag.created"], "[{name}] listed once settled");
+        let next = next_page(&headers).expect("the last page links to what follows it");
+        let next = next.strip_prefix(&api.base).expect("a link of this API");
+        let (status, headers, after) = api.call(Method::GET, next, Some(&root), None).await;
+        assert_eq!((status, after.clone()), (200, json!([])), "[{name}] nothing after it yet: {after}");
+        assert!(next_page(&headers).is_none(), "[{name}] an empty page has no next");
+    }
+}
+
 /// In imposter mode the event names the user acted as and the impersonating token owner.
 #[tokio::test]
 async fn an_imposters_change_names_both_users() {

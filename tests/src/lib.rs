@@ -389,6 +389,7 @@ impl TestApi {
             setup_store: None,
             warm_roles: false,
             dispatch: None,
+            events_settle_ms: 0,
         }
     }
 
@@ -547,9 +548,18 @@ pub struct TestApiBuilder<'a> {
     setup_store: Option<Arc<dyn Store>>,
     warm_roles: bool,
     dispatch: Option<Arc<dyn ChangeFeed>>,
+    /// The feed's settle window: none by default, so a test sees its events at once; the
+    /// feed's own test sets one.
+    events_settle_ms: i64,
 }
 
 impl TestApiBuilder<'_> {
+    /// How long the event feed waits before it lists an event (docs/events.md, "A gapless feed").
+    pub fn events_settle_ms(mut self, settle_ms: i64) -> Self {
+        self.events_settle_ms = settle_ms;
+        self
+    }
+
     /// Runs the events' dispatcher (notifications, webhook deliveries: docs/events.md#delivery)
     /// on `feed`, the backend's change feed ([`backends_with_feeds`]), for the test's workspace
     /// only: other tests share the table.
@@ -683,6 +693,7 @@ impl TestApiBuilder<'_> {
             .secrets(secrets.clone())
             .metadata_fetch_for_tests(self.metadata_fetch)
             .webhook_targets(self.webhook_targets)
+            .events_settle_ms(self.events_settle_ms)
             // Redeliveries queue here; a test that dispatches reads it (`dispatch`).
             .queue(queue.clone())
             .build();

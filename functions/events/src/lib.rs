@@ -245,7 +245,10 @@ impl Audiences<'_> {
 /// made, with who made it and the resource as it became. Only events about resources the caller
 /// may read are listed (a project-bound resource: also only in projects the caller may access).
 /// Page on with the `Link` header's URL; a cursor older than the 30 days kept is 410 (start
-/// again without one). Filter by `type` (comma-separated) and by resource.
+/// again without one). Filter by `type` (comma-separated) and by resource. An event is listed
+/// once it has settled, 15 s after its change, so that none can appear behind a cursor already
+/// handed out; every page that holds events links to what follows, the last one too, so a
+/// poller keeps the last link and comes back to it (webhooks deliver without the wait).
 #[utoipa::path(get, path = "/events", operation_id = "listEvents", tag = "events", params(EventFilter, PageParams),
     responses((status = 200, description = "The events, oldest first", body = [FeedEvent])))]
 async fn list_events(
@@ -258,13 +261,19 @@ async fn list_events(
     let filter = Filter::parse(filter)?;
     let now = clock::now();
     let now_ms = (now.unix_timestamp_nanos() / 1_000_000) as i64;
+    // Only events that have settled: none can appear later behind them (event::SETTLE_MS).
+    let last = event::settled_until(now_ms, state.events_settle_ms());
     if let Some(place) = paging.place()? {
-        let at = place.last_text().and_then(id_epoch_ms).ok_or_else(not_a_cursor)?;
-        if expired(at, now_ms) {
+        let after = place.last_text().filter(|id| id_epoch_ms(id).is_some()).ok_or_else(not_a_cursor)?;
+        if expired(id_epoch_ms(after).unwrap_or_default(), now_ms) {
             return Err(ApiError::new(
                 StatusCode::GONE,
                 "The cursor points before the 30 days of events kept; start again without a cursor",
             ));
+        }
+        // A cursor at an event not settled yet (one a webhook named): nothing after it yet.
+        if after >= last.as_str() {
+            return paging.window(Vec::<FeedEvent>::new(), |e| OrderKey::new().text(e.id.clone()))?.answer();
         }
     }
     let store = state.store();
@@ -277,8 +286,8 @@ async fn list_events(
         _ => None,
     };
     let query = match resource {
-        Some((kind, id)) => event::resource_query(keys, kind, id),
-        None => event::feed_query(keys),
+        Some((kind, id)) => event::resource_query_until(keys, kind, id, &last),
+        None => event::feed_query_until(keys, &last),
     };
     let list = StoreList {
         query,
@@ -297,7 +306,7 @@ async fn list_events(
         let kept = record.ttl > now_secs && filter.keeps(&record) && audiences.sees(&record);
         Ok(kept.then(|| FeedEvent::from(record)))
     };
-    paging.window_from_store(store, list, decode).await?.answer()
+    paging.window_from_store(store, list, decode).await?.resumable().answer()
 }
 
 /// Whether an event made at `at_ms` is beyond the feed's 30 days at `now_ms`.

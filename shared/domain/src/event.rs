@@ -9,7 +9,7 @@ use serde_json::Value;
 use uuid::Uuid;
 use workapi_store::entity::{Entity, IndexKey};
 use workapi_store::keys::WsKeys;
-use workapi_store::{Cursor, Key, Query};
+use workapi_store::{Cursor, Key, Query, SortKey};
 
 /// How long an event is kept (the item's `ttl`), and how far back the feed serves.
 pub const RETENTION_SECS: i64 = 30 * 24 * 3600;
@@ -365,9 +365,18 @@ pub fn feed_query(keys: WsKeys) -> Query {
     Query::table(keys.partition(PARTITION)).begins_with(EventRecord::PREFIX)
 }
 
-/// One resource's events, oldest first.
-pub fn resource_query(keys: WsKeys, kind: &str, id: &str) -> Query {
-    Query::gsi1(resource_partition(keys, kind, id))
+/// The feed's events up to the id `last` (inclusive), oldest first.
+pub fn feed_query_until(keys: WsKeys, last: &str) -> Query {
+    feed_query(keys).sk(until(last))
+}
+
+/// One resource's events up to the id `last` (inclusive), oldest first.
+pub fn resource_query_until(keys: WsKeys, kind: &str, id: &str, last: &str) -> Query {
+    Query::gsi1(resource_partition(keys, kind, id)).sk(until(last))
+}
+
+fn until(last: &str) -> SortKey {
+    SortKey::Between(EventRecord::PREFIX.to_owned(), format!("{}{last}", EventRecord::PREFIX))
 }
 
 /// Where the feed continues after the event `id` (in the table, or in one resource's index).
@@ -388,7 +397,28 @@ const CROCKFORD: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 /// A new event id: `evt_` and a ULID (48 bits of milliseconds since the epoch, 80 random bits,
 /// Crockford base32), so ids sort by the time they were made and never repeat.
 pub fn new_id(epoch_ms: i64) -> String {
-    let value: u128 = ((epoch_ms.max(0) as u128 & ((1 << 48) - 1)) << 80) | (rand::random::<u128>() >> 48);
+    id_of(epoch_ms, rand::random::<u128>() >> 48)
+}
+
+/// The largest id an event made at or before `epoch_ms` can have (all 80 random bits set).
+pub fn last_id_at(epoch_ms: i64) -> String {
+    id_of(epoch_ms, (1 << 80) - 1)
+}
+
+/// How long the feed waits before it lists an event: longer than a change can take to commit
+/// after its event's id was made (the API's 8 s request deadline) plus a margin for the clocks
+/// of the instances that make ids. An id is made before its transaction commits, so without
+/// the wait an event could appear behind a cursor a poller already passed (docs/events.md,
+/// "A gapless feed").
+pub const SETTLE_MS: i64 = 15_000;
+
+/// The last id the feed lists at `now_ms` when events settle for `settle_ms`.
+pub fn settled_until(now_ms: i64, settle_ms: i64) -> String {
+    last_id_at(now_ms - settle_ms)
+}
+
+fn id_of(epoch_ms: i64, random: u128) -> String {
+    let value: u128 = ((epoch_ms.max(0) as u128 & ((1 << 48) - 1)) << 80) | (random & ((1 << 80) - 1));
     let mut out = [0u8; 26];
     for (i, slot) in out.iter_mut().enumerate() {
         let shift = 125 - 5 * i as u32;
@@ -414,6 +444,23 @@ pub fn id_epoch_ms(id: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The feed's bound at a millisecond holds every id made then and none made later, and
+    /// reads back as that millisecond.
+    #[test]
+    fn the_last_id_of_a_millisecond_bounds_its_ids() {
+        for at in [0, 1, 1_795_807_318_576, (1 << 48) - 2] {
+            let last = last_id_at(at);
+            assert_eq!(id_epoch_ms(&last), Some(at));
+            assert!(last.ends_with(&"Z".repeat(16)), "{last}");
+            for _ in 0..200 {
+                assert!(new_id(at) <= last, "an id of {at} is within its bound");
+                assert!(new_id(at + 1) > last, "an id of {} is beyond the bound of {at}", at + 1);
+                assert!(new_id(at - 1) < last);
+            }
+        }
+        assert_eq!(settled_until(100_000, SETTLE_MS), last_id_at(85_000));
+    }
 
     /// Who sees an event: the kind's requirement, the project for a project-bound resource, the
     /// recipient alone for a notification's.

@@ -44,6 +44,16 @@ struct Inner {
     webhook_targets: WebhookTargets,
     /// Where webhook deliveries' attempts wait until due; None in functions that queue none.
     queue: Option<Arc<dyn Queue>>,
+    events_settle_ms: i64,
+}
+
+/// `LT_EVENTS_SETTLE_SECS` (0 or more) in milliseconds, else the domain's default.
+fn events_settle_ms_from_env() -> i64 {
+    std::env::var("LT_EVENTS_SETTLE_SECS")
+        .ok()
+        .and_then(|secs| secs.trim().parse::<i64>().ok())
+        .filter(|secs| (0..=3600).contains(secs))
+        .map_or(workapi_domain::event::SETTLE_MS, |secs| secs * 1000)
 }
 
 /// Builds an [`AppState`]; what is not given takes its default (see [`AppStateBuilder::build`]).
@@ -60,9 +70,17 @@ pub struct AppStateBuilder {
     metadata_fetch: MetadataFetchForTests,
     webhook_targets: Option<WebhookTargets>,
     queue: Option<Arc<dyn Queue>>,
+    events_settle_ms: Option<i64>,
 }
 
 impl AppStateBuilder {
+    /// How long the event feed waits before it lists an event (default: `LT_EVENTS_SETTLE_SECS`,
+    /// else `event::SETTLE_MS`; docs/events.md, "A gapless feed").
+    pub fn events_settle_ms(mut self, settle_ms: i64) -> Self {
+        self.events_settle_ms = Some(settle_ms);
+        self
+    }
+
     /// Where webhook endpoints may point (default: `LT_WEBHOOKS_ALLOW_PRIVATE`, else public
     /// https URLs only).
     pub fn webhook_targets(mut self, targets: WebhookTargets) -> Self {
@@ -143,6 +161,7 @@ impl AppStateBuilder {
             metadata_fetch: self.metadata_fetch,
             webhook_targets: self.webhook_targets.unwrap_or_else(WebhookTargets::from_env),
             queue: self.queue,
+            events_settle_ms: self.events_settle_ms.unwrap_or_else(events_settle_ms_from_env),
         }))
     }
 }
@@ -179,11 +198,17 @@ impl AppState {
             metadata_fetch: MetadataFetchForTests::default(),
             webhook_targets: None,
             queue: None,
+            events_settle_ms: None,
         }
     }
 
     pub fn rate_limits(&self) -> &RateLimits {
         &self.0.limits
+    }
+
+    /// How long the event feed waits before it lists an event, in milliseconds.
+    pub fn events_settle_ms(&self) -> i64 {
+        self.0.events_settle_ms
     }
 
     pub fn login_limits(&self) -> &LoginLimits {

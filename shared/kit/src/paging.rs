@@ -257,6 +257,13 @@ impl<T: Serialize> Window<T> {
 }
 
 impl<T> Window<T> {
+    /// A list that grows at its end (the event feed): its `Link` follows every page that holds
+    /// an item, the last page too, so a poller can come back for what comes after it.
+    pub fn resumable(mut self) -> Self {
+        self.rest.more = self.rest.more || !self.items.is_empty();
+        self
+    }
+
     /// The page with each item turned into what the API answers.
     pub fn map<U>(self, f: impl FnMut(T) -> U) -> Window<U> {
         Window { items: self.items.into_iter().map(f).collect(), rest: self.rest }
