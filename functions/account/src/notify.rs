@@ -54,7 +54,8 @@ pub struct Rule {
 }
 
 /// The rule of an event: `None` for the events that notify nobody (most of them), and for a
-/// quotation decision whose creator the data does not name (a truncated event).
+/// quotation decision whose creator the data does not name (a truncated event recorded before
+/// truncated data kept `createdBy`).
 pub fn rule(event: &EventRecord) -> Option<Rule> {
     let data = &event.payload.data;
     let text = |field: &str| data.get(field).and_then(Value::as_str).map(str::to_owned);
@@ -241,7 +242,7 @@ fn unread(id: Uuid, title: &str, body: &str, created_at: String) -> Notification
 pub async fn from_event(store: &dyn Store, keys: WsKeys, event: &EventRecord) -> ApiResult<usize> {
     let Some(rule) = rule(event) else {
         if event.truncated && event.resource.kind == kind::EXPRESS_QUOTATION.name {
-            tracing::warn!(event = %event.id, "a truncated quotation event names no creator: nobody is notified");
+            tracing::warn!(event = %event.id, "a truncated quotation event that names no creator: nobody is notified");
         }
         return Ok(0);
     };
@@ -351,7 +352,16 @@ mod tests {
         let cases: Vec<(EventType, Value, Option<Rule>)> = vec![
             (types::EXPRESS_QUOTATION_ACCEPTED, quotation.clone(), to(Recipients::User(creator), decided(true))),
             (types::EXPRESS_QUOTATION_REJECTED, quotation.clone(), to(Recipients::User(creator), decided(false))),
-            // A truncated quotation names no creator: nobody to tell.
+            // A truncated quotation keeps its creator (`workapi_kit::events`): told, without the facts.
+            (
+                types::EXPRESS_QUOTATION_ACCEPTED,
+                json!({"id": "q", "createdBy": creator}),
+                to(
+                    Recipients::User(creator),
+                    Subject::QuotationDecided { accepted: true, number: None, total: None, task_id: None },
+                ),
+            ),
+            // One that names no creator (recorded before they were kept): nobody to tell.
             (types::EXPRESS_QUOTATION_ACCEPTED, json!({"id": "q"}), None),
             (types::EXPRESS_QUOTATION_CREATED, quotation, None),
             (

@@ -91,12 +91,17 @@ pub const FUNCTION: Function = Function {
 };
 
 /// The `data` of an event whose resource was too large to copy into it (over 64 KiB): the
-/// resource's id; read the resource for the rest.
+/// resource's id, and its creator where the resource records one; read the resource for the rest.
 #[derive(ToSchema)]
+#[serde(rename_all = "camelCase")]
 #[allow(dead_code)] // documents the webhooks' data
 struct TruncatedData {
     /// The resource's id
     id: String,
+    /// Who created the resource, when the resource records it (an express quotation): whom a
+    /// decision about it concerns, without a read
+    #[schema(format = Uuid)]
+    created_by: Option<String>,
 }
 
 #[derive(utoipa::OpenApi)]

@@ -71,10 +71,19 @@ impl<'a> Event<'a> {
     }
 }
 
-/// `data` whole when it fits [`MAX_DATA_BYTES`], else `{"id": …}` and `truncated`.
+/// `data` whole when it fits [`MAX_DATA_BYTES`], else `truncated` and the resource's id, with
+/// its `createdBy` when it has one (the notifications of a quotation's decision go to its
+/// creator: `account::notify`).
 fn bounded(data: Value, resource_id: &str) -> (Value, bool) {
     let size = serde_json::to_vec(&data).map_or(usize::MAX, |bytes| bytes.len());
-    if size <= MAX_DATA_BYTES { (data, false) } else { (serde_json::json!({ "id": resource_id }), true) }
+    if size <= MAX_DATA_BYTES {
+        return (data, false);
+    }
+    let mut kept = serde_json::json!({ "id": resource_id });
+    if let Some(creator) = data.get("createdBy").filter(|creator| creator.is_string()) {
+        kept["createdBy"] = creator.clone();
+    }
+    (kept, true)
 }
 
 impl Answer {
@@ -103,5 +112,8 @@ mod tests {
         assert_eq!(bounded(small.clone(), "a"), (small, false));
         let large = serde_json::json!({"id": "a", "text": "x".repeat(MAX_DATA_BYTES)});
         assert_eq!(bounded(large, "a"), (serde_json::json!({"id": "a"}), true));
+        let creator = "0b7e4c1a-5e2d-4f6a-9d2f-7c1e01e53df4";
+        let quotation = serde_json::json!({"id": "q", "createdBy": creator, "text": "x".repeat(MAX_DATA_BYTES)});
+        assert_eq!(bounded(quotation, "q"), (serde_json::json!({"id": "q", "createdBy": creator}), true));
     }
 }
