@@ -73,8 +73,19 @@ async fn every_list_pages_one_by_one_to_exactly_the_whole_list() {
             let name = format!("[{}] {}", backend.name, request.operation_id);
             let (status, headers, whole) = get(&api, &catalogue, request, &request.path).await;
             assert_eq!(status, 200, "{name}: {whole}");
-            assert!(next_page(&headers).is_none(), "{name}: the catalogue's lists fit one default page");
             let whole = items(&whole);
+            // The event feed grows at its end: a page holding events links to what follows,
+            // which is empty now (docs/events.md#a-gapless-feed); every other list's last page
+            // has no link.
+            match next_page(&headers) {
+                Some(next) if request.operation_id == "listEvents" && !whole.is_empty() => {
+                    let next = next.strip_prefix(&api.base).unwrap().to_owned();
+                    let (status, headers, after) = get(&api, &catalogue, request, &next).await;
+                    assert_eq!((status, items(&after).len()), (200, 0), "{name}: nothing follows yet: {after}");
+                    assert!(next_page(&headers).is_none(), "{name}: an empty page has no next");
+                }
+                next => assert!(next.is_none(), "{name}: the catalogue's lists fit one default page"),
+            }
 
             let mut one_by_one = Vec::new();
             let mut next = Some(with_query(&request.path, "limit=1"));
