@@ -7,7 +7,7 @@
 //! failures, disables the endpoint and tells its creator; an accepted quotation reaches its
 //! creator's notifications.
 
-use api_tests::{Backend, TestApi, backends_with_feeds};
+use api_tests::{Backend, TestApi, backends_with_feeds, eventually};
 use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode};
 use base64::Engine;
@@ -16,7 +16,7 @@ use hmac::{Hmac, Mac};
 use serde_json::{Value, json};
 use sha2::Sha256;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use uuid::Uuid;
 use workapi_domain::identity::UserKind;
 use workapi_domain::permissions::ROOT;
@@ -60,15 +60,11 @@ impl Receiver {
     /// Waits until `count` requests arrived (at most 60 s: the first retry comes after 5 s, and
     /// DynamoDB Local's stream lags behind a loaded machine).
     async fn wait_for(&self, count: usize) -> Vec<(HeaderMap, Bytes)> {
-        let started = Instant::now();
-        while started.elapsed() < Duration::from_secs(60) {
+        eventually(Duration::from_secs(60), &format!("{count} deliveries to {}", self.url), async || {
             let received = self.received();
-            if received.len() >= count {
-                return received;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("{} of {count} deliveries to {} arrived within 60 s", self.received().len(), self.url);
+            if received.len() >= count { Ok(received) } else { Err(format!("{}", received.len())) }
+        })
+        .await
     }
 }
 
@@ -206,15 +202,11 @@ async fn a_gone_endpoint_is_disabled() {
         let endpoint_id = created["id"].as_str().unwrap();
         create_tag(&api, &root, "Gone").await;
         receiver.wait_for(1).await;
-        let started = Instant::now();
-        loop {
+        eventually(Duration::from_secs(30), &format!("[{}] the endpoint disabled", backend.name), async || {
             let (_, read) = api.get(&format!("/webhooks/{endpoint_id}"), &root).await;
-            if read["enabled"] == false {
-                break;
-            }
-            assert!(started.elapsed() < Duration::from_secs(30), "[{}] still enabled: {read}", backend.name);
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+            if read["enabled"] == false { Ok(()) } else { Err(read.to_string()) }
+        })
+        .await;
         let log = api.list_all(&format!("/webhooks/{endpoint_id}/deliveries"), &root).await;
         assert_eq!(log[0]["status"], "failed");
         create_tag(&api, &root, "Not sent").await;
@@ -338,16 +330,13 @@ async fn an_endpoint_failing_for_five_days_is_disabled_and_its_creator_told() {
 
         create_tag(&api, &other, "Still failing").await;
         receiver.wait_for(1).await;
-        let started = Instant::now();
-        let notification = loop {
+        let told = format!("[{}] the creator told", backend.name);
+        let notification = eventually(Duration::from_secs(30), &told, async || {
             let (_, listed) = api.get("/account/notifications", &creator_token).await;
-            let listed = listed["items"].as_array().cloned().unwrap_or_default();
-            if let Some(found) = listed.into_iter().find(|n| n["title"] == "Webhook endpoint disabled") {
-                break found;
-            }
-            assert!(started.elapsed() < Duration::from_secs(30), "[{}] the creator was not told", backend.name);
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        };
+            let items = listed["items"].as_array().cloned().unwrap_or_default();
+            items.into_iter().find(|n| n["title"] == "Webhook endpoint disabled").ok_or_else(|| listed.to_string())
+        })
+        .await;
         assert!(notification["body"].as_str().unwrap().contains(&receiver.url), "{notification}");
         let (_, read) = api.get(&format!("/webhooks/{endpoint_id}"), &creator_token).await;
         assert_eq!(read["enabled"], false, "[{}] {read}", backend.name);
@@ -380,16 +369,12 @@ async fn an_accepted_quotation_reaches_its_creator_through_the_dispatcher() {
         let id = created["id"].as_str().unwrap();
         let (status, _) = api.post(&format!("{path}/{id}/accept"), &decider_token, json!({})).await;
         assert_eq!(status, 200);
-        let started = Instant::now();
-        loop {
+        eventually(Duration::from_secs(30), &format!("[{}] the creator told", backend.name), async || {
             let (_, page) = api.get("/account/notifications", &creator_token).await;
             let titles: Vec<Value> = page["items"].as_array().unwrap().iter().map(|n| n["title"].clone()).collect();
-            if titles.contains(&json!("Quotation accepted")) {
-                break;
-            }
-            assert!(started.elapsed() < Duration::from_secs(30), "[{}] the creator was not told: {page}", backend.name);
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+            if titles.contains(&json!("Quotation accepted")) { Ok(()) } else { Err(page.to_string()) }
+        })
+        .await;
         let (_, page) = api.get("/account/notifications", &decider_token).await;
         assert_eq!(page["items"], json!([]), "[{}] never the actor", backend.name);
     }

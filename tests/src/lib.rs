@@ -732,6 +732,20 @@ impl TestApiBuilder<'_> {
     }
 }
 
+/// What another task makes happen (the dispatcher's deliveries and notifications), waited for:
+/// `probe` every 50 ms until it answers `Ok`, for at most `within`; otherwise a panic naming
+/// `what` and the last `Err` (what was seen instead).
+pub async fn eventually<T>(within: Duration, what: &str, mut probe: impl AsyncFnMut() -> Result<T, String>) -> T {
+    let started = Instant::now();
+    loop {
+        match probe().await {
+            Ok(found) => return found,
+            Err(seen) if started.elapsed() >= within => panic!("{what} within {within:?}; saw {seen}"),
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+}
+
 /// The URL of a paged list's next page: the `Link` header's `rel="next"` target.
 pub fn next_page(headers: &reqwest::header::HeaderMap) -> Option<String> {
     let link = headers.get(reqwest::header::LINK)?.to_str().ok()?;
