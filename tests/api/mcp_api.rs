@@ -699,6 +699,13 @@ async fn call_operation_runs_an_operation_as_its_tool() {
         }
         assert_eq!(seen.len(), 2, "[{b}] both tags, one page each: {seen:?}");
         assert_ne!(seen[0], seen[1]);
+        // A list argument goes as the document declares it (`style: form, explode: false`):
+        // the feed's `type` filter, comma-separated.
+        let events = json!({"type": ["tag.created", "tag.deleted"], "resourceKind": "tag"});
+        let listed = call_tool(api, &token, "callOperation", json!({"operationId": "listEvents", "arguments": events})).await;
+        assert_eq!(listed["isError"], false, "[{b}] {listed}");
+        let types: Vec<&Value> = listed["structuredContent"]["result"].as_array().unwrap().iter().map(|e| &e["type"]).collect();
+        assert!(types.contains(&&json!("tag.created")) && types.iter().all(|t| *t == "tag.created" || *t == "tag.deleted"), "[{b}] {listed}");
         let invalid = call_tool(api, &token, "callOperation", json!({"operationId": "createTag", "arguments": {"type": "task", "name": ""}})).await;
         assert_eq!((&invalid["isError"], &invalid["structuredContent"]["statusCode"]), (&json!(true), &json!(400)), "[{b}] {invalid}");
         assert!(invalid["structuredContent"]["errors"]["name"].is_array(), "[{b}] {invalid}");

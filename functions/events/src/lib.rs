@@ -13,9 +13,10 @@ pub mod webhooks;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::collections::HashSet;
-use utoipa::openapi::{Ref, RefOr};
+use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn, ParameterStyle};
+use utoipa::openapi::{Ref, RefOr, Required};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -166,20 +167,49 @@ impl From<EventRecord> for FeedEvent {
     }
 }
 
-#[derive(Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
+#[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct EventFilter {
-    /// Only events of these types, comma-separated (e.g. `tag.created,tag.deleted`)
     #[serde(rename = "type")]
-    #[param(rename = "type", example = "express_quotation.accepted,express_quotation.rejected")]
     event_type: Option<String>,
-    /// Only events naming resources of this kind (the part of a type before the dot)
-    #[param(example = "express_quotation")]
     resource_kind: Option<String>,
-    /// Only events naming this resource (with `resourceKind`)
-    #[param(example = "9d2f7c1e-5b3a-4e8d-a6f0-1c2b3d4e5f60")]
     resource_id: Option<String>,
+}
+
+/// Written out rather than derived: utoipa's derive drops a parameter's description, style and
+/// example once its schema is given (`schema_with`), and `type` and `resourceKind` take the
+/// catalogue's names, so that what the document admits is what the filter takes.
+impl IntoParams for EventFilter {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+        let mut kinds: Vec<&str> = types::ALL.iter().map(|t| t.resource.name).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        let names = ObjectBuilder::new().schema_type(Type::String).enum_values(Some(types::ALL.iter().map(|t| t.name)));
+        let param = |name: &str, description: &str| {
+            ParameterBuilder::new()
+                .name(name)
+                .parameter_in(ParameterIn::Query)
+                .required(Required::False)
+                .description(Some(description))
+        };
+        vec![
+            param("type", "Only events of these types, comma-separated (e.g. `tag.created,tag.deleted`)")
+                .schema(Some(ArrayBuilder::new().items(names).min_items(Some(1))))
+                .style(Some(ParameterStyle::Form))
+                .explode(Some(false))
+                .example(Some(json!(["express_quotation.accepted", "express_quotation.rejected"])))
+                .build(),
+            param("resourceKind", "Only events naming resources of this kind (the part of a type before the dot)")
+                .schema(Some(ObjectBuilder::new().schema_type(Type::String).enum_values(Some(kinds))))
+                .example(Some(json!("express_quotation")))
+                .build(),
+            param("resourceId", "Only events naming this resource (with `resourceKind`)")
+                .schema(Some(ObjectBuilder::new().schema_type(Type::String)))
+                .example(Some(json!("9d2f7c1e-5b3a-4e8d-a6f0-1c2b3d4e5f60")))
+                .build(),
+        ]
+    }
 }
 
 /// What a request's filter keeps.

@@ -133,9 +133,15 @@ fn request(tool: &Tool, mut arguments: Map<String, Value>, headers: &HeaderMap) 
     let mut query = Vec::new();
     for name in &tool.query_params {
         if let Some(value) = arguments.remove(name).filter(|v| !v.is_null()) {
+            // A list is sent comma-separated, as the document declares its list parameters
+            // (`style: form, explode: false`: the event feed's `type`).
+            let sent = match &value {
+                Value::Array(items) => items.iter().map(text).collect::<Option<Vec<_>>>().map(|items| items.join(",")),
+                value => text(value),
+            };
             query.push((
                 name.as_str(),
-                text(&value).ok_or_else(|| ApiError::field(name, "must be a string, number or boolean"))?,
+                sent.ok_or_else(|| ApiError::field(name, "must be a string, number, boolean or a list of them"))?,
             ));
         }
     }
