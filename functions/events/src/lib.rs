@@ -299,8 +299,8 @@ async fn list_events(
     // Only events that have settled: none can appear later behind them (event::SETTLE_MS).
     let last = event::settled_until(now_ms, state.events_settle_ms());
     if let Some(place) = paging.place()? {
-        let after = place.last_text().filter(|id| id_epoch_ms(id).is_some()).ok_or_else(not_a_cursor)?;
-        if expired(id_epoch_ms(after).unwrap_or_default(), now_ms) {
+        let after = place.last_text().ok_or_else(not_a_cursor)?;
+        if expired(id_epoch_ms(after).ok_or_else(not_a_cursor)?, now_ms) {
             return Err(ApiError::new(
                 StatusCode::GONE,
                 "The cursor points before the 30 days of events kept; start again without a cursor",
